@@ -1,0 +1,97 @@
+//! One interface for every kind of player: in-process bots, long-running stream processes and
+//! (in the games that need them) one process per move.
+
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+
+use crate::game::{Answer, Bot, Game};
+
+/// One answer as the runner saw it.
+#[derive(Clone, Debug)]
+pub struct Reply<A> {
+    pub answer: Answer<A>,
+    /// The exact text sent (process agents only).
+    pub input: Option<String>,
+    /// The exact text received, before any parsing (process agents only).
+    pub raw_output: Option<String>,
+    /// Time from the input being handed over to the answer being complete.
+    pub elapsed: Duration,
+}
+
+/// What an agent leaves behind at the end of a game.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct AgentLog {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stderr: String,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub stderr_dropped: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_status: Option<String>,
+}
+
+fn is_zero(value: &usize) -> bool {
+    *value == 0
+}
+
+/// A player of game `G`, whatever runs it.
+pub trait Agent<G: Game>: Send {
+    /// Start-up and handshake. An error is a fault: the player is out from the start.
+    fn start(&mut self) -> BoxFuture<'_, Result<(), crate::game::Fault>> {
+        Box::pin(async { Ok(()) })
+    }
+    /// Answer one ask within `limit`. `first` is this player's first ask of the game.
+    fn act<'a>(
+        &'a mut self,
+        obs: &'a G::Obs,
+        first: bool,
+        limit: Duration,
+    ) -> BoxFuture<'a, Reply<G::Action>>;
+    /// Let the agent use the CPU (it is about to be asked).
+    fn resume(&mut self) {}
+    /// Freeze the agent while others think.
+    fn pause(&mut self) {}
+    /// The player is out of the game (fault): stop its process now.
+    fn kill(&mut self) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
+    /// End of game: stop everything, whatever state it is in, and hand over the log.
+    fn finish(&mut self) -> BoxFuture<'_, AgentLog> {
+        Box::pin(async { AgentLog::default() })
+    }
+    /// Whether this agent is a process (the runner records texts and timing only for those).
+    fn is_process(&self) -> bool {
+        false
+    }
+}
+
+/// An in-process bot behind the agent interface.
+pub struct BuiltinAgent<G: Game> {
+    bot: Box<dyn Bot<G>>,
+}
+
+impl<G: Game> BuiltinAgent<G> {
+    pub fn new(bot: Box<dyn Bot<G>>) -> Self {
+        BuiltinAgent { bot }
+    }
+}
+
+impl<G: Game> Agent<G> for BuiltinAgent<G> {
+    fn act<'a>(
+        &'a mut self,
+        obs: &'a G::Obs,
+        _first: bool,
+        _limit: Duration,
+    ) -> BoxFuture<'a, Reply<G::Action>> {
+        let action = self.bot.act(obs);
+        Box::pin(async move {
+            Reply {
+                answer: Answer::Action(action),
+                input: None,
+                raw_output: None,
+                elapsed: Duration::ZERO,
+            }
+        })
+    }
+}

@@ -1,0 +1,30 @@
+//! arena-core: what every game and front end shares.
+//!
+//! Code map:
+//! - [`game`]: the `Game` trait (pure rules), faults, outcomes, built-in bots, the stream text protocol;
+//! - [`agent`]: one interface for in-process bots and external processes;
+//! - [`process`]: bot processes in their own process groups (kill, pause, capped stderr);
+//! - [`stream`]: the stream-process agent (stdin/stdout, one process per game);
+//! - [`runner`]: drives one game between agents and records it;
+//! - [`record`]: the replay record;
+//! - [`score`]: exact scores; [`seed`]: seed derivation and the bots' generator.
+
+pub mod agent;
+pub mod game;
+pub mod process;
+pub mod record;
+pub mod registry;
+pub mod runner;
+pub mod score;
+pub mod seed;
+pub mod stream;
+
+pub use agent::{Agent, AgentLog, BuiltinAgent, Reply};
+pub use game::{
+    Answer, Bot, BotEntry, Fault, FaultKind, Game, Outcome, StreamProtocol, play_in_process,
+    ranks_of,
+};
+pub use record::{MatchRecord, PlayerRecord, Step, StepFault};
+pub use runner::{MatchOptions, Seat, run_match};
+pub use score::Score;
+pub use stream::{ProcessSpec, StreamAgent};

@@ -1,0 +1,306 @@
+//! What the front ends (CLI, tournaments, server) can do with a game without knowing its types.
+//! Each game crate provides one `GameEntry`; the binary lists them in one place.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use futures::future::BoxFuture;
+use serde::Serialize;
+
+use crate::agent::{Agent, BuiltinAgent};
+use crate::game::{BotEntry, Fault, Game, Outcome, StreamProtocol, play_in_process};
+use crate::record::MatchRecord;
+use crate::runner::{MatchOptions, Seat, run_match};
+use crate::seed::derive_seed;
+use crate::stream::{ProcessSpec, StreamAgent};
+
+/// A player as given on the command line: `builtin:NAME` or a command line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum PlayerSpec {
+    Builtin(String),
+    Command(Vec<String>),
+}
+
+impl PlayerSpec {
+    /// `builtin:NAME` (or a bare known bot name when `bots` lists it) or a command split on whitespace.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        if let Some(name) = text.strip_prefix("builtin:") {
+            return Ok(PlayerSpec::Builtin(name.to_string()));
+        }
+        let argv: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+        if argv.is_empty() {
+            return Err("empty player: give `builtin:NAME` or a command line".into());
+        }
+        Ok(PlayerSpec::Command(argv))
+    }
+
+    pub fn label(&self) -> String {
+        match self {
+            PlayerSpec::Builtin(name) => format!("builtin:{name}"),
+            PlayerSpec::Command(argv) => argv.join(" "),
+        }
+    }
+
+    /// A short display name: the bot name or the command's file name.
+    pub fn short_name(&self) -> String {
+        match self {
+            PlayerSpec::Builtin(name) => name.clone(),
+            PlayerSpec::Command(argv) => argv
+                .iter()
+                .rev()
+                .find(|arg| !arg.starts_with('-'))
+                .and_then(|arg| std::path::Path::new(arg).file_name())
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_else(|| argv.join(" ")),
+        }
+    }
+}
+
+/// One seat of a game request.
+#[derive(Clone, Debug)]
+pub struct SeatRequest {
+    pub name: String,
+    pub spec: PlayerSpec,
+    pub workdir: Option<PathBuf>,
+}
+
+/// Everything needed to play one game.
+#[derive(Clone, Debug)]
+pub struct GameRequest {
+    /// League / variant (`wood2`, ...) for games that have them.
+    pub variant: Option<String>,
+    pub seed: u64,
+    pub seats: Vec<SeatRequest>,
+    pub options: MatchOptions,
+    pub stderr_cap: usize,
+}
+
+/// A finished game, type-erased for front ends.
+#[derive(Clone, Debug)]
+pub struct GameResult {
+    pub outcome: Outcome,
+    pub names: Vec<String>,
+    pub faults: Vec<Vec<Fault>>,
+    /// The replay record as JSON.
+    pub record: serde_json::Value,
+}
+
+/// One conformance game checked.
+#[derive(Clone, Debug)]
+pub struct ConformanceCase {
+    pub label: String,
+    /// The first difference, or `None` when the game conforms.
+    pub difference: Option<String>,
+}
+
+/// Throughput of in-process games.
+#[derive(Clone, Copy, Debug)]
+pub struct BenchReport {
+    pub games: u64,
+    pub elapsed: Duration,
+}
+
+impl BenchReport {
+    pub fn games_per_second(&self) -> f64 {
+        self.games as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+/// A game as the front ends see it.
+pub trait GameEntry: Send + Sync {
+    fn id(&self) -> &'static str;
+    fn about(&self) -> &'static str;
+    fn players(&self) -> usize;
+    /// Accepted `--league` values, default first (empty when the game has none).
+    fn variants(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Built-in bots: (name, description).
+    fn bots(&self) -> Vec<(&'static str, &'static str)>;
+    fn play(&self, request: GameRequest) -> BoxFuture<'static, Result<GameResult, String>>;
+    /// Plays a game between built-in bots only, without recording it (tournaments' fast path).
+    fn play_builtin(
+        &self,
+        variant: Option<&str>,
+        bots: &[String],
+        seed: u64,
+    ) -> Result<Outcome, String>;
+    fn conformance(&self, path: &std::path::Path) -> Result<Vec<ConformanceCase>, String>;
+    /// In-process games of the `random` bot on this thread for about `seconds`.
+    fn bench(&self, variant: Option<&str>, seconds: f64) -> Result<BenchReport, String>;
+    /// Runs built-in bot `name` as an external program on the real protocol.
+    fn bot_main(
+        &self,
+        name: &str,
+        args: &[String],
+        input: &mut dyn BufRead,
+        output: &mut dyn Write,
+    ) -> Result<(), String>;
+}
+
+/// Looks up a built-in bot by name.
+pub fn find_bot<'a, G: Game>(
+    bots: &'a [BotEntry<G>],
+    name: &str,
+) -> Result<&'a BotEntry<G>, String> {
+    bots.iter().find(|bot| bot.name == name).ok_or_else(|| {
+        let known: Vec<&str> = bots.iter().map(|bot| bot.name).collect();
+        format!(
+            "no built-in bot `{name}` (built-in bots: {})",
+            known.join(", ")
+        )
+    })
+}
+
+/// The seed of seat `seat`'s built-in bot in a game with seed `game_seed`.
+pub fn bot_seed(game_seed: u64, seat: usize) -> u64 {
+    derive_seed(game_seed, 1 + seat as u64)
+}
+
+/// Builds the seats of a stream-protocol game: built-in bots in process, commands as stream processes.
+pub fn stream_seats<G: StreamProtocol>(
+    bots: &[BotEntry<G>],
+    request: &GameRequest,
+) -> Result<Vec<Seat<G>>, String> {
+    request
+        .seats
+        .iter()
+        .enumerate()
+        .map(|(index, seat)| {
+            let (agent, bot_seed): (Box<dyn Agent<G>>, _) = match &seat.spec {
+                PlayerSpec::Builtin(name) => {
+                    let entry = find_bot(bots, name)?;
+                    let seed = bot_seed(request.seed, index);
+                    (Box::new(BuiltinAgent::new((entry.make)(seed))), Some(seed))
+                }
+                PlayerSpec::Command(argv) => (
+                    Box::new(StreamAgent::<G>::new(ProcessSpec {
+                        argv: argv.clone(),
+                        workdir: seat.workdir.clone(),
+                        stderr_cap: request.stderr_cap,
+                    })),
+                    None,
+                ),
+            };
+            Ok(Seat {
+                name: seat.name.clone(),
+                spec: seat.spec.label(),
+                bot_seed,
+                agent,
+            })
+        })
+        .collect()
+}
+
+/// Plays one game with already-built seats and erases its types.
+pub async fn play_seats<G: Game>(
+    config: G::Config,
+    seed: u64,
+    seats: Vec<Seat<G>>,
+    options: MatchOptions,
+) -> Result<GameResult, String> {
+    let record: MatchRecord<G> = run_match(&config, seed, seats, &options).await;
+    let names = record.players.iter().map(|p| p.name.clone()).collect();
+    let faults = record
+        .players
+        .iter()
+        .map(|p| p.faults.iter().map(|f| f.fault.clone()).collect())
+        .collect();
+    let outcome = record.outcome.clone();
+    let record =
+        serde_json::to_value(&record).map_err(|e| format!("cannot encode the replay: {e}"))?;
+    Ok(GameResult {
+        outcome,
+        names,
+        faults,
+        record,
+    })
+}
+
+/// A game between built-in bots, in process.
+pub fn play_builtin_game<G: Game>(
+    config: &G::Config,
+    bots: &[BotEntry<G>],
+    names: &[String],
+    seed: u64,
+) -> Result<Outcome, String> {
+    let mut players = names
+        .iter()
+        .enumerate()
+        .map(|(seat, name)| Ok((find_bot(bots, name)?.make)(bot_seed(seed, seat))))
+        .collect::<Result<Vec<_>, String>>()?;
+    let mut game = G::new(config, seed);
+    if players.len() != game.num_players() {
+        return Err(format!(
+            "{} needs {} players, got {}",
+            G::ID,
+            game.num_players(),
+            players.len()
+        ));
+    }
+    let mut obs = G::Obs::default();
+    Ok(play_in_process(&mut game, &mut players, &mut obs))
+}
+
+/// Benchmark: games of `bot` against itself on this thread for about `seconds`.
+pub fn bench_in_process<G: Game>(
+    config: &G::Config,
+    bot: &BotEntry<G>,
+    seconds: f64,
+) -> BenchReport {
+    let started = Instant::now();
+    let budget = Duration::from_secs_f64(seconds.max(0.01));
+    let mut obs = G::Obs::default();
+    let mut games = 0u64;
+    let mut checksum = 0i64;
+    loop {
+        // Batches keep the clock out of the measurement.
+        for _ in 0..1000 {
+            let seed = games;
+            let mut game = G::new(config, seed);
+            let mut players: Vec<_> = (0..game.num_players())
+                .map(|seat| (bot.make)(bot_seed(seed, seat)))
+                .collect();
+            let outcome = play_in_process(&mut game, &mut players, &mut obs);
+            checksum = checksum.wrapping_add(outcome.winner.map_or(-1, |w| w as i64));
+            games += 1;
+        }
+        if started.elapsed() >= budget {
+            break;
+        }
+    }
+    std::hint::black_box(checksum);
+    BenchReport {
+        games,
+        elapsed: started.elapsed(),
+    }
+}
+
+/// Runs a built-in bot over a stream protocol: handshake, then read an ask, answer, until input ends.
+pub fn stream_bot_main<G: StreamProtocol>(
+    bot: &BotEntry<G>,
+    seed: u64,
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+) -> Result<(), String> {
+    let io_error = |e: std::io::Error| format!("cannot write the answer: {e}");
+    if let Some(ready) = G::READY {
+        writeln!(output, "{ready}").map_err(io_error)?;
+        output.flush().map_err(io_error)?;
+    }
+    let mut player = (bot.make)(seed);
+    let mut line = String::new();
+    let mut first = true;
+    while let Some(obs) = G::read_input(input, first)? {
+        first = false;
+        let action = player.act(&obs);
+        line.clear();
+        G::encode_action(&action, &mut line);
+        line.push('\n');
+        output.write_all(line.as_bytes()).map_err(io_error)?;
+        output.flush().map_err(io_error)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,155 @@
+//! The match runner: drives one game between agents of any kind, owns the clocks, pauses idle process
+//! bots, turns process failures into faults for the rules to judge, and records everything.
+
+use std::time::Duration;
+
+use futures::future::join_all;
+
+use crate::agent::{Agent, AgentLog};
+use crate::game::{Answer, Fault, Game};
+use crate::record::{MatchRecord, PlayerRecord, RECORD_FORMAT, Step, StepFault};
+
+/// How a game is run.
+#[derive(Clone, Debug)]
+pub struct MatchOptions {
+    /// Freeze process bots (SIGSTOP) while another bot thinks, as the 2014 contest servers did.
+    pub pause_idle: bool,
+    /// Multiplies every time limit (slow machines, debugging).
+    pub time_scale: f64,
+    /// Keep the game's per-frame state in the record.
+    pub record_frames: bool,
+}
+
+impl Default for MatchOptions {
+    fn default() -> Self {
+        MatchOptions {
+            pause_idle: true,
+            time_scale: 1.0,
+            record_frames: true,
+        }
+    }
+}
+
+/// One seat of a game: who plays and how.
+pub struct Seat<G: Game> {
+    pub name: String,
+    pub spec: String,
+    pub bot_seed: Option<u64>,
+    pub agent: Box<dyn Agent<G>>,
+}
+
+/// Plays one game to the end and returns its record. Every process is ended before this returns.
+pub async fn run_match<G: Game>(
+    config: &G::Config,
+    seed: u64,
+    mut seats: Vec<Seat<G>>,
+    options: &MatchOptions,
+) -> MatchRecord<G> {
+    let mut game = G::new(config, seed);
+    if options.record_frames {
+        game.record_frames();
+    }
+    let mut players: Vec<PlayerRecord> = seats
+        .iter()
+        .map(|seat| PlayerRecord {
+            name: seat.name.clone(),
+            spec: seat.spec.clone(),
+            bot_seed: seat.bot_seed,
+            ..PlayerRecord::default()
+        })
+        .collect();
+    // `Some(fault)` once a player is out: it is never contacted again, the rules get the fault instead.
+    let mut out: Vec<Option<Fault>> = vec![None; seats.len()];
+
+    let started = join_all(seats.iter_mut().map(|seat| seat.agent.start())).await;
+    for (player, result) in started.into_iter().enumerate() {
+        if let Err(fault) = result {
+            seats[player].agent.kill().await;
+            players[player].faults.push(StepFault {
+                step: None,
+                fault: fault.clone(),
+            });
+            out[player] = Some(fault);
+        }
+    }
+    if options.pause_idle {
+        for seat in seats.iter_mut() {
+            seat.agent.pause();
+        }
+    }
+
+    let mut steps = Vec::new();
+    let mut first = vec![true; seats.len()];
+    let mut obs = G::Obs::default();
+    while let Some(player) = game.to_act() {
+        game.observe(player, &mut obs);
+        if let Some(fault) = &out[player] {
+            game.apply(player, Answer::Fault(fault.clone()));
+            continue;
+        }
+        let agent = &mut seats[player].agent;
+        let limit = scale(game.time_limit(player), options.time_scale);
+        if options.pause_idle {
+            agent.resume();
+        }
+        let reply = agent.act(&obs, first[player], limit).await;
+        if options.pause_idle {
+            agent.pause();
+        }
+        first[player] = false;
+        let elapsed_us = reply.elapsed.as_micros() as u64;
+        let record = &mut players[player];
+        record.answers += 1;
+        record.total_answer_us += elapsed_us;
+        record.max_answer_us = record.max_answer_us.max(elapsed_us);
+        let (action, fault) = match &reply.answer {
+            Answer::Action(action) => (Some(action.clone()), None),
+            Answer::Fault(fault) => {
+                agent.kill().await;
+                record.faults.push(StepFault {
+                    step: Some(steps.len()),
+                    fault: fault.clone(),
+                });
+                out[player] = Some(fault.clone());
+                (None, Some(fault.clone()))
+            }
+        };
+        steps.push(Step {
+            player,
+            input: reply.input,
+            output: reply.raw_output,
+            action,
+            fault,
+            elapsed_us,
+        });
+        game.apply(player, reply.answer);
+    }
+
+    let logs: Vec<AgentLog> = join_all(seats.iter_mut().map(|seat| seat.agent.finish())).await;
+    for (record, log) in players.iter_mut().zip(logs) {
+        record.log = log;
+    }
+    for (player, fault) in game.rule_faults() {
+        if let Some(record) = players.get_mut(player) {
+            record.faults.push(StepFault { step: None, fault });
+        }
+    }
+    MatchRecord {
+        format: RECORD_FORMAT,
+        game: G::ID.to_string(),
+        config: config.clone(),
+        seed,
+        players,
+        steps,
+        frames: game.take_frames(),
+        outcome: game.outcome(),
+    }
+}
+
+fn scale(limit: Duration, factor: f64) -> Duration {
+    if factor == 1.0 {
+        limit
+    } else {
+        limit.mul_f64(factor.max(0.0))
+    }
+}

@@ -1,0 +1,122 @@
+//! Exact game scores. Lang Wars splits values between tied players (thirds, quarters), so scores are
+//! rationals; other games use integers. Never floats.
+
+use std::fmt;
+use std::str::FromStr;
+
+use num_rational::Rational64;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// An exact score: an integer or a reduced fraction. Displayed and serialised as `7`, `-1/3`, `23/3`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Score(pub Rational64);
+
+impl Score {
+    pub const ZERO: Score = Score(Rational64::new_raw(0, 1));
+
+    pub fn int(value: i64) -> Self {
+        Score(Rational64::from_integer(value))
+    }
+
+    /// `numerator / denominator`, reduced. Panics on a zero denominator (a programming error).
+    pub fn ratio(numerator: i64, denominator: i64) -> Self {
+        Score(Rational64::new(numerator, denominator))
+    }
+
+    pub fn numer(&self) -> i64 {
+        *self.0.numer()
+    }
+
+    pub fn denom(&self) -> i64 {
+        *self.0.denom()
+    }
+
+    /// For statistics only (means, intervals); game logic compares exact values.
+    pub fn to_f64(self) -> f64 {
+        self.numer() as f64 / self.denom() as f64
+    }
+}
+
+impl fmt::Display for Score {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.denom() == 1 {
+            write!(f, "{}", self.numer())
+        } else {
+            write!(f, "{}/{}", self.numer(), self.denom())
+        }
+    }
+}
+
+impl FromStr for Score {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        let bad = || format!("`{text}` is not a score (expected an integer or `a/b`)");
+        match text.split_once('/') {
+            None => text.trim().parse().map(Score::int).map_err(|_| bad()),
+            Some((n, d)) => {
+                let n: i64 = n.trim().parse().map_err(|_| bad())?;
+                let d: i64 = d.trim().parse().map_err(|_| bad())?;
+                if d == 0 {
+                    return Err(bad());
+                }
+                Ok(Score::ratio(n, d))
+            }
+        }
+    }
+}
+
+impl Serialize for Score {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.denom() == 1 {
+            serializer.serialize_i64(self.numer())
+        } else {
+            serializer.collect_str(self)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Score {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Repr {
+            Int(i64),
+            Text(String),
+        }
+        match Repr::deserialize(deserializer)? {
+            Repr::Int(value) => Ok(Score::int(value)),
+            Repr::Text(text) => text.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+impl std::ops::Add for Score {
+    type Output = Score;
+    fn add(self, other: Score) -> Score {
+        Score(self.0 + other.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn displays_reduced_fractions() {
+        assert_eq!(Score::ratio(184, 24).to_string(), "23/3");
+        assert_eq!(Score::ratio(-8, 24).to_string(), "-1/3");
+        assert_eq!(Score::ratio(48, 24).to_string(), "2");
+    }
+
+    #[test]
+    fn json_round_trip() {
+        for score in [Score::int(-10), Score::ratio(23, 3), Score::ZERO] {
+            let text = serde_json::to_string(&score).unwrap();
+            assert_eq!(serde_json::from_str::<Score>(&text).unwrap(), score);
+        }
+        assert_eq!(
+            serde_json::to_string(&Score::ratio(-1, 3)).unwrap(),
+            "\"-1/3\""
+        );
+    }
+}

@@ -1,0 +1,323 @@
+//! The stream-process agent: one process for the whole game, input on stdin, one answer line on stdout.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use tokio::time::Instant;
+
+use crate::agent::{Agent, AgentLog, Reply};
+use crate::game::{Answer, Fault, FaultKind, StreamProtocol};
+use crate::process::BotProcess;
+
+/// Longest answer line kept; the rest of a flood is dropped (and the answer is judged as it stands).
+const MAX_LINE: usize = 64 * 1024;
+/// How long a bot must be silent before an unterminated answer counts (games that accept one).
+const UNTERMINATED_QUIET: Duration = Duration::from_millis(10);
+
+/// How to start a process bot.
+#[derive(Clone, Debug)]
+pub struct ProcessSpec {
+    pub argv: Vec<String>,
+    pub workdir: Option<PathBuf>,
+    pub stderr_cap: usize,
+}
+
+/// A line read from a bot, or why none came.
+#[derive(Debug, PartialEq, Eq)]
+pub enum LineRead {
+    Line(String),
+    Timeout,
+    Closed,
+}
+
+/// Splits a stream of stdout chunks into lines, with deadlines.
+#[derive(Default)]
+pub struct LineBuffer {
+    pending: Vec<u8>,
+    /// Length of the unterminated line at the end of `pending`.
+    open_len: usize,
+}
+
+impl LineBuffer {
+    fn take_line(&mut self) -> Option<String> {
+        let end = self.pending.iter().position(|&b| b == b'\n')?;
+        let line: Vec<u8> = self.pending.drain(..=end).take(end).collect();
+        Some(String::from_utf8_lossy(&line).into_owned())
+    }
+
+    fn push(&mut self, chunk: &[u8]) {
+        // Keep whole lines that fit; a runaway line is cut at MAX_LINE but its newline is still found.
+        for part in chunk.split_inclusive(|&b| b == b'\n') {
+            let ends_line = part.last() == Some(&b'\n');
+            let body = if ends_line {
+                &part[..part.len() - 1]
+            } else {
+                part
+            };
+            let kept = MAX_LINE.saturating_sub(self.open_len).min(body.len());
+            self.pending.extend_from_slice(&body[..kept]);
+            self.open_len += kept;
+            if ends_line {
+                self.pending.push(b'\n');
+                self.open_len = 0;
+            }
+        }
+    }
+
+    fn take_rest(&mut self) -> Option<String> {
+        if self.pending.is_empty() {
+            return None;
+        }
+        let rest = std::mem::take(&mut self.pending);
+        self.open_len = 0;
+        Some(String::from_utf8_lossy(&rest).into_owned())
+    }
+
+    fn clear(&mut self) {
+        self.pending.clear();
+        self.open_len = 0;
+    }
+
+    /// Reads the next line from `process` before `deadline`. With `accept_unterminated`, text without a
+    /// newline counts once the bot has been quiet for a moment (or the deadline comes, or stdout closes).
+    pub async fn read_line(
+        &mut self,
+        process: &mut BotProcess,
+        deadline: Instant,
+        accept_unterminated: bool,
+    ) -> LineRead {
+        loop {
+            if let Some(line) = self.take_line() {
+                return LineRead::Line(line);
+            }
+            let partial = accept_unterminated && !self.pending.is_empty();
+            let wait_until = if partial {
+                deadline.min(Instant::now() + UNTERMINATED_QUIET)
+            } else {
+                deadline
+            };
+            tokio::select! {
+                biased;
+                chunk = process.next_chunk() => match chunk {
+                    Some(chunk) => self.push(&chunk),
+                    None => {
+                        return match self.take_rest() {
+                            Some(rest) if accept_unterminated => LineRead::Line(rest),
+                            _ => LineRead::Closed,
+                        };
+                    }
+                },
+                _ = tokio::time::sleep_until(wait_until) => {
+                    if partial {
+                        if let Some(rest) = self.take_rest() {
+                            return LineRead::Line(rest);
+                        }
+                    }
+                    return LineRead::Timeout;
+                }
+            }
+        }
+    }
+
+    /// Throws away whatever the bot printed while it was not being asked.
+    fn discard_stale(&mut self, process: &mut BotProcess) {
+        while process.ready_chunk().is_some() {}
+        self.clear();
+    }
+}
+
+/// A process that plays a whole game over stdin/stdout with game `G`'s text protocol.
+pub struct StreamAgent<G: StreamProtocol> {
+    spec: ProcessSpec,
+    process: Option<BotProcess>,
+    lines: LineBuffer,
+    input: String,
+    log: AgentLog,
+    _game: std::marker::PhantomData<fn() -> G>,
+}
+
+impl<G: StreamProtocol> StreamAgent<G> {
+    pub fn new(spec: ProcessSpec) -> Self {
+        StreamAgent {
+            spec,
+            process: None,
+            lines: LineBuffer::default(),
+            input: String::new(),
+            log: AgentLog::default(),
+            _game: std::marker::PhantomData,
+        }
+    }
+
+    /// The process group id while the process runs (tests use it to check nothing is left behind).
+    pub fn pgid(&self) -> Option<i32> {
+        self.process.as_ref().map(BotProcess::pgid)
+    }
+
+    async fn stop(&mut self) {
+        if let Some(mut process) = self.process.take() {
+            let end = process.end().await;
+            self.log.stderr.push_str(&end.stderr);
+            self.log.stderr_dropped += end.stderr_dropped;
+            self.log.exit_status = end.status;
+        }
+    }
+}
+
+impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
+    fn start(&mut self) -> BoxFuture<'_, Result<(), Fault>> {
+        Box::pin(async move {
+            let process = BotProcess::spawn(
+                &self.spec.argv,
+                self.spec.workdir.as_deref(),
+                self.spec.stderr_cap,
+            )
+            .map_err(|error| {
+                Fault::new(
+                    FaultKind::SpawnFailed,
+                    format!("could not start `{}`: {error}", self.spec.argv.join(" ")),
+                )
+            })?;
+            let process = self.process.insert(process);
+            let Some(ready) = G::READY else {
+                return Ok(());
+            };
+            let deadline = Instant::now() + G::READY_TIMEOUT;
+            loop {
+                match self.lines.read_line(process, deadline, true).await {
+                    LineRead::Line(line) if line.trim().eq_ignore_ascii_case(ready) => {
+                        return Ok(());
+                    }
+                    LineRead::Line(_) => continue,
+                    LineRead::Timeout => {
+                        return Err(Fault::new(
+                            FaultKind::NotReady,
+                            format!("no {ready} within {} ms", G::READY_TIMEOUT.as_millis()),
+                        ));
+                    }
+                    LineRead::Closed => {
+                        return Err(Fault::new(
+                            FaultKind::NotReady,
+                            format!("closed its output before printing {ready}"),
+                        ));
+                    }
+                }
+            }
+        })
+    }
+
+    fn act<'a>(
+        &'a mut self,
+        obs: &'a G::Obs,
+        first: bool,
+        limit: Duration,
+    ) -> BoxFuture<'a, Reply<G::Action>> {
+        Box::pin(async move {
+            self.input.clear();
+            G::encode_input(obs, first, &mut self.input);
+            let input = self.input.clone();
+            let Some(process) = self.process.as_mut() else {
+                return Reply {
+                    answer: Answer::Fault(Fault::new(FaultKind::Crashed, "not running")),
+                    input: Some(input),
+                    raw_output: None,
+                    elapsed: Duration::ZERO,
+                };
+            };
+            if G::DISCARD_STALE_OUTPUT {
+                self.lines.discard_stale(process);
+            }
+            process.write(input.clone().into_bytes());
+            let started = Instant::now();
+            let read = self
+                .lines
+                .read_line(process, started + limit, G::ACCEPT_UNTERMINATED)
+                .await;
+            let elapsed = started.elapsed();
+            let (answer, raw_output) = match read {
+                LineRead::Line(line) => {
+                    let answer = match G::decode_output(obs, &line) {
+                        Ok(action) => Answer::Action(action),
+                        Err(why) => Answer::Fault(Fault::new(FaultKind::Unparsable, why)),
+                    };
+                    (answer, Some(line))
+                }
+                LineRead::Timeout => (
+                    Answer::Fault(Fault::new(
+                        FaultKind::Timeout,
+                        format!("no answer within {} ms", limit.as_millis()),
+                    )),
+                    None,
+                ),
+                LineRead::Closed => (
+                    Answer::Fault(Fault::new(
+                        FaultKind::Crashed,
+                        "closed its output (exited?)",
+                    )),
+                    None,
+                ),
+            };
+            Reply {
+                answer,
+                input: Some(input),
+                raw_output,
+                elapsed,
+            }
+        })
+    }
+
+    fn resume(&mut self) {
+        if let Some(process) = &self.process {
+            process.resume();
+        }
+    }
+
+    fn pause(&mut self) {
+        if let Some(process) = &self.process {
+            process.pause();
+        }
+    }
+
+    fn kill(&mut self) -> BoxFuture<'_, ()> {
+        Box::pin(self.stop())
+    }
+
+    fn finish(&mut self) -> BoxFuture<'_, AgentLog> {
+        Box::pin(async move {
+            self.stop().await;
+            std::mem::take(&mut self.log)
+        })
+    }
+
+    fn is_process(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_split_across_chunks() {
+        let mut buffer = LineBuffer::default();
+        buffer.push(b"1 2");
+        assert_eq!(buffer.take_line(), None);
+        buffer.push(b" 3\nREADY\r\nx");
+        assert_eq!(buffer.take_line().as_deref(), Some("1 2 3"));
+        assert_eq!(buffer.take_line().as_deref(), Some("READY\r"));
+        assert_eq!(buffer.take_line(), None);
+        assert_eq!(buffer.take_rest().as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn runaway_line_is_capped() {
+        let mut buffer = LineBuffer::default();
+        let flood = vec![b'7'; MAX_LINE * 3];
+        buffer.push(&flood);
+        buffer.push(&flood);
+        buffer.push(b"\nnext\n");
+        assert_eq!(buffer.take_line().map(|l| l.len()), Some(MAX_LINE));
+        assert_eq!(buffer.take_line().as_deref(), Some("next"));
+    }
+}
