@@ -29,6 +29,10 @@ pub trait Game: Sized + Send + Sync + 'static {
     type Frame: Clone + Debug + Send + Sync + Serialize + DeserializeOwned + 'static;
 
     fn new(config: &Self::Config, seed: u64) -> Self;
+    /// The game id of a configuration (one engine may serve several games, e.g. editions).
+    fn game_id(_config: &Self::Config) -> &'static str {
+        Self::ID
+    }
     fn num_players(&self) -> usize;
     /// The player who must answer next, or `None` once the game is over. Advances frames that need
     /// no answer (gathering, sun moves).
@@ -174,9 +178,10 @@ pub trait StreamProtocol: Game {
     /// The official parser: an answer line (without its newline) to an action, or why it is unusable.
     fn decode_output(obs: &Self::Obs, line: &str) -> Result<Self::Action, String>;
     /// Bot side: the next ask's observation from the input stream, `None` at end of input.
+    /// `previous` is the last observation read (`None` on the first ask), for what is sent only once.
     fn read_input(
         input: &mut dyn std::io::BufRead,
-        first: bool,
+        previous: Option<&Self::Obs>,
     ) -> Result<Option<Self::Obs>, String>;
     /// Bot side: the answer line (without newline).
     fn encode_action(action: &Self::Action, out: &mut String);

@@ -292,15 +292,15 @@ pub fn stream_bot_main<G: StreamProtocol>(
     }
     let mut player = (bot.make)(seed);
     let mut line = String::new();
-    let mut first = true;
-    while let Some(obs) = G::read_input(input, first)? {
-        first = false;
+    let mut previous: Option<G::Obs> = None;
+    while let Some(obs) = G::read_input(input, previous.as_ref())? {
         let action = player.act(&obs);
         line.clear();
         G::encode_action(&action, &mut line);
         line.push('\n');
         output.write_all(line.as_bytes()).map_err(io_error)?;
         output.flush().map_err(io_error)?;
+        previous = Some(obs);
     }
     Ok(())
 }

@@ -136,7 +136,7 @@ pub async fn run_match<G: Game>(
     }
     MatchRecord {
         format: RECORD_FORMAT,
-        game: G::ID.to_string(),
+        game: G::game_id(config).to_string(),
         config: config.clone(),
         seed,
         players,

@@ -1,0 +1,197 @@
+//! Built-in bots. Each runs in process on typed observations, or as an external program through
+//! `arena bot GAME NAME` (the same code behind the real protocol).
+
+use arena_core::seed::{BotRng, bot_rng};
+use arena_core::{Bot, BotEntry};
+use rand_core::RngCore;
+
+use crate::engine::{LangWars, MAX_SLOTS, MAX_TARGETS, Move, Observation, PLAYERS};
+
+pub fn catalog() -> Vec<BotEntry<LangWars>> {
+    vec![
+        BotEntry {
+            name: "random",
+            about: "uniformly random targets, as the official sample AIs of every edition",
+            make: |seed| Box::new(RandomBot { rng: bot_rng(seed) }),
+        },
+        BotEntry {
+            name: "greedy",
+            about: "estimates opponents' hidden holiday actions from the P line and picks the move \
+                    (every multiset of targets) with the best expected standing",
+            make: |_seed| Box::new(GreedyBot::default()),
+        },
+    ]
+}
+
+/// What the official sample AIs do: every slot a uniformly random target.
+pub struct RandomBot {
+    rng: BotRng,
+}
+
+impl Bot<LangWars> for RandomBot {
+    fn act(&mut self, obs: &Observation) -> Move {
+        // One 64-bit draw per answer: each multiply by the target count takes the next pick from the
+        // high bits and leaves the fraction for the following one (5 picks use 15 of its 64 bits).
+        let mut fraction = self.rng.next_u64();
+        let mut picks = [0u8; MAX_SLOTS];
+        let slots = obs.slots();
+        for pick in &mut picks[..slots] {
+            let wide = fraction as u128 * obs.targets as u128;
+            *pick = (wide >> 64) as u8;
+            fraction = wide as u64;
+        }
+        Move::new(&picks[..slots])
+    }
+}
+
+/// A strategy of the kind 2014 participants wrote (`games/langwars-reference.md` §8): it keeps an
+/// estimate of each opponent's hidden believers, spreading the opponents' share of each published
+/// holiday count evenly between them, and plays the multiset of targets that maximises its expected
+/// score on the estimated table after this turn.
+#[derive(Default)]
+pub struct GreedyBot {
+    /// Estimated hidden believers per target of the opponents (observation columns 1..=3).
+    hidden: [[f64; PLAYERS]; MAX_TARGETS],
+    previous_real: [u16; MAX_TARGETS],
+    my_holiday_move: [u16; MAX_TARGETS],
+    had_hidden: bool,
+    candidates: Vec<(usize, usize, Vec<[u8; MAX_SLOTS]>)>,
+}
+
+impl GreedyBot {
+    fn update_estimates(&mut self, obs: &Observation) {
+        let targets = obs.targets;
+        let own_hidden = (0..targets).any(|t| obs.real[t] != obs.visible[t][0]);
+        if self.had_hidden && !own_hidden {
+            // The full reveal (after turn 5 in Lang Wars 2 / N&C): the visible table is the real one.
+            self.hidden = [[0.0; PLAYERS]; MAX_TARGETS];
+        }
+        self.had_hidden = own_hidden;
+        let Some(counts) = obs.counts else { return };
+        let my_actions: u16 = self.my_holiday_move.iter().sum();
+        if my_actions == 0 {
+            return;
+        }
+        // My own real gain over the holiday tells how much one holiday action is worth.
+        let gained: u16 = (0..targets)
+            .map(|t| obs.real[t].saturating_sub(self.previous_real[t]))
+            .sum();
+        let gain_per_action = gained as f64 / my_actions as f64;
+        for target in 0..targets {
+            let others = counts[target].saturating_sub(self.my_holiday_move[target]) as f64;
+            for column in 1..PLAYERS {
+                self.hidden[target][column] += others / (PLAYERS - 1) as f64 * gain_per_action;
+            }
+        }
+        self.my_holiday_move = [0; MAX_TARGETS];
+    }
+
+    fn candidates(&mut self, slots: usize, targets: usize) -> &[[u8; MAX_SLOTS]] {
+        if let Some(index) = self
+            .candidates
+            .iter()
+            .position(|(s, t, _)| *s == slots && *t == targets)
+        {
+            return &self.candidates[index].2;
+        }
+        let mut all = Vec::new();
+        let mut current = [0u8; MAX_SLOTS];
+        multisets(slots, targets, 0, 0, &mut current, &mut all);
+        self.candidates.push((slots, targets, all));
+        &self.candidates.last().map(|c| &c.2[..]).unwrap_or(&[])[..]
+    }
+}
+
+/// Every non-decreasing sequence of `slots` targets (multisets).
+fn multisets(
+    slots: usize,
+    targets: usize,
+    position: usize,
+    from: u8,
+    current: &mut [u8; MAX_SLOTS],
+    out: &mut Vec<[u8; MAX_SLOTS]>,
+) {
+    if position == slots {
+        out.push(*current);
+        return;
+    }
+    for target in from..targets as u8 {
+        current[position] = target;
+        multisets(slots, targets, position + 1, target, current, out);
+    }
+}
+
+/// Expected share of `value` for a player with `mine` believers against estimated opponents: near-equal
+/// estimates (within half a believer) count as ties, split as the rules split them.
+fn standing(value: f64, mine: f64, others: &[f64]) -> f64 {
+    const TIE: f64 = 0.5;
+    let max = others.iter().copied().fold(f64::MIN, f64::max);
+    let min = others.iter().copied().fold(f64::MAX, f64::min);
+    let mut score = 0.0;
+    if mine > max + TIE {
+        score += value;
+    } else if mine >= max - TIE {
+        let tied = 1 + others
+            .iter()
+            .filter(|&&o| o >= mine - TIE && o >= max - TIE)
+            .count();
+        score += value / tied as f64;
+    }
+    if mine < min - TIE {
+        score -= value;
+    } else if mine <= min + TIE {
+        let tied = 1 + others
+            .iter()
+            .filter(|&&o| o <= mine + TIE && o <= min + TIE)
+            .count();
+        score -= value / tied as f64;
+    }
+    score
+}
+
+impl Bot<LangWars> for GreedyBot {
+    fn act(&mut self, obs: &Observation) -> Move {
+        self.update_estimates(obs);
+        let targets = obs.targets;
+        let slots = obs.slots();
+        let odd = obs.is_odd_turn();
+        let gain = if odd {
+            1.0
+        } else if targets == 8 {
+            1.0
+        } else {
+            2.0
+        };
+        // Opponents act at the same time: expect each to spread this turn's actions evenly.
+        let their_turn = slots as f64 * gain / targets as f64;
+        let mut estimates = [[0.0f64; PLAYERS - 1]; MAX_TARGETS];
+        for target in 0..targets {
+            for column in 1..PLAYERS {
+                estimates[target][column - 1] =
+                    obs.visible[target][column] as f64 + self.hidden[target][column] + their_turn;
+            }
+        }
+        let real = obs.real;
+        let values = obs.values;
+        let mut best = ([0u8; MAX_SLOTS], f64::MIN);
+        for candidate in self.candidates(slots, targets).to_vec() {
+            let mut added = [0.0f64; MAX_TARGETS];
+            for &target in &candidate[..slots] {
+                added[target as usize] += gain;
+            }
+            let total: f64 = (0..targets)
+                .map(|t| standing(values[t] as f64, real[t] as f64 + added[t], &estimates[t]))
+                .sum();
+            if total > best.1 {
+                best = (candidate, total);
+            }
+        }
+        self.previous_real = real;
+        if !odd {
+            for &target in &best.0[..slots] {
+                self.my_holiday_move[target as usize] += 1;
+            }
+        }
+        Move::new(&best.0[..slots])
+    }
+}
