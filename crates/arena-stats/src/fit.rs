@@ -1,0 +1,515 @@
+//! Order-invariant global fit: Bradley–Terry (2-player games) and Plackett–Luce (rankings of more
+//! players), both by Hunter's (2004) MM algorithm, with a seeded bootstrap for intervals on
+//! ratings and ranks.
+//!
+//! Hand-written: no maintained crate fits Plackett–Luce with ties, weights and a prior.
+//!
+//! Model. Bot i has strength γᵢ > 0. A game's finishing order (best first) a₁…a_m has
+//! probability Π_{k<m} γ_{a_k} / Σ_{l≥k} γ_{a_l}: the winner is drawn in proportion to strength
+//! among everyone, the second among the rest, and so on. With two players this is Bradley–Terry,
+//! P(i beats j) = γᵢ/(γᵢ+γⱼ), so one engine serves both models.
+//!
+//! Ties. A group of g seats sharing a rank is expanded into every order of its members, each with
+//! weight 1/g! (for g ≤ 5; larger groups use the g rotations with weight 1/g to stay cheap). For two
+//! players this makes a draw exactly half a win and half a loss, the usual Bradley–Terry rule.
+//!
+//! Prior. Each bot may get `prior_draws` virtual drawn games against a fixed virtual opponent of
+//! rating 0. That keeps every rating finite (a bot that never won or never lost otherwise goes to
+//! ∓∞) at the cost of a slight pull toward the middle; with `prior_draws = 0` the fit is the plain
+//! maximum-likelihood estimate, which exists only when every bot both finished ahead of and
+//! behind the others through some chain of games (Hunter's condition, checked here).
+//!
+//! Scale. Ratings are 400·log10 γ, shifted so the bots' mean rating is 0: a 400-point gap means
+//! 10:1 odds in a head-to-head game.
+
+use std::collections::BTreeMap;
+
+use rand_core::{RngCore, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use serde::{Deserialize, Serialize};
+
+use crate::game::{GameLog, GameResult};
+use crate::interval::{CONFIDENCE, Interval, quantile_sorted};
+
+/// Which model the fit used: Bradley–Terry when no game had more than two seats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FitModel {
+    BradleyTerry,
+    PlackettLuce,
+}
+
+/// Settings of [`global_fit`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FitConfig {
+    /// Virtual drawn games per bot against a rating-0 opponent (0 = pure maximum likelihood).
+    pub prior_draws: f64,
+    /// Cap on MM iterations per fit.
+    pub max_iterations: usize,
+    /// Stop when no log-strength moves by more than this in one iteration.
+    pub tolerance: f64,
+    /// Bootstrap resamples B (0 = no intervals).
+    pub bootstrap_resamples: usize,
+    /// Seed of the bootstrap's `Pcg64Mcg`; the same seed and games give the same intervals.
+    pub seed: u64,
+}
+
+impl Default for FitConfig {
+    fn default() -> Self {
+        Self {
+            prior_draws: 1.0,
+            max_iterations: 10_000,
+            tolerance: 1e-10,
+            bootstrap_resamples: 1000,
+            seed: 0,
+        }
+    }
+}
+
+/// One bot in the global fit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BotFit {
+    pub bot: usize,
+    /// Fitted rating (Elo-like scale, mean 0 over bots).
+    pub rating: f64,
+    /// 1 = best; equal ratings share the better rank.
+    pub rank: u32,
+    /// Bootstrap 2.5 % and 97.5 % percentiles around `rating`; `None` without resamples.
+    pub rating_interval: Option<Interval>,
+    /// Bootstrap 2.5 % / 97.5 % percentiles of the rank, rounded outward to whole ranks.
+    pub rank_interval: Option<(u32, u32)>,
+}
+
+/// Result of [`global_fit`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GlobalFit {
+    pub model: FitModel,
+    pub bots: Vec<BotFit>,
+    /// MM iterations of the fit on all games.
+    pub iterations: usize,
+    /// Whether that fit met `tolerance` within `max_iterations`.
+    pub converged: bool,
+    /// Resamples that produced a fit (those without a maximum-likelihood estimate are dropped;
+    /// this only happens with `prior_draws = 0`).
+    pub resamples_used: usize,
+}
+
+/// Why the global fit has no answer.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum FitError {
+    #[error(
+        "no finite maximum-likelihood ratings: some group of bots never finished ahead of (or \
+         behind) the rest; use a prior (prior_draws > 0) or play more games"
+    )]
+    NotIdentifiable,
+    #[error("invalid fit setting: {0}")]
+    BadConfig(&'static str),
+}
+
+/// A weighted finishing order, bots best first.
+type Ordering = Vec<usize>;
+
+/// Finishing orders of one game after tie expansion, weights summing to 1.
+fn expand_ties(game: &GameResult) -> Vec<(Ordering, f64)> {
+    let mut seats: Vec<usize> = (0..game.seat_count()).collect();
+    seats.sort_by_key(|&seat| (game.ranks[seat], game.players[seat]));
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for &seat in &seats {
+        match groups.last_mut() {
+            Some(group) if game.ranks[group[0]] == game.ranks[seat] => group.push(seat),
+            _ => groups.push(vec![seat]),
+        }
+    }
+    let mut orders: Vec<(Ordering, f64)> = vec![(Vec::new(), 1.0)];
+    for group in groups {
+        let bots: Vec<usize> = group.iter().map(|&seat| game.players[seat]).collect();
+        let arrangements = arrangements_of(&bots);
+        let share = 1.0 / arrangements.len() as f64;
+        orders = orders
+            .iter()
+            .flat_map(|(prefix, weight)| {
+                arrangements.iter().map(move |arrangement| {
+                    let mut order = prefix.clone();
+                    order.extend_from_slice(arrangement);
+                    (order, weight * share)
+                })
+            })
+            .collect();
+    }
+    orders
+}
+
+/// Every order of a tie group (≤ 5 members, at most 120), or its rotations beyond that.
+fn arrangements_of(bots: &[usize]) -> Vec<Vec<usize>> {
+    const FULL_EXPANSION_LIMIT: usize = 5;
+    if bots.len() > FULL_EXPANSION_LIMIT {
+        return (0..bots.len())
+            .map(|shift| {
+                bots[shift..]
+                    .iter()
+                    .chain(&bots[..shift])
+                    .copied()
+                    .collect()
+            })
+            .collect();
+    }
+    let mut all = Vec::new();
+    permute(&mut bots.to_vec(), 0, &mut all);
+    all
+}
+
+fn permute(items: &mut Vec<usize>, start: usize, out: &mut Vec<Vec<usize>>) {
+    if start + 1 >= items.len() {
+        out.push(items.clone());
+        return;
+    }
+    for i in start..items.len() {
+        items.swap(start, i);
+        permute(items, start + 1, out);
+        items.swap(start, i);
+    }
+}
+
+/// The games in a canonical form: distinct orderings, and resampling units (a pair_id group or a
+/// lone game) as weights over those orderings. Sorting everything by content makes the fit and the
+/// bootstrap independent of the order games were played in, to the last bit.
+struct Design {
+    orderings: Vec<Ordering>,
+    units: Vec<Vec<(usize, f64)>>,
+}
+
+impl Design {
+    fn new(log: &GameLog) -> Self {
+        let mut games: Vec<&GameResult> = log
+            .games()
+            .iter()
+            .filter(|game| game.seat_count() >= 2)
+            .collect();
+        games.sort_by(|a, b| {
+            (a.pair_id, &a.players, &a.ranks).cmp(&(b.pair_id, &b.players, &b.ranks))
+        });
+        let mut unit_games: Vec<Vec<&GameResult>> = Vec::new();
+        for game in games {
+            match (unit_games.last_mut(), game.pair_id) {
+                (Some(unit), Some(id)) if unit[0].pair_id == Some(id) => unit.push(game),
+                _ => unit_games.push(vec![game]),
+            }
+        }
+        let expanded: Vec<Vec<(Ordering, f64)>> = unit_games
+            .iter()
+            .map(|unit| unit.iter().flat_map(|game| expand_ties(game)).collect())
+            .collect();
+        let mut index_of: BTreeMap<Ordering, usize> = expanded
+            .iter()
+            .flatten()
+            .map(|(ordering, _)| (ordering.clone(), 0))
+            .collect();
+        for (index, slot) in index_of.values_mut().enumerate() {
+            *slot = index;
+        }
+        let units = expanded
+            .into_iter()
+            .map(|unit| {
+                let mut weights: BTreeMap<usize, f64> = BTreeMap::new();
+                for (ordering, weight) in unit {
+                    *weights.entry(index_of[&ordering]).or_insert(0.0) += weight;
+                }
+                weights.into_iter().collect()
+            })
+            .collect();
+        Self {
+            orderings: index_of.into_keys().collect(),
+            units,
+        }
+    }
+
+    /// Total weight of each ordering when unit u is counted `multiplicity[u]` times.
+    fn ordering_weights(&self, multiplicity: &[u32]) -> Vec<f64> {
+        let mut weights = vec![0.0; self.orderings.len()];
+        for (unit, &count) in self.units.iter().zip(multiplicity) {
+            for &(ordering, weight) in unit {
+                weights[ordering] += f64::from(count) * weight;
+            }
+        }
+        weights
+    }
+}
+
+/// Strength per bot from weighted orderings, by MM; `None` when the MLE does not exist.
+struct MmFit {
+    log_strength: Vec<f64>,
+    iterations: usize,
+    converged: bool,
+}
+
+fn fit_strengths(
+    bot_count: usize,
+    orderings: &[Ordering],
+    weights: &[f64],
+    config: &FitConfig,
+) -> Option<MmFit> {
+    let use_prior = config.prior_draws > 0.0;
+    if !use_prior && !identifiable(bot_count, orderings, weights) {
+        return None;
+    }
+    // The virtual opponent is item `bot_count`, its strength pinned at 1.
+    let anchor = bot_count;
+    let mut items: Vec<(&[usize], f64)> = orderings
+        .iter()
+        .zip(weights)
+        .filter(|(ordering, weight)| **weight > 0.0 && ordering.len() >= 2)
+        .map(|(ordering, &weight)| (ordering.as_slice(), weight))
+        .collect();
+    let prior_orders: Vec<[usize; 2]> = (0..bot_count)
+        .flat_map(|bot| [[bot, anchor], [anchor, bot]])
+        .collect();
+    if use_prior {
+        items.extend(
+            prior_orders
+                .iter()
+                .map(|order| (order.as_slice(), config.prior_draws / 2.0)),
+        );
+    }
+
+    // Wins: weight of the stages where the bot was picked, fixed across iterations.
+    let mut stage_wins = vec![0.0; bot_count + 1];
+    for &(ordering, weight) in &items {
+        for &bot in &ordering[..ordering.len() - 1] {
+            stage_wins[bot] += weight;
+        }
+    }
+
+    let mut strength = vec![1.0; bot_count + 1];
+    let mut iterations = 0;
+    let mut converged = false;
+    let mut suffix = Vec::new();
+    while iterations < config.max_iterations {
+        iterations += 1;
+        // Denominator of Hunter's update: Σ over stages where the bot was still in the running
+        // of weight / (total strength still in the running).
+        let mut exposure = vec![0.0; bot_count + 1];
+        for &(ordering, weight) in &items {
+            suffix.clear();
+            suffix.resize(ordering.len(), 0.0);
+            let mut running = 0.0;
+            for (position, &bot) in ordering.iter().enumerate().rev() {
+                running += strength[bot];
+                suffix[position] = running;
+            }
+            let mut accumulated = 0.0;
+            for (position, &bot) in ordering.iter().enumerate() {
+                if position + 1 < ordering.len() {
+                    accumulated += weight / suffix[position];
+                }
+                exposure[bot] += accumulated;
+            }
+        }
+        let mut updated: Vec<f64> = (0..=bot_count)
+            .map(|bot| {
+                if exposure[bot] > 0.0 {
+                    stage_wins[bot] / exposure[bot]
+                } else {
+                    // A bot in no game (possible only without a prior) keeps its strength.
+                    strength[bot]
+                }
+            })
+            .collect();
+        if use_prior {
+            updated[anchor] = 1.0;
+        } else {
+            // Without an anchor only ratios are identified; fix the geometric mean at 1.
+            let mean_log =
+                updated[..bot_count].iter().map(|s| s.ln()).sum::<f64>() / bot_count.max(1) as f64;
+            updated.iter_mut().for_each(|s| *s /= mean_log.exp());
+        }
+        let largest_move = updated[..bot_count]
+            .iter()
+            .zip(&strength)
+            .map(|(new, old)| (new.ln() - old.ln()).abs())
+            .fold(0.0, f64::max);
+        strength = updated;
+        if !largest_move.is_finite() {
+            return None;
+        }
+        if largest_move < config.tolerance {
+            converged = true;
+            break;
+        }
+    }
+    Some(MmFit {
+        log_strength: strength[..bot_count].iter().map(|s| s.ln()).collect(),
+        iterations,
+        converged,
+    })
+}
+
+/// Hunter's condition for a finite MLE: in the graph with an edge a → b whenever a finished
+/// ahead of b in some weighted ordering, every bot reaches every other.
+fn identifiable(bot_count: usize, orderings: &[Ordering], weights: &[f64]) -> bool {
+    if bot_count <= 1 {
+        return true;
+    }
+    let mut ahead_of = vec![vec![false; bot_count]; bot_count];
+    for (ordering, &weight) in orderings.iter().zip(weights) {
+        if weight <= 0.0 {
+            continue;
+        }
+        for (position, &better) in ordering.iter().enumerate() {
+            for &worse in &ordering[position + 1..] {
+                ahead_of[better][worse] = true;
+            }
+        }
+    }
+    let reaches_all = |forward: bool| {
+        let mut seen = vec![false; bot_count];
+        let mut stack = vec![0];
+        seen[0] = true;
+        while let Some(bot) = stack.pop() {
+            for other in 0..bot_count {
+                let edge = if forward {
+                    ahead_of[bot][other]
+                } else {
+                    ahead_of[other][bot]
+                };
+                if edge && !seen[other] {
+                    seen[other] = true;
+                    stack.push(other);
+                }
+            }
+        }
+        seen.iter().all(|&s| s)
+    };
+    reaches_all(true) && reaches_all(false)
+}
+
+/// Ratings on the Elo-like scale, mean 0.
+fn to_ratings(log_strength: &[f64]) -> Vec<f64> {
+    let scale = 400.0 / std::f64::consts::LN_10;
+    let ratings: Vec<f64> = log_strength.iter().map(|s| s * scale).collect();
+    let mean = ratings.iter().sum::<f64>() / ratings.len().max(1) as f64;
+    ratings.iter().map(|r| r - mean).collect()
+}
+
+/// Competition ranks of ratings, highest first.
+fn ranks_of(ratings: &[f64]) -> Vec<u32> {
+    ratings
+        .iter()
+        .map(|mine| 1 + ratings.iter().filter(|other| *other > mine).count() as u32)
+        .collect()
+}
+
+/// Uniform index below `bound` (> 0), by rejection so every index is exactly equally likely.
+/// Hand-written rather than `rand`'s range sampling so that results stay bit-identical across
+/// `rand` releases, which do not promise value stability of their range algorithms.
+fn uniform_index(rng: &mut Pcg64Mcg, bound: usize) -> usize {
+    let bound = bound as u64;
+    // Largest value such that [0, accept_max] holds a whole number of copies of [0, bound).
+    let accept_max = u64::MAX - (u64::MAX % bound + 1) % bound;
+    loop {
+        let draw = rng.next_u64();
+        if draw <= accept_max {
+            return (draw % bound) as usize;
+        }
+    }
+}
+
+/// Ratings of all bots from all games, without intervals (see the module docs for the model).
+pub fn fit_ratings(log: &GameLog, config: &FitConfig) -> Result<Vec<f64>, FitError> {
+    check_config(config)?;
+    let design = Design::new(log);
+    let weights = design.ordering_weights(&vec![1; design.units.len()]);
+    fit_strengths(log.bot_count(), &design.orderings, &weights, config)
+        .map(|fit| to_ratings(&fit.log_strength))
+        .ok_or(FitError::NotIdentifiable)
+}
+
+fn check_config(config: &FitConfig) -> Result<(), FitError> {
+    if !(config.prior_draws >= 0.0 && config.prior_draws.is_finite()) {
+        return Err(FitError::BadConfig("prior_draws must be finite and >= 0"));
+    }
+    if config.tolerance.is_nan() || config.tolerance <= 0.0 {
+        return Err(FitError::BadConfig("tolerance must be > 0"));
+    }
+    Ok(())
+}
+
+/// Bradley–Terry or Plackett–Luce ratings with bootstrap intervals.
+///
+/// The bootstrap resamples units with replacement, as many as there are: a unit is every game
+/// of one `pair_id` (so seat-rotated games stay together, as the paired design intends) or a
+/// game without one. Each resample is refitted; the intervals are the 2.5 % and 97.5 %
+/// percentiles (linear interpolation between order statistics) of the resampled ratings and ranks.
+pub fn global_fit(log: &GameLog, config: &FitConfig) -> Result<GlobalFit, FitError> {
+    check_config(config)?;
+    let bot_count = log.bot_count();
+    let model = if log.games().iter().all(|game| game.seat_count() <= 2) {
+        FitModel::BradleyTerry
+    } else {
+        FitModel::PlackettLuce
+    };
+    let design = Design::new(log);
+    let weights = design.ordering_weights(&vec![1; design.units.len()]);
+    let point = fit_strengths(bot_count, &design.orderings, &weights, config)
+        .ok_or(FitError::NotIdentifiable)?;
+    let ratings = to_ratings(&point.log_strength);
+    let ranks = ranks_of(&ratings);
+
+    let mut resampled_ratings: Vec<Vec<f64>> = vec![Vec::new(); bot_count];
+    let mut resampled_ranks: Vec<Vec<f64>> = vec![Vec::new(); bot_count];
+    let mut resamples_used = 0;
+    let unit_count = design.units.len();
+    if unit_count > 0 && bot_count > 0 {
+        let mut rng = Pcg64Mcg::seed_from_u64(config.seed);
+        let mut multiplicity = vec![0u32; unit_count];
+        for _ in 0..config.bootstrap_resamples {
+            multiplicity.iter_mut().for_each(|m| *m = 0);
+            for _ in 0..unit_count {
+                multiplicity[uniform_index(&mut rng, unit_count)] += 1;
+            }
+            let weights = design.ordering_weights(&multiplicity);
+            let Some(fit) = fit_strengths(bot_count, &design.orderings, &weights, config) else {
+                continue;
+            };
+            resamples_used += 1;
+            let sample_ratings = to_ratings(&fit.log_strength);
+            for (bot, rank) in ranks_of(&sample_ratings).into_iter().enumerate() {
+                resampled_ratings[bot].push(sample_ratings[bot]);
+                resampled_ranks[bot].push(f64::from(rank));
+            }
+        }
+    }
+
+    let tail = (1.0 - CONFIDENCE) / 2.0;
+    let bots = (0..bot_count)
+        .map(|bot| {
+            resampled_ratings[bot].sort_by(f64::total_cmp);
+            resampled_ranks[bot].sort_by(f64::total_cmp);
+            let samples = &resampled_ratings[bot];
+            let rating_interval = quantile_sorted(samples, tail)
+                .zip(quantile_sorted(samples, 1.0 - tail))
+                .map(|(low, high)| Interval {
+                    estimate: ratings[bot],
+                    low,
+                    high,
+                });
+            let rank_samples = &resampled_ranks[bot];
+            let rank_interval = quantile_sorted(rank_samples, tail)
+                .zip(quantile_sorted(rank_samples, 1.0 - tail))
+                .map(|(low, high)| (low.floor() as u32, high.ceil() as u32));
+            BotFit {
+                bot,
+                rating: ratings[bot],
+                rank: ranks[bot],
+                rating_interval,
+                rank_interval,
+            }
+        })
+        .collect();
+    Ok(GlobalFit {
+        model,
+        bots,
+        iterations: point.iterations,
+        converged: point.converged,
+        resamples_used,
+    })
+}

@@ -1,0 +1,87 @@
+//! Head-to-head table: how each bot fared against each other bot in the games both played.
+
+use serde::{Deserialize, Serialize};
+
+use crate::game::{GameLog, head_to_head_points};
+use crate::interval::{Interval, normal_cdf, wilson};
+
+/// Row bot against column bot, counted from the row bot's side.
+///
+/// An encounter is one (seat of A, seat of B) pair in one game: one per game when each bot sits
+/// once, more in mirror games. The result of an encounter compares the two ranks only, so in a
+/// 4-player game A "beats" B whenever A finished ahead of B, whoever won the game.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PairRecord {
+    pub games: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    /// (wins + draws/2) / games with a Wilson 95 % interval; `None` without games.
+    pub score: Option<Interval>,
+    /// Likelihood of superiority Φ((w − l)/√(w + l)); `None` without decisive games.
+    pub los: Option<f64>,
+}
+
+impl PairRecord {
+    fn finish(&mut self) {
+        self.score = wilson(
+            self.wins as f64 + 0.5 * self.draws as f64,
+            self.games as f64,
+        );
+        self.los = likelihood_of_superiority(self.wins, self.losses);
+    }
+}
+
+/// Likelihood of superiority as chess engine testers compute it, Φ((w − l)/√(w + l)): the
+/// probability that the first side is the stronger one given the decisive games (draws carry no
+/// information under this model). `None` when there is no decisive game.
+pub fn likelihood_of_superiority(wins: u64, losses: u64) -> Option<f64> {
+    let decisive = wins + losses;
+    (decisive > 0).then(|| normal_cdf((wins as f64 - losses as f64) / (decisive as f64).sqrt()))
+}
+
+/// Square table of [`PairRecord`]s, row-major; the diagonal stays empty.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairwiseTable {
+    pub bot_count: usize,
+    /// `records[row * bot_count + column]`.
+    pub records: Vec<PairRecord>,
+}
+
+impl PairwiseTable {
+    /// Record of `row` against `column`; `None` when either index is out of range.
+    pub fn get(&self, row: usize, column: usize) -> Option<&PairRecord> {
+        if row >= self.bot_count || column >= self.bot_count {
+            return None;
+        }
+        self.records.get(row * self.bot_count + column)
+    }
+}
+
+/// Builds the table from every game: `get(a, b)` and `get(b, a)` mirror each other
+/// (wins ↔ losses), so their scores add up to 1 wherever there are games.
+pub fn pairwise(log: &GameLog) -> PairwiseTable {
+    let bot_count = log.bot_count();
+    let mut records = vec![PairRecord::default(); bot_count * bot_count];
+    for game in log.games() {
+        for (seat_a, &bot_a) in game.players.iter().enumerate() {
+            for (seat_b, &bot_b) in game.players.iter().enumerate() {
+                if bot_a == bot_b {
+                    continue;
+                }
+                let record = &mut records[bot_a * bot_count + bot_b];
+                record.games += 1;
+                let points = head_to_head_points(game.ranks[seat_a], game.ranks[seat_b]);
+                if points == 1.0 {
+                    record.wins += 1;
+                } else if points == 0.0 {
+                    record.losses += 1;
+                } else {
+                    record.draws += 1;
+                }
+            }
+        }
+    }
+    records.iter_mut().for_each(PairRecord::finish);
+    PairwiseTable { bot_count, records }
+}
