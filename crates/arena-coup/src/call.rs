@@ -1,0 +1,460 @@
+//! The call-per-move agent: one process per call, the arbiter's argv, the history file appended.
+//!
+//! Each call: write the history file (the game's text so far), spawn
+//! `COMMAND... HISTORY OPP_COINS MY_COINS CARDS LEGAL...` in the bot's working directory as the leader
+//! of a new process group, wait for the leader to exit (or the limit), kill the whole group, then read
+//! the file back. The file must be the old content plus exactly one legal move.
+//!
+//! The wait is synchronous (poll on the stdout/stderr pipes and a pidfd), because a call is dominated
+//! by the bot's own start-up and every extra wake-up shows in the per-call cost. Inside a tokio runtime
+//! the call runs on the blocking pool so it never stalls other games.
+
+use std::io::{self, Read, Write};
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use arena_core::agent::{Agent, AgentLog, Reply};
+use arena_core::game::{Answer, Fault, FaultKind};
+use futures::future::BoxFuture;
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+
+use crate::protocol::decode_answer;
+use crate::rules::{Coup, CoupObs};
+
+/// Stdout kept per call (an Exchange answer is at most a few bytes; a flood is drained, not kept).
+const STDOUT_CAP: usize = 4096;
+
+/// How to run one bot.
+#[derive(Clone, Debug)]
+pub struct CallSpec {
+    /// The bot's command; the history path and the arguments are appended.
+    pub argv: Vec<String>,
+    /// The bot's own working directory (`None`: the referee's).
+    pub workdir: Option<PathBuf>,
+    /// The history file, shared by both players of a game. Made absolute before use.
+    pub history: PathBuf,
+    /// Stderr kept over a whole game.
+    pub stderr_cap: usize,
+}
+
+/// How a call's process ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallEnd {
+    Exited(ExitStatus),
+    TimedOut,
+}
+
+/// The raw result of running a process once.
+#[derive(Debug)]
+pub struct RawCall {
+    pub end: CallEnd,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    /// Spawn to exit (or to the kill).
+    pub elapsed: Duration,
+    /// The process group it ran in (= the leader's pid), for tests that check nothing is left.
+    pub pgid: i32,
+}
+
+fn set_nonblocking(fd: RawFd) -> io::Result<()> {
+    // SAFETY: fcntl on a descriptor this process owns, with standard flags.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Reads what is available without blocking; returns false at end of file.
+fn drain(pipe: &mut impl Read, into: &mut Vec<u8>, cap: usize) -> bool {
+    let mut buffer = [0u8; 8192];
+    loop {
+        match pipe.read(&mut buffer) {
+            Ok(0) => return false,
+            Ok(n) => {
+                let room = cap.saturating_sub(into.len()).min(n);
+                into.extend_from_slice(&buffer[..room]);
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
+            Err(_) => return false,
+        }
+    }
+}
+
+/// Whether the leader has exited, without reaping it (so its pid, the group id, stays reserved until
+/// the group has been killed).
+fn leader_exited(pid: i32) -> bool {
+    // SAFETY: waitid with WNOWAIT only inspects our own child; `info` is plain data.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let rc = libc::waitid(
+            libc::P_PID,
+            pid as libc::id_t,
+            &mut info,
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+        );
+        rc == 0 && info.si_pid() != 0
+    }
+}
+
+fn kill_group(pgid: i32) {
+    // ESRCH (nobody left) is the normal case after a clean exit.
+    let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+}
+
+/// Kills the group and reaps the leader on every exit path, panics included.
+struct Running {
+    child: Child,
+    pgid: i32,
+    reaped: bool,
+}
+
+impl Running {
+    fn finish(&mut self) -> io::Result<ExitStatus> {
+        kill_group(self.pgid);
+        let status = self.child.wait();
+        self.reaped = true;
+        status
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if !self.reaped {
+            kill_group(self.pgid);
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Runs `argv` once in `workdir` in its own process group, collecting stdout (capped) and stderr (up to
+/// `stderr_cap`), and kills the whole group when the leader exits or at `limit`.
+pub fn run_process(
+    argv: &[String],
+    workdir: Option<&Path>,
+    limit: Duration,
+    stderr_cap: usize,
+) -> io::Result<RawCall> {
+    let (program, args) = argv
+        .split_first()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    if let Some(dir) = workdir {
+        command.current_dir(dir);
+    }
+    let started = Instant::now();
+    let deadline = started + limit;
+    let mut child = command.spawn()?;
+    let pid = child.id() as i32;
+    let mut stdout_pipe = child.stdout.take();
+    let mut stderr_pipe = child.stderr.take();
+    let mut running = Running {
+        child,
+        pgid: pid,
+        reaped: false,
+    };
+    for fd in [
+        stdout_pipe.as_ref().map(|p| p.as_raw_fd()),
+        stderr_pipe.as_ref().map(|p| p.as_raw_fd()),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        set_nonblocking(fd)?;
+    }
+    // A pidfd turns the leader's exit into a poll event; without one (old kernels) poll in 1 ms steps.
+    // SAFETY: pidfd_open on our own child; the descriptor is wrapped so it is closed.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    let pidfd = (pidfd >= 0).then(|| {
+        // SAFETY: the syscall returned a fresh descriptor that nothing else owns.
+        unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(pidfd as RawFd) }
+    });
+
+    let mut stdout = Vec::new();
+    let mut stderr = Vec::new();
+    let mut timed_out = false;
+    loop {
+        let now = Instant::now();
+        if leader_exited(pid) {
+            break;
+        }
+        if now >= deadline {
+            timed_out = true;
+            break;
+        }
+        let mut fds: Vec<libc::pollfd> = Vec::with_capacity(3);
+        let mut add = |fd: RawFd| {
+            fds.push(libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            })
+        };
+        if let Some(p) = &stdout_pipe {
+            add(p.as_raw_fd());
+        }
+        if let Some(p) = &stderr_pipe {
+            add(p.as_raw_fd());
+        }
+        if let Some(fd) = &pidfd {
+            add(fd.as_raw_fd());
+        }
+        let left = deadline.saturating_duration_since(now);
+        let wait_ms = if pidfd.is_some() {
+            left.as_millis().min(i32::MAX as u128) as i32 + 1
+        } else {
+            left.as_millis().clamp(0, 1) as i32
+        };
+        // SAFETY: `fds` is a valid array of pollfd for the duration of the call.
+        let rc = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, wait_ms) };
+        if rc < 0 {
+            let error = io::Error::last_os_error();
+            if error.kind() != io::ErrorKind::Interrupted {
+                return Err(error);
+            }
+        }
+        if let Some(p) = &mut stdout_pipe
+            && !drain(p, &mut stdout, STDOUT_CAP)
+        {
+            stdout_pipe = None;
+        }
+        if let Some(p) = &mut stderr_pipe
+            && !drain(p, &mut stderr, stderr_cap)
+        {
+            stderr_pipe = None;
+        }
+    }
+    // What the leader wrote before exiting is in the pipes already.
+    if let Some(p) = &mut stdout_pipe {
+        drain(p, &mut stdout, STDOUT_CAP);
+    }
+    if let Some(p) = &mut stderr_pipe {
+        drain(p, &mut stderr, stderr_cap);
+    }
+    let status = running.finish()?;
+    let elapsed = started.elapsed();
+    Ok(RawCall {
+        end: if timed_out {
+            CallEnd::TimedOut
+        } else {
+            CallEnd::Exited(status)
+        },
+        stdout,
+        stderr,
+        elapsed,
+        pgid: pid,
+    })
+}
+
+/// One call as the agent saw it.
+#[derive(Debug)]
+pub struct CallReport {
+    pub answer: Answer<crate::rules::CoupAction>,
+    /// The arguments after the history path.
+    pub args: Vec<String>,
+    /// What the history file gained (lossy text) and what was printed.
+    pub appended: String,
+    pub stdout: String,
+    pub stderr: Vec<u8>,
+    pub elapsed: Duration,
+    pub exit_status: Option<String>,
+    pub pgid: Option<i32>,
+}
+
+/// Makes one call for `obs`: writes the history file, runs the bot, judges what it did.
+pub fn call_bot(spec: &CallSpec, obs: &CoupObs, limit: Duration, stderr_cap: usize) -> CallReport {
+    let args = obs.args();
+    let mut report = CallReport {
+        answer: Answer::Fault(Fault::new(FaultKind::SpawnFailed, "not run")),
+        args,
+        appended: String::new(),
+        stdout: String::new(),
+        stderr: Vec::new(),
+        elapsed: Duration::ZERO,
+        exit_status: None,
+        pgid: None,
+    };
+    let history = match std::path::absolute(&spec.history) {
+        Ok(path) => path,
+        Err(e) => {
+            report.answer = Answer::Fault(Fault::new(
+                FaultKind::SpawnFailed,
+                format!("bad history path {}: {e}", spec.history.display()),
+            ));
+            return report;
+        }
+    };
+    // The referee owns the file: every call starts from the game's exact text.
+    if let Err(e) = std::fs::File::create(&history).and_then(|mut f| f.write_all(obs.history.as_bytes())) {
+        report.answer = Answer::Fault(Fault::new(
+            FaultKind::SpawnFailed,
+            format!("cannot write the history file {}: {e}", history.display()),
+        ));
+        return report;
+    }
+    let mut argv = Vec::with_capacity(spec.argv.len() + 1 + report.args.len());
+    argv.extend(spec.argv.iter().cloned());
+    argv.push(history.to_string_lossy().into_owned());
+    argv.extend(report.args.iter().cloned());
+    let raw = match run_process(&argv, spec.workdir.as_deref(), limit, stderr_cap) {
+        Ok(raw) => raw,
+        Err(e) => {
+            report.answer = Answer::Fault(Fault::new(
+                FaultKind::SpawnFailed,
+                format!("spawn failed: could not start `{}`: {e}", spec.argv.join(" ")),
+            ));
+            return report;
+        }
+    };
+    report.elapsed = raw.elapsed;
+    report.pgid = Some(raw.pgid);
+    report.stdout = String::from_utf8_lossy(&raw.stdout).into_owned();
+    report.stderr = raw.stderr;
+    let status = match raw.end {
+        CallEnd::TimedOut => {
+            report.answer = Answer::Fault(Fault::new(
+                FaultKind::Timeout,
+                format!("timeout: still running after {} ms", limit.as_millis()),
+            ));
+            return report;
+        }
+        CallEnd::Exited(status) => status,
+    };
+    report.exit_status = Some(status.to_string());
+    if !status.success() {
+        report.answer = Answer::Fault(Fault::new(
+            FaultKind::Crashed,
+            format!("non-zero exit: {status}"),
+        ));
+        return report;
+    }
+    let new = match std::fs::read(&history) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            report.answer = Answer::Fault(Fault::new(
+                FaultKind::Forfeit,
+                format!("modified history: cannot read it back: {e}"),
+            ));
+            return report;
+        }
+    };
+    let Some(appended) = new.strip_prefix(obs.history.as_bytes()) else {
+        report.answer = Answer::Fault(Fault::new(
+            FaultKind::Forfeit,
+            format!(
+                "modified history: the old content was changed (now {} bytes, was {})",
+                new.len(),
+                obs.history.len()
+            ),
+        ));
+        return report;
+    };
+    report.appended = String::from_utf8_lossy(appended).into_owned();
+    report.answer = match decode_answer(obs, appended, &raw.stdout) {
+        Ok(action) => Answer::Action(action),
+        Err(fault) => Answer::Fault(fault),
+    };
+    report
+}
+
+/// A process bot of Coup: one process per call.
+pub struct CallAgent {
+    spec: CallSpec,
+    log: AgentLog,
+}
+
+impl CallAgent {
+    pub fn new(spec: CallSpec) -> Self {
+        CallAgent {
+            spec,
+            log: AgentLog::default(),
+        }
+    }
+
+    fn keep_stderr(&mut self, stderr: &[u8]) {
+        let room = self.spec.stderr_cap.saturating_sub(self.log.stderr.len());
+        let kept = room.min(stderr.len());
+        self.log
+            .stderr
+            .push_str(&String::from_utf8_lossy(&stderr[..kept]));
+        self.log.stderr_dropped += stderr.len() - kept;
+    }
+}
+
+impl Agent<Coup> for CallAgent {
+    fn act<'a>(
+        &'a mut self,
+        obs: &'a CoupObs,
+        _first: bool,
+        limit: Duration,
+    ) -> BoxFuture<'a, Reply<crate::rules::CoupAction>> {
+        Box::pin(async move {
+            let cap = self
+                .spec
+                .stderr_cap
+                .saturating_sub(self.log.stderr.len())
+                .max(1);
+            let report = match tokio::runtime::Handle::try_current() {
+                Ok(handle) => {
+                    let spec = self.spec.clone();
+                    let owned = obs.clone();
+                    match handle
+                        .spawn_blocking(move || call_bot(&spec, &owned, limit, cap))
+                        .await
+                    {
+                        Ok(report) => report,
+                        Err(e) => CallReport {
+                            answer: Answer::Fault(Fault::new(
+                                FaultKind::SpawnFailed,
+                                format!("spawn failed: the call task failed: {e}"),
+                            )),
+                            args: obs.args(),
+                            appended: String::new(),
+                            stdout: String::new(),
+                            stderr: Vec::new(),
+                            elapsed: Duration::ZERO,
+                            exit_status: None,
+                            pgid: None,
+                        },
+                    }
+                }
+                Err(_) => call_bot(&self.spec, obs, limit, cap),
+            };
+            self.keep_stderr(&report.stderr);
+            if report.exit_status.is_some() {
+                self.log.exit_status = report.exit_status.clone();
+            }
+            let input = format!("{:?}", report.args);
+            // The same fields as the conformance transcripts.
+            let raw_output = serde_json::json!({"wrote": report.appended, "stdout": report.stdout})
+                .to_string();
+            Reply {
+                answer: report.answer,
+                input: Some(input),
+                raw_output: Some(raw_output),
+                elapsed: report.elapsed,
+            }
+        })
+    }
+
+    fn finish(&mut self) -> BoxFuture<'_, AgentLog> {
+        Box::pin(async move { std::mem::take(&mut self.log) })
+    }
+
+    fn is_process(&self) -> bool {
+        true
+    }
+}
