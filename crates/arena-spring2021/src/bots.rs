@@ -1,0 +1,200 @@
+//! Built-in bots: the three official bosses (reference §5) and `planner`, a rule-based day planner.
+
+use arena_core::seed::{BotRng, below, bot_rng};
+use arena_core::{Bot, BotEntry};
+
+use crate::board::{BOARD, DIST, RANGE, RAY, bits};
+use crate::game::{Action, Cmd, Obs, Spring2021};
+
+/// The built-in bots.
+pub fn catalog() -> Vec<BotEntry<Spring2021>> {
+    vec![
+        BotEntry {
+            name: "random",
+            about: "official boss (config/Boss.py): a uniformly random listed move other than WAIT",
+            make: |seed| Box::new(RandomBot { rng: bot_rng(seed) }),
+        },
+        BotEntry {
+            name: "wood2",
+            about: "official Wood 2 boss: sorts the moves (COMPLETE, GROW, SEED, lowest index) and plays the second",
+            make: |_| Box::new(SortedBoss { wood1: false }),
+        },
+        BotEntry {
+            name: "wood1",
+            about: "official Wood 1 boss: as wood2, but the first COMPLETE while its score is 0",
+            make: |_| Box::new(SortedBoss { wood1: true }),
+        },
+        BotEntry {
+            name: "planner",
+            about: "day planner: completes late and on rich cells, grows the biggest tree that can still finish, one free seed away from its own trees",
+            make: |_| Box::new(Planner),
+        },
+    ]
+}
+
+/// `config/Boss.py`: a uniformly random non-WAIT listed move (WAIT when there is none). The listed
+/// order does not matter for a uniform choice, so it picks among the unshuffled moves.
+pub struct RandomBot {
+    rng: BotRng,
+}
+
+impl Bot<Spring2021> for RandomBot {
+    fn act(&mut self, obs: &Obs) -> Action {
+        let total = obs.total_possible();
+        if total == 0 {
+            return Action::WAIT;
+        }
+        let mut k = below(&mut self.rng, total);
+        let mut chosen = Cmd::Wait;
+        obs.for_each_possible(|_, cmd| {
+            if k == 0 {
+                chosen = cmd;
+            }
+            k = k.wrapping_sub(1);
+        });
+        Action::new(chosen)
+    }
+}
+
+/// `config/level1/Boss.py` and `config/level2/Boss.py`: sort by (COMPLETE, GROW, SEED, lowest index)
+/// and play the second move (`moves[1 % len]`). Python's stable sort keeps the listed order between
+/// SEEDs to the same target; here they are ordered by source (they only exist in Bronze+).
+pub struct SortedBoss {
+    wood1: bool,
+}
+
+impl Bot<Spring2021> for SortedBoss {
+    fn act(&mut self, obs: &Obs) -> Action {
+        let mut moves = vec![Cmd::Wait];
+        obs.for_each_possible(|_, cmd| moves.push(cmd));
+        let key = |cmd: &Cmd| match *cmd {
+            Cmd::Complete(i) => (0, i, 0),
+            Cmd::Grow(i) => (1, i, 0),
+            Cmd::Seed(s, t) => (2, t, s),
+            Cmd::Wait => (3, 0, 0),
+        };
+        moves.sort_by_key(key);
+        if self.wood1 && matches!(moves[0], Cmd::Complete(_)) && obs.score[0] == 0 {
+            return Action::new(moves[0]);
+        }
+        Action::new(moves[1 % moves.len()])
+    }
+}
+
+/// A day planner with fixed rules, in the move order that is cheapest in sun (COMPLETE, then GROW from
+/// the biggest tree, then SEED):
+/// - COMPLETE when the remaining days no longer let the sun pay back more than the points now, or to
+///   keep about one completion per day in the second half of a Bronze game;
+/// - GROW only a tree that can still reach size 3 and be completed before the end;
+/// - SEED only for free, early enough to grow, on the richest cell no closer than 2 to its own trees;
+/// - WAIT otherwise.
+pub struct Planner;
+
+impl Planner {
+    fn complete(&self, obs: &Obs, days_left: u32) -> Option<Cmd> {
+        let awake = obs.mine & !obs.dormant;
+        let ready = awake & obs.size[3];
+        if ready == 0 || obs.sun[0] < 4 {
+            return None;
+        }
+        let best = bits(ready).max_by_key(|&c| (obs.richness(c), std::cmp::Reverse(c)))?;
+        let points = obs.nutrients
+            + match obs.richness(best) {
+                3 => 4,
+                2 => 2,
+                _ => 0,
+            };
+        let tall = (obs.mine & obs.size[3]).count_ones();
+        let short_game = obs.max_days() <= 6;
+        let want = if short_game {
+            true
+        } else if days_left == 0 {
+            // 4 sun is worth 1 point at the end; a completion must beat that.
+            points >= 2
+        } else {
+            // Second half: keep the number of tall trees about the number of days left, and
+            // complete at least when there are many.
+            obs.day >= 11 && (tall as u32 > days_left.min(5) || tall >= 5 || days_left <= 4)
+        };
+        want.then_some(Cmd::Complete(best as u32))
+    }
+
+    fn grow(&self, obs: &Obs, days_left: u32) -> Option<Cmd> {
+        let awake = obs.mine & !obs.dormant;
+        let sun = obs.sun[0];
+        if !obs.grow_enabled {
+            return None;
+        }
+        for size in (0..3).rev() {
+            // Reaching size 3 takes 3 - size more days (one growth per day), then a completion.
+            if days_left + 1 < (3 - size as u32) + u32::from(obs.max_days() > 6) {
+                continue;
+            }
+            if obs.cost(size + 1) > sun {
+                continue;
+            }
+            let candidates = awake & obs.size[size];
+            let tomorrow = next_day_shadow(obs, size + 1);
+            let best = bits(candidates).max_by_key(|&c| {
+                (
+                    u8::from(tomorrow >> c & 1 == 0),
+                    obs.richness(c),
+                    std::cmp::Reverse(c),
+                )
+            });
+            if let Some(cell) = best {
+                return Some(Cmd::Grow(cell as u32));
+            }
+        }
+        None
+    }
+
+    fn seed(&self, obs: &Obs, days_left: u32) -> Option<Cmd> {
+        if !obs.seed_enabled || obs.cost(0) > 0 || days_left < 5 || obs.sun[0] < 0 {
+            return None;
+        }
+        let awake = obs.mine & !obs.dormant;
+        let free = BOARD & !obs.holes & !obs.trees();
+        let mut best: Option<(i32, usize, usize)> = None;
+        for size in 1..4 {
+            for source in bits(awake & obs.size[size]) {
+                for target in bits(RANGE[source][size] & free) {
+                    let near_own = bits(obs.mine).any(|own| DIST[own][target] <= 1);
+                    if near_own {
+                        continue;
+                    }
+                    let crowd = bits(obs.trees()).filter(|&t| DIST[t][target] <= 2).count() as i32;
+                    let value = obs.richness(target) as i32 * 4 - crowd;
+                    if best.is_none_or(|(v, _, _)| value > v) {
+                        best = Some((value, source, target));
+                    }
+                }
+            }
+        }
+        best.map(|(_, s, t)| Cmd::Seed(s as u32, t as u32))
+    }
+}
+
+/// Cells shaded tomorrow enough to stop a tree of `size` (today's trees, tomorrow's sun).
+fn next_day_shadow(obs: &Obs, size: usize) -> u64 {
+    let dir = ((obs.day + 1) % 6) as usize;
+    let mut shade = 0;
+    for caster in size.max(1)..4 {
+        for cell in bits(obs.size[caster]) {
+            shade |= RAY[dir][cell][caster];
+        }
+    }
+    shade
+}
+
+impl Bot<Spring2021> for Planner {
+    fn act(&mut self, obs: &Obs) -> Action {
+        let days_left = obs.max_days().saturating_sub(obs.day + 1);
+        let cmd = self
+            .complete(obs, days_left)
+            .or_else(|| self.grow(obs, days_left))
+            .or_else(|| self.seed(obs, days_left))
+            .unwrap_or(Cmd::Wait);
+        Action::new(cmd)
+    }
+}

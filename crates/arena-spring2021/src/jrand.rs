@@ -1,0 +1,162 @@
+//! `java.util.Random` and `Collections.shuffle`, bit-exact.
+//!
+//! Hand-written on purpose: the referee's board, starting trees and the order of every possible-actions
+//! list depend on the exact 48-bit LCG, on `nextInt(bound)` with its rejection loop and on the swap order
+//! of `Collections.shuffle`. The crates that exist for this (`java_random`, `javarandom`, `java-rand`)
+//! are small, little used and unmaintained, and the whole algorithm is a dozen lines of published
+//! arithmetic (the `java.util.Random` class documentation specifies it), so a dependency buys nothing.
+
+const MULTIPLIER: u64 = 0x5_DEEC_E66D;
+const ADDEND: u64 = 0xB;
+const MASK: u64 = (1 << 48) - 1;
+
+/// Bounds up to this size use the precomputed rejection limits below (a possible-actions list is never
+/// longer than 37 sources × 36 targets).
+const LIMIT_TABLE: usize = 2048;
+
+/// `nextInt(bound)` draws `u = next(31)` and rejects it iff `u - u % bound + (bound - 1)` overflows an
+/// `int`, which is the same as `u >= (2^31 / bound) * bound`. Tabulated so that skipping a shuffle
+/// costs one multiply per draw instead of a division.
+static REJECT_AT: [u32; LIMIT_TABLE] = reject_table();
+
+const fn reject_limit(bound: u32) -> u32 {
+    let two31: u64 = 1 << 31;
+    ((two31 / bound as u64) * bound as u64) as u32
+}
+
+const fn reject_table() -> [u32; LIMIT_TABLE] {
+    let mut table = [0u32; LIMIT_TABLE];
+    let mut bound = 1;
+    while bound < LIMIT_TABLE {
+        table[bound] = reject_limit(bound as u32);
+        bound += 1;
+    }
+    table
+}
+
+/// `java.util.Random`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JavaRandom {
+    state: u64,
+}
+
+impl JavaRandom {
+    /// `new Random(seed)`.
+    pub fn new(seed: i64) -> Self {
+        JavaRandom {
+            state: (seed as u64 ^ MULTIPLIER) & MASK,
+        }
+    }
+
+    /// The internal 48-bit state (to resume a generator later with [`JavaRandom::from_state`]).
+    pub fn state(&self) -> u64 {
+        self.state
+    }
+
+    pub fn from_state(state: u64) -> Self {
+        JavaRandom {
+            state: state & MASK,
+        }
+    }
+
+    #[inline]
+    fn step(&mut self) -> u64 {
+        self.state = (self.state.wrapping_mul(MULTIPLIER).wrapping_add(ADDEND)) & MASK;
+        self.state
+    }
+
+    /// `next(bits)`.
+    #[inline]
+    pub fn next(&mut self, bits: u32) -> i32 {
+        (self.step() >> (48 - bits)) as i32
+    }
+
+    /// `nextInt(bound)`; `bound` must be positive (as in Java, which throws otherwise).
+    pub fn next_int(&mut self, bound: i32) -> i32 {
+        debug_assert!(bound > 0);
+        let mut r = self.next(31);
+        let m = bound - 1;
+        if bound & m == 0 {
+            return ((bound as i64 * r as i64) >> 31) as i32;
+        }
+        let mut u = r;
+        loop {
+            r = u % bound;
+            if u.wrapping_sub(r).wrapping_add(m) >= 0 {
+                return r;
+            }
+            u = self.next(31);
+        }
+    }
+
+    /// `nextInt()`.
+    pub fn next_i32(&mut self) -> i32 {
+        self.next(32)
+    }
+
+    /// `Collections.shuffle(list, this)`: swaps `i - 1` with `nextInt(i)` for `i = len .. 2`.
+    pub fn shuffle<T>(&mut self, list: &mut [T]) {
+        for i in (2..=list.len()).rev() {
+            let j = self.next_int(i as i32) as usize;
+            list.swap(i - 1, j);
+        }
+    }
+
+    /// Advances the generator exactly as `Collections.shuffle` of a list of `len` elements would,
+    /// without computing the swaps (the draws depend only on the length, not on the contents).
+    #[inline]
+    pub fn skip_shuffle(&mut self, len: usize) {
+        for bound in (2..=len).rev() {
+            let limit = if bound < LIMIT_TABLE {
+                REJECT_AT[bound]
+            } else {
+                reject_limit(bound as u32)
+            };
+            while (self.step() >> 17) as u32 >= limit {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_java_reference_values() {
+        // new Random(42).nextInt() and new Random(0).nextInt(): values printed by a JVM.
+        assert_eq!(JavaRandom::new(42).next_i32(), -1170105035);
+        assert_eq!(JavaRandom::new(0).next_i32(), -1155484576);
+        let mut rng = JavaRandom::new(42);
+        let draws: Vec<i32> = (0..5).map(|_| rng.next_int(10)).collect();
+        assert_eq!(draws, vec![0, 3, 8, 4, 0]);
+    }
+
+    #[test]
+    fn skip_equals_shuffle() {
+        for seed in 0..200i64 {
+            for len in 0..80usize {
+                let mut a = JavaRandom::new(seed * 7919 + len as i64);
+                let mut b = a;
+                let mut list: Vec<usize> = (0..len).collect();
+                a.shuffle(&mut list);
+                b.skip_shuffle(len);
+                assert_eq!(a, b);
+            }
+        }
+    }
+
+    #[test]
+    fn rejection_loop_is_taken() {
+        // A bound just above 2^30 rejects about half of the draws: skip and draw must agree.
+        let bound = (1 << 30) + 1;
+        let mut a = JavaRandom::new(5);
+        let mut b = a;
+        for _ in 0..100 {
+            let r = a.next_int(bound);
+            assert!((0..bound).contains(&r));
+            let limit = reject_limit(bound as u32);
+            while (b.step() >> 17) as u32 >= limit {}
+        }
+        assert_eq!(a, b);
+    }
+}
