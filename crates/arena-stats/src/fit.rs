@@ -316,6 +316,7 @@ fn fit_strengths(
             .collect();
         if use_prior {
             updated[anchor] = 1.0;
+            rescale_toward_anchor(&mut updated[..bot_count]);
         } else {
             // Without an anchor only ratios are identified; fix the geometric mean at 1.
             let mean_log =
@@ -341,6 +342,35 @@ fn fit_strengths(
         iterations,
         converged,
     })
+}
+
+/// Multiplies every bot's strength by the factor c that maximizes the likelihood with the rest
+/// held fixed: an exact coordinate step along the one direction MM alone crawls along.
+///
+/// Real games only see strength ratios, so c moves only the prior's virtual draws (γ against the
+/// anchor's 1), whose likelihood peaks where Σᵢ tanh((ln c + ln γᵢ)/2) = 0. Without this step the
+/// overall level converges at a rate set by the small prior weight (thousands of iterations).
+fn rescale_toward_anchor(strength: &mut [f64]) {
+    let logs: Vec<f64> = strength.iter().map(|s| s.ln()).collect();
+    let slope = |shift: f64| logs.iter().map(|l| ((shift + l) / 2.0).tanh()).sum::<f64>();
+    let (Some(lowest), Some(highest)) = (
+        logs.iter().copied().reduce(f64::min),
+        logs.iter().copied().reduce(f64::max),
+    ) else {
+        return;
+    };
+    // The root lies in [−highest, −lowest]: there every term, resp., is ≤ 0 and ≥ 0.
+    let (mut below, mut above) = (-highest, -lowest);
+    for _ in 0..100 {
+        let middle = 0.5 * (below + above);
+        if slope(middle) < 0.0 {
+            below = middle;
+        } else {
+            above = middle;
+        }
+    }
+    let factor = (0.5 * (below + above)).exp();
+    strength.iter_mut().for_each(|s| *s *= factor);
 }
 
 /// Hunter's condition for a finite MLE: in the graph with an edge a → b whenever a finished
