@@ -7,7 +7,8 @@ use statrs::function::erf::{erfc, erfc_inv};
 /// Two-sided confidence level used throughout the crate.
 pub const CONFIDENCE: f64 = 0.95;
 
-/// A point estimate with a confidence interval around it (`low <= estimate <= high`).
+/// A point estimate with a confidence interval. Analytic intervals here always satisfy
+/// `low <= estimate <= high`; a bootstrap percentile interval usually does but need not.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
     pub estimate: f64,

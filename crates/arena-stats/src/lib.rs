@@ -4,7 +4,7 @@
 //! Start from a [`GameLog`] (bot names plus [`GameResult`]s in play order, checked once), then:
 //! - [`summarize`]: per bot W/D/L, Wilson win rate, mean score (Student t), mean rank, per-seat
 //!   results, faults by kind;
-//! - [`pairwise`]: head-to-head score of every ordered pair with Wilson interval and likelihood of
+//! - [`pairwise()`]: head-to-head score of every ordered pair with Wilson interval and likelihood of
 //!   superiority;
 //! - [`trueskill_ratings`], [`weng_lin_ratings`]: `skillratings` updates in play order (1v1 for
 //!   two seats, free-for-all by rank for more);
