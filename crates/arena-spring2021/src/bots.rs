@@ -44,15 +44,8 @@ impl Bot<Spring2021> for RandomBot {
         if total == 0 {
             return Action::WAIT;
         }
-        let mut k = below(&mut self.rng, total);
-        let mut chosen = Cmd::Wait;
-        obs.for_each_possible(|_, cmd| {
-            if k == 0 {
-                chosen = cmd;
-            }
-            k = k.wrapping_sub(1);
-        });
-        Action::new(chosen)
+        let k = below(&mut self.rng, total);
+        Action::new(obs.nth_possible(k).unwrap_or(Cmd::Wait))
     }
 }
 

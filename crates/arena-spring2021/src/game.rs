@@ -254,7 +254,14 @@ impl Obs {
         }
     }
 
+    /// Sets `counts` from the bitboards.
+    #[inline]
+    pub fn refresh_counts(&mut self) {
+        self.counts = self.count_possible();
+    }
+
     /// Counts of possible COMPLETE, GROW and SEED moves, from the bitboards.
+    #[inline]
     pub fn count_possible(&self) -> [u32; 3] {
         let sun = self.sun[0];
         let awake = self.mine & !self.dormant;
@@ -283,6 +290,43 @@ impl Obs {
         [completes, grows, seeds]
     }
 
+    /// The `k`-th possible non-WAIT move (`k < total_possible()`), in a fixed order of the bitboards
+    /// (COMPLETEs, GROWs, SEEDs): a cheap uniform pick for random players.
+    pub fn nth_possible(&self, mut k: u32) -> Option<Cmd> {
+        let sun = self.sun[0];
+        let awake = self.mine & !self.dormant;
+        if k < self.counts[0] {
+            return Some(Cmd::Complete(kth_bit(awake & self.size[3], k) as u32));
+        }
+        k -= self.counts[0];
+        if k < self.counts[1] {
+            for size in 0..3 {
+                if self.cost(size + 1) <= sun {
+                    let mask = awake & self.size[size];
+                    let n = mask.count_ones();
+                    if k < n {
+                        return Some(Cmd::Grow(kth_bit(mask, k) as u32));
+                    }
+                    k -= n;
+                }
+            }
+            return None;
+        }
+        k -= self.counts[1];
+        let free = BOARD & !self.holes & !self.trees();
+        for size in 1..4 {
+            for cell in bits(awake & self.size[size]) {
+                let targets = RANGE[cell][size] & free;
+                let n = targets.count_ones();
+                if k < n {
+                    return Some(Cmd::Seed(cell as u32, kth_bit(targets, k) as u32));
+                }
+                k -= n;
+            }
+        }
+        None
+    }
+
     pub fn total_possible(&self) -> u32 {
         self.counts.iter().sum()
     }
@@ -300,6 +344,34 @@ impl Obs {
             out.extend_from_slice(group);
         }
     }
+}
+
+/// At most one item per player and frame, without allocating.
+#[derive(Clone, Copy, Default)]
+struct Small<T: Copy + Default> {
+    items: [T; 2],
+    len: usize,
+}
+
+impl<T: Copy + Default> Small<T> {
+    fn push(&mut self, item: T) {
+        if self.len < 2 {
+            self.items[self.len] = item;
+            self.len += 1;
+        }
+    }
+
+    fn as_slice(&self) -> &[T] {
+        &self.items[..self.len]
+    }
+}
+
+/// Index of the `k`-th set bit (lowest first).
+fn kth_bit(mut mask: u64, k: u32) -> usize {
+    for _ in 0..k {
+        mask &= mask.wrapping_sub(1);
+    }
+    mask.trailing_zeros() as usize
 }
 
 /// A tree in a frame record: cell, size, owner, dormant.
@@ -590,8 +662,8 @@ impl Spring2021 {
         player: usize,
         cmd: Cmd,
         scratch: &mut [i32; 2],
-        seeds: &mut Vec<(usize, usize, usize)>,
-        dying: &mut Vec<usize>,
+        seeds: &mut Small<(usize, usize, usize)>,
+        dying: &mut Small<usize>,
     ) -> Result<(), String> {
         let cell_of = |index: u32| -> Result<usize, String> {
             if (index as usize) < CELLS {
@@ -698,8 +770,8 @@ impl Spring2021 {
             }
         }
         let mut scratch = self.sun;
-        let mut seeds = Vec::new();
-        let mut dying = Vec::new();
+        let mut seeds = Small::default();
+        let mut dying = Small::default();
         for player in 0..2 {
             if self.waiting[player] {
                 continue;
@@ -727,20 +799,22 @@ impl Spring2021 {
                 }
             }
         }
+        let seeds = seeds.as_slice();
+        let dying = dying.as_slice();
         let conflict = seeds.len() == 2 && seeds[0].2 == seeds[1].2;
         if conflict {
             if let Some(frame) = frame.as_mut() {
                 frame.seed_conflict = true;
             }
         } else {
-            for &(player, _, target) in &seeds {
+            for &(player, _, target) in seeds {
                 self.size[0] |= 1 << target;
                 self.owner[player] |= 1 << target;
                 self.dormant |= 1 << target;
             }
             self.sun = scratch;
         }
-        for &cell in &dying {
+        for &cell in dying {
             let points = self.nutrients
                 + match self.richness(cell) {
                     3 => 4,
@@ -928,11 +1002,12 @@ impl Game for Spring2021 {
         obs.dormant = self.dormant;
         obs.seed_enabled = self.rules.seed;
         obs.grow_enabled = self.rules.grow;
-        obs.counts = obs.count_possible();
+        let counts = obs.count_possible();
+        obs.counts = counts;
         obs.rng_before = self.rng.state();
         // The referee shuffles each group with the game's Random while building the input; only the
         // draws matter for later inputs, so the lists themselves are built only if the text is needed.
-        for &count in &obs.counts {
+        for count in counts {
             self.rng.skip_shuffle(count as usize);
         }
     }

@@ -34,6 +34,22 @@ const fn reject_table() -> [u32; LIMIT_TABLE] {
     table
 }
 
+/// `(a, c)` with `state_{n+k} = a·state_n + c (mod 2^48)` for k = 1..4.
+const JUMP: [(u64, u64); 4] = jump_table();
+
+const fn jump_table() -> [(u64, u64); 4] {
+    let mut out = [(0u64, 0u64); 4];
+    let (mut a, mut c) = (1u64, 0u64);
+    let mut k = 0;
+    while k < 4 {
+        a = a.wrapping_mul(MULTIPLIER) & MASK;
+        c = (c.wrapping_mul(MULTIPLIER).wrapping_add(ADDEND)) & MASK;
+        out[k] = (a, c);
+        k += 1;
+    }
+    out
+}
+
 /// `java.util.Random`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct JavaRandom {
@@ -104,16 +120,46 @@ impl JavaRandom {
 
     /// Advances the generator exactly as `Collections.shuffle` of a list of `len` elements would,
     /// without computing the swaps (the draws depend only on the length, not on the contents).
+    ///
+    /// Four draws at a time: the four next states are computed from the current one with the
+    /// precomputed jump constants (independent multiplies instead of a chain), then checked against the
+    /// rejection limits; a block with a rejection (probability below 2^-20) is redone one draw at a time.
     #[inline]
     pub fn skip_shuffle(&mut self, len: usize) {
-        for bound in (2..=len).rev() {
-            let limit = if bound < LIMIT_TABLE {
-                REJECT_AT[bound]
+        let mut bound = len;
+        while bound >= 5 && bound < LIMIT_TABLE {
+            let s = self.state;
+            let s1 = (s.wrapping_mul(JUMP[0].0).wrapping_add(JUMP[0].1)) & MASK;
+            let s2 = (s.wrapping_mul(JUMP[1].0).wrapping_add(JUMP[1].1)) & MASK;
+            let s3 = (s.wrapping_mul(JUMP[2].0).wrapping_add(JUMP[2].1)) & MASK;
+            let s4 = (s.wrapping_mul(JUMP[3].0).wrapping_add(JUMP[3].1)) & MASK;
+            let accepted = ((s1 >> 17) as u32) < REJECT_AT[bound]
+                && ((s2 >> 17) as u32) < REJECT_AT[bound - 1]
+                && ((s3 >> 17) as u32) < REJECT_AT[bound - 2]
+                && ((s4 >> 17) as u32) < REJECT_AT[bound - 3];
+            if accepted {
+                self.state = s4;
+                bound -= 4;
             } else {
-                reject_limit(bound as u32)
-            };
-            while (self.step() >> 17) as u32 >= limit {}
+                self.skip_draw(bound);
+                bound -= 1;
+            }
         }
+        while bound >= 2 {
+            self.skip_draw(bound);
+            bound -= 1;
+        }
+    }
+
+    /// One `nextInt(bound)` whose value is not needed.
+    #[inline]
+    fn skip_draw(&mut self, bound: usize) {
+        let limit = if bound < LIMIT_TABLE {
+            REJECT_AT[bound]
+        } else {
+            reject_limit(bound as u32)
+        };
+        while (self.step() >> 17) as u32 >= limit {}
     }
 }
 
