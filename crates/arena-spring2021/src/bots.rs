@@ -107,7 +107,7 @@ impl Planner {
         } else {
             // Second half: keep the number of tall trees about the number of days left, and
             // complete at least when there are many.
-            obs.day >= 11 && (tall as u32 > days_left.min(5) || tall >= 5 || days_left <= 4)
+            obs.day >= 11 && (tall > days_left.min(5) || tall >= 5 || days_left <= 4)
         };
         want.then_some(Cmd::Complete(best as u32))
     }

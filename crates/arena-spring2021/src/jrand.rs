@@ -127,7 +127,7 @@ impl JavaRandom {
     #[inline]
     pub fn skip_shuffle(&mut self, len: usize) {
         let mut bound = len;
-        while bound >= 5 && bound < LIMIT_TABLE {
+        while (5..LIMIT_TABLE).contains(&bound) {
             let s = self.state;
             let s1 = (s.wrapping_mul(JUMP[0].0).wrapping_add(JUMP[0].1)) & MASK;
             let s2 = (s.wrapping_mul(JUMP[1].0).wrapping_add(JUMP[1].1)) & MASK;

@@ -5,6 +5,10 @@
 //! - [`protocol`]: the exact input text and the referee's output patterns;
 //! - [`bots`]: the official bosses and `planner`; [`conformance`]: official transcripts replayed.
 
+// Sizes and cells index several parallel tables at once (masks, costs, ranges, rays): index loops
+// say that more plainly than zipped iterators.
+#![allow(clippy::needless_range_loop)]
+
 pub mod board;
 pub mod bots;
 pub mod conformance;

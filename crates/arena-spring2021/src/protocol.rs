@@ -264,18 +264,16 @@ pub fn parse_command(line: &str, grow: bool, seed: bool) -> Result<Action, Strin
             message,
         }))
     };
-    if let Some(rest) = line.strip_prefix("WAIT") {
-        if let Ok(message) = message_tail(rest) {
-            return Ok(Action {
-                cmd: Cmd::Wait,
-                message,
-            });
-        }
+    if let Some(rest) = line.strip_prefix("WAIT")
+        && let Ok(message) = message_tail(rest)
+    {
+        return Ok(Action {
+            cmd: Cmd::Wait,
+            message,
+        });
     }
-    if grow {
-        if let Some(found) = line.strip_prefix("GROW ").and_then(|r| one(r, Cmd::Grow)) {
-            return found;
-        }
+    if grow && let Some(found) = line.strip_prefix("GROW ").and_then(|r| one(r, Cmd::Grow)) {
+        return found;
     }
     if let Some(found) = line
         .strip_prefix("COMPLETE ")
@@ -283,24 +281,20 @@ pub fn parse_command(line: &str, grow: bool, seed: bool) -> Result<Action, Strin
     {
         return found;
     }
-    if seed {
-        if let Some(rest) = line.strip_prefix("SEED ") {
-            if let Some((source, rest)) = take_int(rest) {
-                if let Some(rest) = rest.strip_prefix(' ') {
-                    if let Some((target, rest)) = take_int(rest) {
-                        if let Ok(message) = message_tail(rest) {
-                            return match (source, target) {
-                                (Ok(s), Ok(t)) => Ok(Action {
-                                    cmd: Cmd::Seed(s, t),
-                                    message,
-                                }),
-                                (Err(e), _) | (_, Err(e)) => Err(e),
-                            };
-                        }
-                    }
-                }
-            }
-        }
+    if seed
+        && let Some(rest) = line.strip_prefix("SEED ")
+        && let Some((source, rest)) = take_int(rest)
+        && let Some(rest) = rest.strip_prefix(' ')
+        && let Some((target, rest)) = take_int(rest)
+        && let Ok(message) = message_tail(rest)
+    {
+        return match (source, target) {
+            (Ok(s), Ok(t)) => Ok(Action {
+                cmd: Cmd::Seed(s, t),
+                message,
+            }),
+            (Err(e), _) | (_, Err(e)) => Err(e),
+        };
     }
     Err(unrecognised())
 }

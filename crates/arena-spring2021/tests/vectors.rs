@@ -11,7 +11,9 @@ fn cells(mask: u64) -> Vec<usize> {
 /// §1.5: seeds → holes and starting trees (Bronze rules).
 #[test]
 fn seeds_give_the_official_boards() {
-    let table: [(i64, &[usize], [usize; 2], [usize; 2]); 5] = [
+    // (seed, holes, player 0's trees, player 1's trees)
+    type Board = (i64, &'static [usize], [usize; 2], [usize; 2]);
+    let table: [Board; 5] = [
         (7308340236785320085, &[], [19, 22], [28, 31]),
         (1, &[1, 4, 24, 33], [21, 26], [30, 35]),
         (42, &[8, 11, 14, 17, 20, 29], [21, 24], [30, 33]),

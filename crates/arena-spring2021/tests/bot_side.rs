@@ -1,0 +1,54 @@
+//! `arena bot spring2021 NAME`: the built-in bots read the real input text and answer listed moves.
+
+use arena_core::seed::{below, bot_rng};
+use arena_core::{Answer, Game, StreamProtocol};
+use arena_spring2021::{Action, League, Obs, Spring2021, entry};
+
+/// Player 0's input text over a whole game (both players play random listed moves), and the listed
+/// moves of each of its turns.
+fn recorded_inputs(league: League, seed: u64) -> (String, Vec<Vec<String>>) {
+    let mut game = Spring2021::new(&league, seed);
+    let mut rng = bot_rng(seed);
+    let mut obs = Obs::default();
+    let mut text = String::new();
+    let mut listed_per_turn = Vec::new();
+    let mut listed = Vec::new();
+    let mut first = true;
+    while let Some(player) = game.to_act() {
+        game.observe(player, &mut obs);
+        obs.listed_actions(&mut listed);
+        if player == 0 {
+            Spring2021::encode_input(&obs, first, &mut text);
+            first = false;
+            listed_per_turn.push(listed.iter().map(|c| c.to_string()).collect());
+        }
+        let pick = listed[below(&mut rng, listed.len() as u32) as usize];
+        game.apply(player, Answer::Action(Action::new(pick)));
+    }
+    (text, listed_per_turn)
+}
+
+#[test]
+fn built_in_bots_answer_listed_moves_over_the_protocol() {
+    let game = entry();
+    for (league, seed) in [(League::Bronze, 7), (League::Wood1, 8), (League::Wood2, 9)] {
+        let (text, listed) = recorded_inputs(league, seed);
+        for (name, _) in game.bots() {
+            let mut output = Vec::new();
+            game.bot_main(name, &[], &mut text.as_bytes(), &mut output)
+                .expect("the bot runs to the end of its input");
+            let answers: Vec<String> = String::from_utf8(output)
+                .expect("utf-8")
+                .lines()
+                .map(str::to_string)
+                .collect();
+            assert_eq!(answers.len(), listed.len(), "{name}: one answer per turn");
+            for (turn, (answer, moves)) in answers.iter().zip(&listed).enumerate() {
+                assert!(
+                    moves.contains(answer),
+                    "{name} in {league:?}, turn {turn}: `{answer}` is not among {moves:?}"
+                );
+            }
+        }
+    }
+}

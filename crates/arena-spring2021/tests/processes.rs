@@ -1,0 +1,180 @@
+//! Real processes over the CodinGame protocol: timeouts (1000 ms first turn, 100 ms later),
+//! unparsable output and crashes deactivate the bot (score -1, it loses), floods and bots that spin at
+//! the end are contained, and no process is left behind.
+
+use std::path::{Path, PathBuf};
+
+use arena_core::registry::{GameRequest, GameResult, PlayerSpec, SeatRequest};
+use arena_core::{FaultKind, MatchOptions};
+use arena_spring2021::entry;
+
+fn script() -> String {
+    format!("{}/tests/spring_bot.py", env!("CARGO_MANIFEST_DIR"))
+}
+
+async fn play(modes: [&str; 2], piddir: &Path) -> GameResult {
+    let seats = modes
+        .iter()
+        .map(|mode| SeatRequest {
+            name: mode.to_string(),
+            spec: match mode.strip_prefix("builtin:") {
+                Some(name) => PlayerSpec::Builtin(name.to_string()),
+                None => PlayerSpec::Command(vec![
+                    "python3".into(),
+                    script(),
+                    mode.to_string(),
+                    piddir.display().to_string(),
+                ]),
+            },
+            workdir: None,
+        })
+        .collect();
+    entry()
+        .play(GameRequest {
+            variant: None,
+            seed: 42,
+            seats,
+            options: MatchOptions::default(),
+            stderr_cap: 4096,
+        })
+        .await
+        .expect("the game runs")
+}
+
+/// True while `pid` is a live process (zombies count as gone: they only wait to be reaped).
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+fn assert_nothing_left(piddir: &Path) {
+    let pids: Vec<u32> = std::fs::read_dir(piddir)
+        .expect("pid dir")
+        .filter_map(|entry| {
+            let name = entry.ok()?.file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".pid")?.parse().ok()
+        })
+        .collect();
+    assert!(!pids.is_empty(), "the bots recorded their pids");
+    for _ in 0..100 {
+        if pids.iter().all(|&pid| !alive(pid)) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let left: Vec<u32> = pids.into_iter().filter(|&pid| alive(pid)).collect();
+    panic!("processes left behind: {left:?}");
+}
+
+fn tempdir() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().to_path_buf();
+    (dir, path)
+}
+
+fn scores(result: &GameResult) -> Vec<i64> {
+    result.outcome.scores.iter().map(|s| s.numer()).collect()
+}
+
+fn kinds(result: &GameResult, seat: usize) -> Vec<FaultKind> {
+    result.faults[seat].iter().map(|f| f.kind).collect()
+}
+
+/// The faulty seat `bad` is out with `kind`: score -1, the other one wins.
+fn assert_deactivated(result: &GameResult, bad: usize, kind: FaultKind) {
+    assert_eq!(kinds(result, bad), vec![kind], "{:?}", result.faults);
+    assert_eq!(scores(result)[bad], -1);
+    assert_eq!(result.outcome.winner, Some(1 - bad));
+    let active = &result.record["frames"]
+        .as_array()
+        .expect("frames")
+        .last()
+        .expect("a frame")["active"];
+    assert_eq!(active[bad], false);
+}
+
+#[tokio::test]
+async fn well_behaved_process_plays_a_whole_game() {
+    let (_guard, dir) = tempdir();
+    let result = play(["ok", "builtin:random"], &dir).await;
+    assert!(result.faults[0].is_empty(), "{:?}", result.faults[0]);
+    assert!(scores(&result).iter().all(|&s| s >= 0));
+    let steps = result.record["steps"].as_array().expect("steps");
+    let first = steps[0]["input"].as_str().expect("input");
+    assert!(
+        first.starts_with("37\n0 3 1 2 3 4 5 6\n"),
+        "init block first"
+    );
+    let later = steps
+        .iter()
+        .filter(|s| s["player"] == 0)
+        .nth(1)
+        .expect("a second turn");
+    assert!(!later["input"].as_str().expect("input").starts_with("37\n"));
+    // The message after the command is kept for the viewer.
+    let frames = result.record["frames"].as_array().expect("frames");
+    assert!(frames.iter().any(|f| f["messages"][0] == "message 1"));
+    assert_eq!(frames.last().expect("frames")["day"], 24);
+    assert_nothing_left(&dir);
+}
+
+#[tokio::test]
+async fn first_turn_timeout_deactivates() {
+    let (_guard, dir) = tempdir();
+    let result = play(["slow_first", "ok"], &dir).await;
+    assert_deactivated(&result, 0, FaultKind::Timeout);
+    // The referee still served player 1 in that frame, then ended the game.
+    let steps = result.record["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), 2);
+    assert_nothing_left(&dir);
+}
+
+#[tokio::test]
+async fn later_turn_timeout_deactivates() {
+    let (_guard, dir) = tempdir();
+    let result = play(["ok", "slow_later"], &dir).await;
+    assert_deactivated(&result, 1, FaultKind::Timeout);
+    assert_nothing_left(&dir);
+}
+
+#[tokio::test]
+async fn unparsable_output_deactivates() {
+    let (_guard, dir) = tempdir();
+    let result = play(["garbage", "ok"], &dir).await;
+    assert_deactivated(&result, 0, FaultKind::Unparsable);
+    let steps = result.record["steps"].as_array().expect("steps");
+    assert!(steps.iter().any(|s| {
+        s["output"]
+            .as_str()
+            .is_some_and(|o| o.starts_with("hello world"))
+    }));
+    assert_nothing_left(&dir);
+}
+
+#[tokio::test]
+async fn crash_deactivates() {
+    let (_guard, dir) = tempdir();
+    let result = play(["ok", "crash"], &dir).await;
+    assert_deactivated(&result, 1, FaultKind::Crashed);
+    assert_nothing_left(&dir);
+}
+
+#[tokio::test]
+async fn stderr_flood_and_spinning_at_the_end_are_contained() {
+    let (_guard, dir) = tempdir();
+    let result = play(["flood", "spin_at_end"], &dir).await;
+    assert!(
+        result.faults[0].is_empty() && result.faults[1].is_empty(),
+        "{:?}",
+        result.faults
+    );
+    assert!(scores(&result).iter().all(|&s| s >= 0));
+    let flood = &result.record["players"][0];
+    assert!(flood["stderr"].as_str().expect("stderr kept").len() <= 4096);
+    assert!(flood["stderr_dropped"].as_u64().expect("dropped counted") > 0);
+    assert_nothing_left(&dir);
+}
