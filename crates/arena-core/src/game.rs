@@ -29,6 +29,11 @@ pub trait Game: Sized + Send + Sync + 'static {
     type Frame: Clone + Debug + Send + Sync + Serialize + DeserializeOwned + 'static;
 
     fn new(config: &Self::Config, seed: u64) -> Self;
+    /// One game per seed, appended to `out`. Engines whose seeding is a long serial computation override
+    /// it to interleave the seeds (Lang Wars: MT19937 initialisation); the games are the same.
+    fn new_batch(config: &Self::Config, seeds: &[u64], out: &mut Vec<Self>) {
+        out.extend(seeds.iter().map(|&seed| Self::new(config, seed)));
+    }
     /// The game id of a configuration (one engine may serve several games, e.g. editions).
     fn game_id(_config: &Self::Config) -> &'static str {
         Self::ID

@@ -43,17 +43,35 @@ impl PlayerSpec {
         }
     }
 
-    /// A short display name: the bot name or the command's file name.
+    /// A short display name: the bot name, or the program (the script for an interpreter, the bot for
+    /// `arena bot GAME NAME`).
     pub fn short_name(&self) -> String {
+        const INTERPRETERS: [&str; 10] = [
+            "python", "python2", "python3", "node", "ruby", "php", "sh", "bash", "java", "perl",
+        ];
         match self {
             PlayerSpec::Builtin(name) => name.clone(),
-            PlayerSpec::Command(argv) => argv
-                .iter()
-                .rev()
-                .find(|arg| !arg.starts_with('-'))
-                .and_then(|arg| std::path::Path::new(arg).file_name())
-                .map(|name| name.to_string_lossy().into_owned())
-                .unwrap_or_else(|| argv.join(" ")),
+            PlayerSpec::Command(argv) => {
+                let file = |arg: &String| {
+                    std::path::Path::new(arg)
+                        .file_name()
+                        .map(|name| name.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| arg.clone())
+                };
+                let program = file(&argv[0]);
+                if program == "arena"
+                    && argv.get(1).map(String::as_str) == Some("bot")
+                    && let Some(name) = argv.get(3)
+                {
+                    return name.clone();
+                }
+                if INTERPRETERS.contains(&program.as_str())
+                    && let Some(script) = argv[1..].iter().find(|arg| !arg.starts_with('-'))
+                {
+                    return file(script);
+                }
+                program
+            }
         }
     }
 }
@@ -180,6 +198,7 @@ pub fn stream_seats<G: StreamProtocol>(
                         argv: argv.clone(),
                         workdir: seat.workdir.clone(),
                         stderr_cap: request.stderr_cap,
+                        time_scale: request.options.time_scale,
                     })),
                     None,
                 ),
@@ -244,6 +263,9 @@ pub fn play_builtin_game<G: Game>(
     Ok(play_in_process(&mut game, &mut players, &mut obs))
 }
 
+/// Games seeded together by the benchmark.
+const BENCH_BATCH: usize = 32;
+
 /// Benchmark: games of `bot` against itself on this thread for about `seconds`.
 pub fn bench_in_process<G: Game>(
     config: &G::Config,
@@ -255,17 +277,25 @@ pub fn bench_in_process<G: Game>(
     let mut obs = G::Obs::default();
     let mut games = 0u64;
     let mut checksum = 0i64;
+    let mut batch: Vec<G> = Vec::with_capacity(BENCH_BATCH);
+    let mut seeds = [0u64; BENCH_BATCH];
+    let mut players: Vec<Box<dyn crate::game::Bot<G>>> = Vec::new();
     loop {
-        // Batches keep the clock out of the measurement.
-        for _ in 0..1000 {
-            let seed = games;
-            let mut game = G::new(config, seed);
-            let mut players: Vec<_> = (0..game.num_players())
-                .map(|seat| (bot.make)(bot_seed(seed, seat)))
-                .collect();
-            let outcome = play_in_process(&mut game, &mut players, &mut obs);
-            checksum = checksum.wrapping_add(outcome.winner.map_or(-1, |w| w as i64));
-            games += 1;
+        // Batches keep the clock out of the measurement and let engines seed several games at once.
+        for _ in 0..1024 / BENCH_BATCH {
+            for (offset, seed) in seeds.iter_mut().enumerate() {
+                *seed = games + offset as u64;
+            }
+            batch.clear();
+            G::new_batch(config, &seeds, &mut batch);
+            for (game, &seed) in batch.iter_mut().zip(&seeds) {
+                players.clear();
+                players
+                    .extend((0..game.num_players()).map(|seat| (bot.make)(bot_seed(seed, seat))));
+                let outcome = play_in_process(game, &mut players, &mut obs);
+                checksum = checksum.wrapping_add(outcome.winner.map_or(-1, |w| w as i64));
+            }
+            games += BENCH_BATCH as u64;
         }
         if started.elapsed() >= budget {
             break;

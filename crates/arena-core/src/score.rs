@@ -8,7 +8,7 @@ use num_rational::Rational64;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// An exact score: an integer or a reduced fraction. Displayed and serialised as `7`, `-1/3`, `23/3`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Score(pub Rational64);
 
 impl Score {
@@ -34,6 +34,21 @@ impl Score {
     /// For statistics only (means, intervals); game logic compares exact values.
     pub fn to_f64(self) -> f64 {
         self.numer() as f64 / self.denom() as f64
+    }
+}
+
+impl Ord for Score {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        // Denominators are positive (Rational64 keeps them so): compare by cross-multiplying in i128,
+        // which cannot overflow and is much cheaper than Ratio's division-based comparison.
+        (self.numer() as i128 * other.denom() as i128)
+            .cmp(&(other.numer() as i128 * self.denom() as i128))
+    }
+}
+
+impl PartialOrd for Score {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
     }
 }
 
@@ -106,6 +121,16 @@ mod tests {
         assert_eq!(Score::ratio(184, 24).to_string(), "23/3");
         assert_eq!(Score::ratio(-8, 24).to_string(), "-1/3");
         assert_eq!(Score::ratio(48, 24).to_string(), "2");
+    }
+
+    #[test]
+    fn orders_exactly() {
+        assert!(Score::ratio(23, 3) > Score::ratio(15, 2));
+        assert!(Score::ratio(-1, 3) < Score::ZERO);
+        assert_eq!(
+            Score::ratio(2, 4).cmp(&Score::ratio(1, 2)),
+            std::cmp::Ordering::Equal
+        );
     }
 
     #[test]

@@ -21,6 +21,8 @@ pub struct ProcessSpec {
     pub argv: Vec<String>,
     pub workdir: Option<PathBuf>,
     pub stderr_cap: usize,
+    /// Multiplies the handshake limit, like every other limit.
+    pub time_scale: f64,
 }
 
 /// A line read from a bot, or why none came.
@@ -109,11 +111,10 @@ impl LineBuffer {
                     }
                 },
                 _ = tokio::time::sleep_until(wait_until) => {
-                    if partial {
-                        if let Some(rest) = self.take_rest() {
+                    if partial
+                        && let Some(rest) = self.take_rest() {
                             return LineRead::Line(rest);
                         }
-                    }
                     return LineRead::Timeout;
                 }
             }
@@ -182,7 +183,8 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
             let Some(ready) = G::READY else {
                 return Ok(());
             };
-            let deadline = Instant::now() + G::READY_TIMEOUT;
+            let limit = G::READY_TIMEOUT.mul_f64(self.spec.time_scale.max(0.0));
+            let deadline = Instant::now() + limit;
             loop {
                 match self.lines.read_line(process, deadline, true).await {
                     LineRead::Line(line) if line.trim().eq_ignore_ascii_case(ready) => {
@@ -192,7 +194,7 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
                     LineRead::Timeout => {
                         return Err(Fault::new(
                             FaultKind::NotReady,
-                            format!("no {ready} within {} ms", G::READY_TIMEOUT.as_millis()),
+                            format!("no {ready} within {} ms", limit.as_millis()),
                         ));
                     }
                     LineRead::Closed => {

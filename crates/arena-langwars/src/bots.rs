@@ -30,17 +30,19 @@ pub struct RandomBot {
 
 impl Bot<LangWars> for RandomBot {
     fn act(&mut self, obs: &Observation) -> Move {
-        // One 64-bit draw per answer: each multiply by the target count takes the next pick from the
-        // high bits and leaves the fraction for the following one (5 picks use 15 of its 64 bits).
-        let mut fraction = self.rng.next_u64();
-        let mut picks = [0u8; MAX_SLOTS];
+        // Each pick is a 32-bit draw scaled to the target count (Lemire's multiply-shift; the bias is
+        // below 2^-29 for 8 targets). Independent picks keep the multiplications off one long chain.
         let slots = obs.slots();
-        for pick in &mut picks[..slots] {
-            let wide = fraction as u128 * obs.targets as u128;
-            *pick = (wide >> 64) as u8;
-            fraction = wide as u64;
+        let targets = obs.targets as u64;
+        let mut picks = [0u8; MAX_SLOTS];
+        for pair in picks[..slots].chunks_mut(2) {
+            let draw = self.rng.next_u64();
+            for (half, pick) in pair.iter_mut().enumerate() {
+                let part = (draw >> (32 * half)) & 0xffff_ffff;
+                *pick = ((part * targets) >> 32) as u8;
+            }
         }
-        Move::new(&picks[..slots])
+        Move::from_slots(picks, slots)
     }
 }
 
@@ -61,24 +63,29 @@ pub struct GreedyBot {
 impl GreedyBot {
     fn update_estimates(&mut self, obs: &Observation) {
         let targets = obs.targets;
-        let own_hidden = (0..targets).any(|t| obs.real[t] != obs.visible[t][0]);
+        let own_hidden = (0..targets).any(|t| obs.real(t) != obs.visible(t, 0));
         if self.had_hidden && !own_hidden {
             // The full reveal (after turn 5 in Lang Wars 2 / N&C): the visible table is the real one.
             self.hidden = [[0.0; PLAYERS]; MAX_TARGETS];
         }
         self.had_hidden = own_hidden;
-        let Some(counts) = obs.counts else { return };
+        if !obs.is_odd_turn() {
+            return;
+        }
         let my_actions: u16 = self.my_holiday_move.iter().sum();
         if my_actions == 0 {
             return;
         }
         // My own real gain over the holiday tells how much one holiday action is worth.
         let gained: u16 = (0..targets)
-            .map(|t| obs.real[t].saturating_sub(self.previous_real[t]))
+            .map(|t| obs.real(t).saturating_sub(self.previous_real[t]))
             .sum();
         let gain_per_action = gained as f64 / my_actions as f64;
         for target in 0..targets {
-            let others = counts[target].saturating_sub(self.my_holiday_move[target]) as f64;
+            let others = obs
+                .count(target)
+                .unwrap_or(0)
+                .saturating_sub(self.my_holiday_move[target]) as f64;
             for column in 1..PLAYERS {
                 self.hidden[target][column] += others / (PLAYERS - 1) as f64 * gain_per_action;
             }
@@ -98,7 +105,7 @@ impl GreedyBot {
         let mut current = [0u8; MAX_SLOTS];
         multisets(slots, targets, 0, 0, &mut current, &mut all);
         self.candidates.push((slots, targets, all));
-        &self.candidates.last().map(|c| &c.2[..]).unwrap_or(&[])[..]
+        self.candidates.last().map(|c| &c.2[..]).unwrap_or(&[])
     }
 }
 
@@ -155,23 +162,20 @@ impl Bot<LangWars> for GreedyBot {
         let targets = obs.targets;
         let slots = obs.slots();
         let odd = obs.is_odd_turn();
-        let gain = if odd {
-            1.0
-        } else if targets == 8 {
-            1.0
-        } else {
-            2.0
-        };
+        // One action is worth 1 on weekdays; on holidays 1 in the 8-language edition, 2 in the others.
+        let gain = if odd || targets == 8 { 1.0 } else { 2.0 };
         // Opponents act at the same time: expect each to spread this turn's actions evenly.
         let their_turn = slots as f64 * gain / targets as f64;
         let mut estimates = [[0.0f64; PLAYERS - 1]; MAX_TARGETS];
-        for target in 0..targets {
-            for column in 1..PLAYERS {
-                estimates[target][column - 1] =
-                    obs.visible[target][column] as f64 + self.hidden[target][column] + their_turn;
+        for (target, row) in estimates.iter_mut().enumerate().take(targets) {
+            for (index, estimate) in row.iter_mut().enumerate() {
+                let column = index + 1;
+                *estimate =
+                    obs.visible(target, column) as f64 + self.hidden[target][column] + their_turn;
             }
         }
-        let real = obs.real;
+        let real: [u16; MAX_TARGETS] =
+            std::array::from_fn(|t| if t < targets { obs.real(t) } else { 0 });
         let values = obs.values;
         let mut best = ([0u8; MAX_SLOTS], f64::MIN);
         for candidate in self.candidates(slots, targets).to_vec() {

@@ -7,7 +7,7 @@ use arena_core::{Answer, Game, Outcome, Score};
 use serde::ser::SerializeSeq;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::mt::genrand_prefix;
+use crate::mt::{LANES, genrand_prefix, genrand_prefix_lanes};
 
 pub const PLAYERS: usize = 4;
 pub const MAX_TARGETS: usize = 8;
@@ -110,6 +110,7 @@ impl Edition {
 }
 
 /// Actions per turn: 5 on odd turns, 2 on even ones.
+#[inline]
 pub fn slots_in_turn(turn: u32) -> usize {
     if turn % 2 == 1 { 5 } else { 2 }
 }
@@ -124,30 +125,25 @@ pub struct Move {
 impl Move {
     pub fn new(targets: &[u8]) -> Self {
         let mut slots = [0u8; MAX_SLOTS];
-        let len = targets.len().min(MAX_SLOTS);
-        slots[..len].copy_from_slice(&targets[..len]);
+        for (slot, &target) in slots.iter_mut().zip(targets) {
+            *slot = target;
+        }
         Move {
             slots,
-            len: len as u8,
+            len: targets.len().min(MAX_SLOTS) as u8,
+        }
+    }
+
+    /// The first `len` of `slots` (no copy loop: the hot path of in-process bots).
+    pub fn from_slots(slots: [u8; MAX_SLOTS], len: usize) -> Self {
+        Move {
+            slots,
+            len: len.min(MAX_SLOTS) as u8,
         }
     }
 
     pub fn targets(&self) -> &[u8] {
         &self.slots[..self.len as usize]
-    }
-
-    /// The move the rules play: exactly `slots` targets, missing or out-of-range ones as target 0.
-    fn sanitised(&self, slots: usize, targets: usize) -> Move {
-        let mut clean = Move {
-            slots: [0; MAX_SLOTS],
-            len: slots as u8,
-        };
-        for (slot, &target) in clean.slots[..slots].iter_mut().zip(self.targets()) {
-            if (target as usize) < targets {
-                *slot = target;
-            }
-        }
-        clean
     }
 }
 
@@ -171,6 +167,34 @@ impl<'de> Deserialize<'de> for Move {
     }
 }
 
+/// Believer counts of up to 8 targets packed 8 bits per target. Per-target totals never exceed 41
+/// (5 actions on each of 5 weekdays, 2 × 2 on each of 4 holidays), so lanes never carry into each other,
+/// and a whole move is added with one instruction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Lanes(u64);
+
+impl Lanes {
+    pub fn get(self, target: usize) -> u16 {
+        ((self.0 >> (8 * target)) & 0xff) as u16
+    }
+
+    /// Lanes from per-target values (each below 256).
+    pub fn from_values(values: &[u16]) -> Result<Lanes, String> {
+        let mut packed = 0u64;
+        for (target, &value) in values.iter().enumerate().take(MAX_TARGETS) {
+            if value > 0xff {
+                return Err(format!("{value} believers is more than a game can hold"));
+            }
+            packed |= (value as u64) << (8 * target);
+        }
+        Ok(Lanes(packed))
+    }
+
+    fn add(&mut self, other: Lanes, times: u64) {
+        self.0 += other.0 * times;
+    }
+}
+
 /// What one player is told at the start of a turn (`games/langwars-reference.md` §4.2–4.3).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Observation {
@@ -180,15 +204,36 @@ pub struct Observation {
     pub targets: usize,
     pub letter: char,
     pub values: [u8; MAX_TARGETS],
-    /// Visible believers per target: this player's own column first, then the others in ascending index.
-    pub visible: [[u16; PLAYERS]; MAX_TARGETS],
-    /// This player's real believers per target.
-    pub real: [u16; MAX_TARGETS],
-    /// Actions of all players per target in the previous (even) turn; odd turns only.
-    pub counts: Option<[u16; MAX_TARGETS]>,
+    /// Visible believers per column: this player first, then the others in ascending index.
+    visible: [Lanes; PLAYERS],
+    real: Lanes,
+    counts: Option<Lanes>,
 }
 
 impl Observation {
+    /// An observation from its tables (bot side, parsed from the input text).
+    pub fn from_tables(
+        settings: (u32, usize, [u8; MAX_TARGETS]),
+        turn: u32,
+        letter: char,
+        visible: [Lanes; PLAYERS],
+        real: Lanes,
+        counts: Option<Lanes>,
+    ) -> Self {
+        let (turns, targets, values) = settings;
+        Observation {
+            turn,
+            turns,
+            players: PLAYERS,
+            targets,
+            letter,
+            values,
+            visible,
+            real,
+            counts,
+        }
+    }
+
     /// Number of targets this turn's answer must name.
     pub fn slots(&self) -> usize {
         slots_in_turn(self.turn)
@@ -196,6 +241,21 @@ impl Observation {
 
     pub fn is_odd_turn(&self) -> bool {
         self.turn % 2 == 1
+    }
+
+    /// Visible believers of `target` in `column` (0 = this player, 1..=3 = the others, ascending index).
+    pub fn visible(&self, target: usize, column: usize) -> u16 {
+        self.visible[column].get(target)
+    }
+
+    /// This player's real believers of `target`.
+    pub fn real(&self, target: usize) -> u16 {
+        self.real.get(target)
+    }
+
+    /// Actions of all players on `target` in the previous (even) turn; odd turns only.
+    pub fn count(&self, target: usize) -> Option<u16> {
+        self.counts.map(|counts| counts.get(target))
     }
 }
 
@@ -223,14 +283,26 @@ pub struct Frame {
 #[derive(Clone, Debug)]
 pub struct LangWars {
     edition: Edition,
+    // Edition parameters, cached: they are read on every ask.
+    turns: u32,
+    holiday_gain: u64,
+    /// Turn after which the visible table becomes the real one (0: never).
+    reveal_after: u32,
+    /// Bit `t` set: the real table is scored after turn `t`.
+    scoring_turns: u32,
+    letters: [char; 2],
     targets: usize,
     values: [u8; MAX_TARGETS],
-    real: [[u16; PLAYERS]; MAX_TARGETS],
-    visible: [[u16; PLAYERS]; MAX_TARGETS],
-    counts: [u16; MAX_TARGETS],
+    /// Per player, per target.
+    real: [Lanes; PLAYERS],
+    visible: [Lanes; PLAYERS],
+    /// Actions per target in the last processed turn.
+    counts: Lanes,
     turn: u32,
     next_player: usize,
+    /// This turn's sanitised moves, and the same as action counts per target.
     moves: [Move; PLAYERS],
+    actions: [Lanes; PLAYERS],
     out: [bool; PLAYERS],
     totals: [i64; PLAYERS],
     frames: Option<Vec<Frame>>,
@@ -238,24 +310,56 @@ pub struct LangWars {
 
 impl LangWars {
     pub fn with_edition(edition: Edition, seed: u64) -> Self {
-        let targets = edition.targets();
         let mut draws = [0u32; MAX_TARGETS];
         // The official engine seeds with `seed >>> 0`: the low 32 bits.
-        genrand_prefix(seed as u32, &mut draws[..targets]);
+        genrand_prefix(seed as u32, &mut draws[..edition.targets()]);
+        Self::with_draws(edition, &draws)
+    }
+
+    /// A game per seed, seeding MT19937 for several seeds at once (see [`crate::mt::genrand_prefix_lanes`]).
+    pub fn batch(edition: Edition, seeds: &[u64], out: &mut Vec<LangWars>) {
+        let mut chunks = seeds.chunks_exact(LANES);
+        for chunk in &mut chunks {
+            let mut lanes = [0u32; LANES];
+            for (lane, &seed) in lanes.iter_mut().zip(chunk) {
+                *lane = seed as u32;
+            }
+            let draws = genrand_prefix_lanes(lanes, edition.targets());
+            out.extend(draws.iter().map(|draws| Self::with_draws(edition, draws)));
+        }
+        out.extend(
+            chunks
+                .remainder()
+                .iter()
+                .map(|&seed| Self::with_edition(edition, seed)),
+        );
+    }
+
+    fn with_draws(edition: Edition, draws: &[u32; MAX_TARGETS]) -> Self {
+        let targets = edition.targets();
         let mut values = [0u8; MAX_TARGETS];
         for (value, draw) in values.iter_mut().zip(&draws[..targets]) {
             *value = (draw >> 30) as u8 + 3;
         }
         LangWars {
             edition,
+            turns: edition.turns(),
+            holiday_gain: edition.holiday_gain() as u64,
+            reveal_after: edition.reveal_after().unwrap_or(0),
+            scoring_turns: edition
+                .scoring_after()
+                .iter()
+                .fold(0, |mask, &turn| mask | 1 << turn),
+            letters: edition.letters(),
             targets,
             values,
-            real: [[0; PLAYERS]; MAX_TARGETS],
-            visible: [[0; PLAYERS]; MAX_TARGETS],
-            counts: [0; MAX_TARGETS],
+            real: [Lanes::default(); PLAYERS],
+            visible: [Lanes::default(); PLAYERS],
+            counts: Lanes::default(),
             turn: 1,
             next_player: 0,
             moves: [Move::default(); PLAYERS],
+            actions: [Lanes::default(); PLAYERS],
             out: [false; PLAYERS],
             totals: [0; PLAYERS],
             frames: None,
@@ -280,69 +384,98 @@ impl LangWars {
         self.totals
     }
 
+    /// Records `player`'s move for this turn: exactly as many slots as the turn has, missing or
+    /// out-of-range targets as target 0 (§2.2).
+    #[inline]
+    fn set_move(&mut self, player: usize, action: &Move) {
+        let slots = slots_in_turn(self.turn);
+        let len = (action.len as usize).min(slots);
+        let mut clean = action.slots;
+        let mut actions = 0u64;
+        // Fixed trip count and no branches: this runs for every answer of every game.
+        for (slot, target) in clean.iter_mut().enumerate() {
+            let keep = slot < len && (*target as usize) < self.targets;
+            *target = if keep { *target } else { 0 };
+            actions += ((slot < slots) as u64) << (8 * *target as u32);
+        }
+        self.moves[player] = Move::from_slots(clean, slots);
+        self.actions[player] = Lanes(actions);
+    }
+
     fn process_turn(&mut self) {
         let turn = self.turn;
         let odd = turn % 2 == 1;
-        let slots = slots_in_turn(turn);
-        let gain = if odd { 1 } else { self.edition.holiday_gain() };
-        self.counts = [0; MAX_TARGETS];
+        let gain = if odd { 1 } else { self.holiday_gain };
+        let mut counts = Lanes::default();
         for player in 0..PLAYERS {
-            let clean = self.moves[player].sanitised(slots, self.targets);
-            self.moves[player] = clean;
-            for &target in clean.targets() {
-                let target = target as usize;
-                self.real[target][player] += gain;
-                if odd {
-                    self.visible[target][player] += 1;
-                }
-                self.counts[target] += 1;
+            let actions = self.actions[player];
+            self.real[player].add(actions, gain);
+            if odd {
+                self.visible[player].add(actions, 1);
             }
+            counts.add(actions, 1);
         }
-        if self.edition.reveal_after() == Some(turn) {
+        self.counts = counts;
+        if self.reveal_after == turn {
             self.visible = self.real;
         }
-        let scored = self.edition.scoring_after().contains(&turn);
+        let scored = self.scoring_turns & (1 << turn) != 0;
         if scored {
             self.score_real_table();
         }
-        if let Some(frames) = self.frames.as_mut() {
-            let targets = self.targets;
-            frames.push(Frame {
-                turn,
-                letter: self.edition.letters()[if odd { 0 } else { 1 }],
-                values: self.values[..targets].to_vec(),
-                moves: self.moves.to_vec(),
-                real: self.real[..targets].to_vec(),
-                visible: self.visible[..targets].to_vec(),
-                counts: self.counts[..targets].to_vec(),
-                out: self.out.to_vec(),
-                scores: scored.then(|| {
-                    self.totals
-                        .iter()
-                        .map(|&t| Score::ratio(t, SCORE_UNIT))
-                        .collect()
-                }),
-            });
+        if self.frames.is_some() {
+            let frame = self.frame(turn, scored);
+            if let Some(frames) = self.frames.as_mut() {
+                frames.push(frame);
+            }
         }
         self.turn += 1;
         self.next_player = 0;
     }
 
+    fn table(&self, tables: &[Lanes; PLAYERS]) -> Vec<[u16; PLAYERS]> {
+        (0..self.targets)
+            .map(|target| std::array::from_fn(|player| tables[player].get(target)))
+            .collect()
+    }
+
+    fn frame(&self, turn: u32, scored: bool) -> Frame {
+        let odd = turn % 2 == 1;
+        Frame {
+            turn,
+            letter: self.letters[if odd { 0 } else { 1 }],
+            values: self.values[..self.targets].to_vec(),
+            moves: self.moves.to_vec(),
+            real: self.table(&self.real),
+            visible: self.table(&self.visible),
+            counts: (0..self.targets).map(|t| self.counts.get(t)).collect(),
+            out: self.out.to_vec(),
+            scores: scored.then(|| {
+                self.totals
+                    .iter()
+                    .map(|&t| Score::ratio(t, SCORE_UNIT))
+                    .collect()
+            }),
+        }
+    }
+
     /// §2.3: per target, the top players share +A and the bottom players share −A.
     fn score_real_table(&mut self) {
         for target in 0..self.targets {
-            let row = &self.real[target];
-            let value = self.values[target] as i64 * SCORE_UNIT;
-            let max = *row.iter().max().unwrap_or(&0);
-            let min = *row.iter().min().unwrap_or(&0);
-            let tops = row.iter().filter(|&&r| r == max).count() as i64;
-            let bottoms = row.iter().filter(|&&r| r == min).count() as i64;
-            for player in 0..PLAYERS {
-                if row[player] == max {
-                    self.totals[player] += value / tops;
+            let row: [u16; PLAYERS] = std::array::from_fn(|player| self.real[player].get(target));
+            let value = self.values[target] as i64;
+            let max = row.iter().copied().max().unwrap_or(0);
+            let min = row.iter().copied().min().unwrap_or(0);
+            // 24ths of one unit of value split between 1..=4 tied players (a table: no division).
+            const SHARE_24THS: [i64; PLAYERS + 1] = [0, 24, 12, 8, 6];
+            let tops = row.iter().filter(|&&r| r == max).count();
+            let bottoms = row.iter().filter(|&&r| r == min).count();
+            for (total, &believers) in self.totals.iter_mut().zip(&row) {
+                if believers == max {
+                    *total += value * SHARE_24THS[tops];
                 }
-                if row[player] == min {
-                    self.totals[player] -= value / bottoms;
+                if believers == min {
+                    *total -= value * SHARE_24THS[bottoms];
                 }
             }
         }
@@ -360,6 +493,10 @@ impl Game for LangWars {
         LangWars::with_edition(*config, seed)
     }
 
+    fn new_batch(config: &Edition, seeds: &[u64], out: &mut Vec<Self>) {
+        LangWars::batch(*config, seeds, out);
+    }
+
     fn game_id(config: &Edition) -> &'static str {
         config.game_id()
     }
@@ -370,7 +507,7 @@ impl Game for LangWars {
 
     fn to_act(&mut self) -> Option<usize> {
         loop {
-            if self.turn > self.edition.turns() {
+            if self.turn > self.turns {
                 return None;
             }
             if self.next_player == PLAYERS {
@@ -379,7 +516,7 @@ impl Game for LangWars {
             }
             if self.out[self.next_player] {
                 // A player that is out plays target 0 in every slot (§3.1 "dead AIs").
-                self.moves[self.next_player] = Move::default();
+                self.set_move(self.next_player, &Move::default());
                 self.next_player += 1;
                 continue;
             }
@@ -388,40 +525,35 @@ impl Game for LangWars {
     }
 
     fn observe(&mut self, player: usize, obs: &mut Observation) {
-        let targets = self.targets;
         let odd = self.turn % 2 == 1;
         obs.turn = self.turn;
-        obs.turns = self.edition.turns();
+        obs.turns = self.turns;
         obs.players = PLAYERS;
-        obs.targets = targets;
-        obs.letter = self.edition.letters()[if odd { 0 } else { 1 }];
+        obs.targets = self.targets;
+        obs.letter = self.letters[if odd { 0 } else { 1 }];
         obs.values = self.values;
-        for target in 0..targets {
-            let row = &self.visible[target];
-            let out = &mut obs.visible[target];
-            out[0] = row[player];
-            // The others in ascending absolute index, skipping self (not a rotation).
-            let mut column = 1;
-            for (other, &believers) in row.iter().enumerate() {
-                if other != player {
-                    out[column] = believers;
-                    column += 1;
-                }
+        obs.visible[0] = self.visible[player];
+        // The others in ascending absolute index, skipping self (not a rotation).
+        let mut column = 1;
+        for (other, &table) in self.visible.iter().enumerate() {
+            if other != player {
+                obs.visible[column] = table;
+                column += 1;
             }
-            obs.real[target] = self.real[target][player];
         }
+        obs.real = self.real[player];
         obs.counts = odd.then_some(self.counts);
     }
 
     fn apply(&mut self, player: usize, answer: Answer<Move>) {
         debug_assert_eq!(player, self.next_player, "answers come in seat order");
-        self.moves[player] = match answer {
-            Answer::Action(action) => action,
+        match answer {
+            Answer::Action(action) => self.set_move(player, &action),
             Answer::Fault(_) => {
                 self.out[player] = true;
-                Move::default()
+                self.set_move(player, &Move::default());
             }
-        };
+        }
         self.next_player += 1;
     }
 

@@ -6,7 +6,7 @@ use std::io::BufRead;
 
 use arena_core::StreamProtocol;
 
-use crate::engine::{LangWars, MAX_SLOTS, MAX_TARGETS, Move, Observation, PLAYERS};
+use crate::engine::{Lanes, LangWars, MAX_SLOTS, MAX_TARGETS, Move, Observation, PLAYERS};
 
 /// JavaScript `parseInt(token)` (no radix) restricted to what matters here: leading whitespace, an
 /// optional sign, `0x` for hexadecimal, then the longest digit prefix. `None` is `NaN`; values too large
@@ -46,10 +46,10 @@ pub fn parse_answer(line: &str, slots: usize, targets: usize) -> Move {
     let mut chosen = [0u8; MAX_SLOTS];
     let text = line.trim_matches(is_js_whitespace);
     for (slot, token) in chosen[..slots].iter_mut().zip(text.split(' ')) {
-        if let Some(index) = js_parse_int(token) {
-            if (0..targets as i64).contains(&index) {
-                *slot = index as u8;
-            }
+        if let Some(index) = js_parse_int(token)
+            && (0..targets as i64).contains(&index)
+        {
+            *slot = index as u8;
         }
     }
     Move::new(&chosen[..slots])
@@ -77,12 +77,15 @@ impl StreamProtocol for LangWars {
             join(out, &obs.values[..targets]);
         }
         let _ = writeln!(out, "{} {}", obs.turn, obs.letter);
-        for row in &obs.visible[..targets] {
-            join(out, row);
+        for target in 0..targets {
+            join(out, (0..PLAYERS).map(|column| obs.visible(target, column)));
         }
-        join(out, &obs.real[..targets]);
-        if let Some(counts) = &obs.counts {
-            join(out, &counts[..targets]);
+        join(out, (0..targets).map(|target| obs.real(target)));
+        if obs.is_odd_turn() {
+            join(
+                out,
+                (0..targets).map(|target| obs.count(target).unwrap_or(0)),
+            );
         }
     }
 
@@ -95,58 +98,58 @@ impl StreamProtocol for LangWars {
         previous: Option<&Observation>,
     ) -> Result<Option<Observation>, String> {
         let mut reader = LineReader { input };
-        let mut obs = Observation::default();
-        if let Some(previous) = previous {
-            obs.turns = previous.turns;
-            obs.players = PLAYERS;
-            obs.targets = previous.targets;
-            obs.values = previous.values;
-        } else {
-            let Some(settings) = reader.numbers()? else {
-                return Ok(None);
-            };
-            let [turns, players, targets] = settings[..] else {
-                return Err(format!("expected `T P N`, got {settings:?}"));
-            };
-            if players as usize != PLAYERS || targets as usize > MAX_TARGETS {
-                return Err(format!("unsupported settings {turns} {players} {targets}"));
+        let settings = match previous {
+            Some(previous) => (previous.turns, previous.targets, previous.values),
+            None => {
+                let Some(settings) = reader.numbers()? else {
+                    return Ok(None);
+                };
+                let [turns, players, targets] = settings[..] else {
+                    return Err(format!("expected `T P N`, got {settings:?}"));
+                };
+                if players as usize != PLAYERS || !(1..=MAX_TARGETS as i64).contains(&targets) {
+                    return Err(format!("unsupported settings {turns} {players} {targets}"));
+                }
+                let mut values = [0u8; MAX_TARGETS];
+                for (slot, value) in values
+                    .iter_mut()
+                    .zip(reader.expect_numbers(targets as usize)?)
+                {
+                    *slot = value as u8;
+                }
+                (turns as u32, targets as usize, values)
             }
-            obs.turns = turns as u32;
-            obs.players = PLAYERS;
-            obs.targets = targets as usize;
-            let values = reader.expect_numbers(obs.targets)?;
-            for (slot, value) in obs.values.iter_mut().zip(values) {
-                *slot = value as u8;
-            }
-        }
+        };
+        let targets = settings.1;
         let Some(header) = reader.line()? else {
             return Ok(None);
         };
         let mut parts = header.split_whitespace();
-        obs.turn = parts
+        let turn: u32 = parts
             .next()
             .and_then(|t| t.parse().ok())
             .ok_or_else(|| format!("expected `t D`, got `{header}`"))?;
-        obs.letter = parts.next().and_then(|l| l.chars().next()).unwrap_or('?');
-        for target in 0..obs.targets {
+        let letter = parts.next().and_then(|l| l.chars().next()).unwrap_or('?');
+        let mut columns = [[0u16; MAX_TARGETS]; PLAYERS];
+        for target in 0..targets {
             let row = reader.expect_numbers(PLAYERS)?;
-            for (cell, value) in obs.visible[target].iter_mut().zip(row) {
-                *cell = value as u16;
+            for (column, value) in columns.iter_mut().zip(row) {
+                column[target] = value as u16;
             }
         }
-        let real = reader.expect_numbers(obs.targets)?;
-        for (cell, value) in obs.real.iter_mut().zip(real) {
-            *cell = value as u16;
+        let mut visible = [Lanes::default(); PLAYERS];
+        for (lanes, column) in visible.iter_mut().zip(&columns) {
+            *lanes = Lanes::from_values(&column[..targets])?;
         }
-        if obs.is_odd_turn() {
-            let counts = reader.expect_numbers(obs.targets)?;
-            let mut row = [0u16; MAX_TARGETS];
-            for (cell, value) in row.iter_mut().zip(counts) {
-                *cell = value as u16;
-            }
-            obs.counts = Some(row);
-        }
-        Ok(Some(obs))
+        let real = lanes(&reader.expect_numbers(targets)?)?;
+        let counts = if turn % 2 == 1 {
+            Some(lanes(&reader.expect_numbers(targets)?)?)
+        } else {
+            None
+        };
+        Ok(Some(Observation::from_tables(
+            settings, turn, letter, visible, real, counts,
+        )))
     }
 
     fn encode_action(action: &Move, out: &mut String) {
@@ -157,6 +160,14 @@ impl StreamProtocol for LangWars {
             let _ = write!(out, "{target}");
         }
     }
+}
+
+fn lanes(numbers: &[i64]) -> Result<Lanes, String> {
+    let values: Vec<u16> = numbers
+        .iter()
+        .map(|&n| u16::try_from(n).map_err(|_| format!("{n} is not a believer count")))
+        .collect::<Result<_, _>>()?;
+    Lanes::from_values(&values)
 }
 
 struct LineReader<'a> {

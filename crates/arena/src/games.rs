@@ -3,7 +3,7 @@
 use arena_core::registry::GameEntry;
 
 pub fn all() -> Vec<Box<dyn GameEntry>> {
-    vec![
-        // registrations go here, one line per game
-    ]
+    let mut games = Vec::new();
+    games.extend(arena_langwars::entries());
+    games
 }

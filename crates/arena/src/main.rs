@@ -1,1 +1,19 @@
-fn main() {}
+//! The `arena` command: thin glue over the game crates (see `games.rs` for the registry).
+
+mod cli;
+mod games;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    match cli::run(args) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("arena: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}

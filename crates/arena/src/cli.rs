@@ -1,0 +1,352 @@
+//! Subcommands.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, anyhow, bail};
+use arena_core::MatchOptions;
+use arena_core::process::DEFAULT_STDERR_CAP;
+use arena_core::registry::{GameEntry, GameRequest, GameResult, PlayerSpec, SeatRequest};
+use arena_core::seed::derive_seed;
+use clap::{Parser, Subcommand};
+
+use crate::games;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "arena",
+    version,
+    about = "Referee AI-programming contests exactly as the originals did"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List the games, their leagues and built-in bots.
+    List,
+    /// Play one game and print the result table; the replay is written as JSON.
+    Play(PlayArgs),
+    /// Check the referee against recorded official transcripts (exit status 1 if any game differs).
+    Conformance {
+        game: String,
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// In-process games of built-in random bots on one core; the last line is `GAME: X games/s`.
+    Bench {
+        game: String,
+        #[arg(long, default_value_t = 3.0)]
+        seconds: f64,
+        #[arg(long)]
+        league: Option<String>,
+    },
+    /// Run a built-in bot as an external program speaking the game's real protocol.
+    Bot {
+        game: String,
+        name: String,
+        /// Passed to the bot (Lang Wars, Spring 2021: an optional seed; Coup: the arbiter's arguments).
+        #[arg(allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+struct PlayArgs {
+    game: String,
+    /// A player: `builtin:NAME` (or just NAME of a built-in bot) or a command line, optionally
+    /// `LABEL=...`; once per seat.
+    #[arg(long = "bot", required = true)]
+    bots: Vec<String>,
+    /// Game seed (default: drawn from the clock, printed and recorded).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Where to write the replay (default: GAME-SEED.replay.json).
+    #[arg(long)]
+    replay: Option<PathBuf>,
+    /// Working directory of the command bots: once for all, or once per --bot.
+    #[arg(long = "workdir")]
+    workdirs: Vec<PathBuf>,
+    /// League or variant, for games that have them.
+    #[arg(long)]
+    league: Option<String>,
+    /// Do not freeze idle bots (SIGSTOP) while another one thinks.
+    #[arg(long)]
+    no_pause: bool,
+    /// Multiply every time limit (slow machines, debugging).
+    #[arg(long, default_value_t = 1.0)]
+    time_scale: f64,
+    /// Bytes of each bot's stderr kept in the replay.
+    #[arg(long, default_value_t = DEFAULT_STDERR_CAP)]
+    stderr_cap: usize,
+}
+
+pub fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::List => list(),
+        Command::Play(args) => play(args),
+        Command::Conformance { game, files } => conformance(&game, &files),
+        Command::Bench {
+            game,
+            seconds,
+            league,
+        } => bench(&game, seconds, league.as_deref()),
+        Command::Bot { game, name, args } => bot(&game, &name, &args),
+    }
+}
+
+pub fn find_game(id: &str) -> Result<Box<dyn GameEntry>> {
+    let mut all = games::all();
+    match all.iter().position(|game| game.id() == id) {
+        Some(index) => Ok(all.swap_remove(index)),
+        None => {
+            let known: Vec<&str> = all.iter().map(|g| g.id()).collect();
+            bail!("unknown game `{id}`; the games are: {}", known.join(", "))
+        }
+    }
+}
+
+fn list() -> Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    for game in games::all() {
+        writeln!(
+            out,
+            "{} ({} players): {}",
+            game.id(),
+            game.players(),
+            game.about()
+        )?;
+        if let Some((default, others)) = game.variants().split_first() {
+            writeln!(out, "  leagues: {default} (default) {}", others.join(" "))?;
+        }
+        for (name, about) in game.bots() {
+            writeln!(out, "  builtin:{name:<12} {about}")?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Turns `--bot` texts into seat requests; a bare name of a built-in bot means that bot.
+pub fn seat_requests(
+    game: &dyn GameEntry,
+    bots: &[(Option<String>, String)],
+    workdirs: &[PathBuf],
+) -> Result<Vec<SeatRequest>> {
+    if !(workdirs.is_empty() || workdirs.len() == 1 || workdirs.len() == bots.len()) {
+        bail!(
+            "give --workdir once (for every bot) or once per --bot ({} bots, {} workdirs)",
+            bots.len(),
+            workdirs.len()
+        );
+    }
+    let builtin: Vec<&str> = game.bots().into_iter().map(|(name, _)| name).collect();
+    bots.iter()
+        .enumerate()
+        .map(|(index, (name, text))| {
+            let spec = if builtin.contains(&text.trim()) {
+                PlayerSpec::Builtin(text.trim().to_string())
+            } else {
+                PlayerSpec::parse(text).map_err(|e| anyhow!(e))?
+            };
+            if let PlayerSpec::Builtin(bot) = &spec
+                && !builtin.contains(&bot.as_str())
+            {
+                bail!(
+                    "{} has no built-in bot `{bot}` (built-in bots: {})",
+                    game.id(),
+                    builtin.join(", ")
+                );
+            }
+            let workdir = match workdirs.len() {
+                0 => None,
+                1 => Some(workdirs[0].clone()),
+                _ => Some(workdirs[index].clone()),
+            };
+            Ok(SeatRequest {
+                name: name.clone().unwrap_or_else(|| spec.short_name()),
+                spec,
+                workdir,
+            })
+        })
+        .collect()
+}
+
+/// `NAME=SPEC` names a player; a `=` inside a command (after a space or a slash) does not.
+pub fn split_name(text: &str) -> (Option<String>, String) {
+    match text.split_once('=') {
+        Some((name, spec)) if !name.is_empty() && !name.contains([' ', '/']) => {
+            (Some(name.to_string()), spec.to_string())
+        }
+        _ => (None, text.to_string()),
+    }
+}
+
+/// Makes display names unique (`random`, `random#2`, ...), so tables and statistics can tell seats apart.
+pub fn unique_names(seats: &mut [SeatRequest]) {
+    for index in 1..seats.len() {
+        let base = seats[index].name.clone();
+        let mut copy = 1;
+        while seats[..index].iter().any(|s| s.name == seats[index].name) {
+            copy += 1;
+            seats[index].name = format!("{base}#{copy}");
+        }
+    }
+}
+
+/// A seed from the clock, for runs that were not given one (it is printed and recorded).
+pub fn clock_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    derive_seed(nanos, 0) >> 1
+}
+
+/// A runtime for process games: one thread keeps timing steady and overhead low.
+pub fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+/// Runs `work` until it finishes or the user interrupts; dropping it ends every bot process.
+pub async fn interruptible<T>(work: impl std::future::Future<Output = T>) -> Result<T> {
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .context("cannot watch SIGTERM")?;
+    tokio::select! {
+        result = work => Ok(result),
+        _ = tokio::signal::ctrl_c() => bail!("interrupted; every bot process was ended"),
+        _ = terminate.recv() => bail!("terminated; every bot process was ended"),
+    }
+}
+
+fn play(args: PlayArgs) -> Result<ExitCode> {
+    let game = find_game(&args.game)?;
+    let seed = args.seed.unwrap_or_else(clock_seed);
+    let named: Vec<(Option<String>, String)> = args.bots.iter().map(|b| split_name(b)).collect();
+    let mut seats = seat_requests(game.as_ref(), &named, &args.workdirs)?;
+    unique_names(&mut seats);
+    if seats.len() != game.players() {
+        bail!(
+            "{} is a {}-player game: give --bot {} times (got {})",
+            game.id(),
+            game.players(),
+            game.players(),
+            seats.len()
+        );
+    }
+    let request = GameRequest {
+        variant: args.league.clone(),
+        seed,
+        seats,
+        options: MatchOptions {
+            pause_idle: !args.no_pause,
+            time_scale: args.time_scale,
+            record_frames: true,
+        },
+        stderr_cap: args.stderr_cap,
+    };
+    let result = runtime()?
+        .block_on(interruptible(game.play(request)))?
+        .map_err(|e| anyhow!(e))?;
+    let replay = args
+        .replay
+        .unwrap_or_else(|| PathBuf::from(format!("{}-{seed}.replay.json", game.id())));
+    write_replay(&replay, &result)?;
+    print!("{}", result_table(game.id(), seed, &result, &replay));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_replay(path: &Path, result: &GameResult) -> Result<()> {
+    let text = serde_json::to_string(&result.record).context("cannot encode the replay")?;
+    std::fs::write(path, text)
+        .with_context(|| format!("cannot write the replay to {}", path.display()))
+}
+
+/// The result of one game as a table: seats, names, exact scores, ranks, faults, winner.
+pub fn result_table(game: &str, seed: u64, result: &GameResult, replay: &Path) -> String {
+    let mut text = format!("{game}  seed {seed}\n");
+    let width = result
+        .names
+        .iter()
+        .map(|n| n.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    text.push_str(&format!(
+        "seat  {:<width$}  {:>8}  rank  faults\n",
+        "bot", "score"
+    ));
+    for (seat, name) in result.names.iter().enumerate() {
+        let faults: Vec<String> = result.faults[seat].iter().map(|f| f.to_string()).collect();
+        text.push_str(&format!(
+            "{seat:>4}  {name:<width$}  {:>8}  {:>4}  {}\n",
+            result.outcome.scores[seat].to_string(),
+            result.outcome.ranks[seat],
+            if faults.is_empty() {
+                "-".to_string()
+            } else {
+                faults.join("; ")
+            }
+        ));
+    }
+    match result.outcome.winner {
+        Some(seat) => text.push_str(&format!("winner: seat {seat} ({})\n", result.names[seat])),
+        None => text.push_str("no winner (draw)\n"),
+    }
+    text.push_str(&format!("replay: {}\n", replay.display()));
+    text
+}
+
+fn conformance(game: &str, files: &[PathBuf]) -> Result<ExitCode> {
+    let game = find_game(game)?;
+    let (mut total, mut conform) = (0usize, 0usize);
+    for file in files {
+        let cases = game.conformance(file).map_err(|e| anyhow!(e))?;
+        for case in cases {
+            total += 1;
+            match case.difference {
+                None => conform += 1,
+                Some(difference) => println!("{}: {}: {difference}", file.display(), case.label),
+            }
+        }
+    }
+    println!("conformance: {conform}/{total} games conform");
+    Ok(if conform == total && total > 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn bench(game: &str, seconds: f64, league: Option<&str>) -> Result<ExitCode> {
+    let game = find_game(game)?;
+    if cfg!(debug_assertions) {
+        eprintln!("note: this is a debug build; measure with `cargo run --release -- bench ...`");
+    }
+    // A short warm-up so the figure is not the cold start.
+    game.bench(league, seconds.min(0.2))
+        .map_err(|e| anyhow!(e))?;
+    let report = game.bench(league, seconds).map_err(|e| anyhow!(e))?;
+    println!(
+        "{} games in {:.3} s on one thread",
+        report.games,
+        report.elapsed.as_secs_f64()
+    );
+    println!("{}: {:.0} games/s", game.id(), report.games_per_second());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn bot(game: &str, name: &str, args: &[String]) -> Result<ExitCode> {
+    let game = find_game(game)?;
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut output = std::io::stdout().lock();
+    game.bot_main(name, args, &mut input, &mut output)
+        .map_err(|e| anyhow!(e))?;
+    Ok(ExitCode::SUCCESS)
+}
