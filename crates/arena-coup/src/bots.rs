@@ -508,7 +508,8 @@ impl Calculator {
         if reading.my_turn && matches!(last, b'a' | b'c' | b'd' | b's') {
             return pick(b'q');
         }
-        if matches!(plan, Some(Plan::Captain | Plan::CaptainAssassin)) && matches!(last, b'S' | b'E')
+        if matches!(plan, Some(Plan::Captain | Plan::CaptainAssassin))
+            && matches!(last, b'S' | b'E')
         {
             return pick(b'q');
         }

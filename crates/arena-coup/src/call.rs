@@ -7,7 +7,8 @@
 //!
 //! The wait is synchronous (poll on the stdout/stderr pipes and a pidfd), because a call is dominated
 //! by the bot's own start-up and every extra wake-up shows in the per-call cost. Inside a tokio runtime
-//! the call runs on the blocking pool so it never stalls other games.
+//! the call never stalls other games: `block_in_place` on a multi-thread runtime, the blocking pool on
+//! a current-thread one.
 
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, RawFd};
@@ -259,6 +260,35 @@ pub fn run_process(
     })
 }
 
+/// Makes the file at `path` hold exactly `text`, touching it as little as possible. Usually the file
+/// already holds it (the previous call appended the move that made it), or a prefix of it (a built-in
+/// opponent moved in between). Truncating with `O_TRUNC` is avoided: on ext4 a truncate to zero of a
+/// file with data forces its blocks out (auto_da_alloc), which costs more than the bot's own start.
+pub fn sync_history(path: &Path, text: &[u8]) -> io::Result<()> {
+    let current = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    if current == text && path.exists() {
+        return Ok(());
+    }
+    if let Some(rest) = text.strip_prefix(current.as_slice()) {
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)?;
+        return file.write_all(rest);
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)?;
+    file.write_all(text)?;
+    file.set_len(text.len() as u64)
+}
+
 /// One call as the agent saw it.
 #[derive(Debug)]
 pub struct CallReport {
@@ -298,7 +328,7 @@ pub fn call_bot(spec: &CallSpec, obs: &CoupObs, limit: Duration, stderr_cap: usi
         }
     };
     // The referee owns the file: every call starts from the game's exact text.
-    if let Err(e) = std::fs::File::create(&history).and_then(|mut f| f.write_all(obs.history.as_bytes())) {
+    if let Err(e) = sync_history(&history, obs.history.as_bytes()) {
         report.answer = Answer::Fault(Fault::new(
             FaultKind::SpawnFailed,
             format!("cannot write the history file {}: {e}", history.display()),
@@ -314,7 +344,10 @@ pub fn call_bot(spec: &CallSpec, obs: &CoupObs, limit: Duration, stderr_cap: usi
         Err(e) => {
             report.answer = Answer::Fault(Fault::new(
                 FaultKind::SpawnFailed,
-                format!("spawn failed: could not start `{}`: {e}", spec.argv.join(" ")),
+                format!(
+                    "spawn failed: could not start `{}`: {e}",
+                    spec.argv.join(" ")
+                ),
             ));
             return report;
         }
@@ -407,7 +440,14 @@ impl Agent<Coup> for CallAgent {
                 .stderr_cap
                 .saturating_sub(self.log.stderr.len())
                 .max(1);
-            let report = match tokio::runtime::Handle::try_current() {
+            use tokio::runtime::{Handle, RuntimeFlavor};
+            let report = match Handle::try_current() {
+                // A worker of a multi-thread runtime can block in place: no hand-off to another
+                // thread, and the runtime moves its other tasks elsewhere meanwhile.
+                Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
+                    tokio::task::block_in_place(|| call_bot(&self.spec, obs, limit, cap))
+                }
+                // A current-thread runtime has nobody else to run its tasks: use the blocking pool.
                 Ok(handle) => {
                     let spec = self.spec.clone();
                     let owned = obs.clone();
@@ -439,8 +479,8 @@ impl Agent<Coup> for CallAgent {
             }
             let input = format!("{:?}", report.args);
             // The same fields as the conformance transcripts.
-            let raw_output = serde_json::json!({"wrote": report.appended, "stdout": report.stdout})
-                .to_string();
+            let raw_output =
+                serde_json::json!({"wrote": report.appended, "stdout": report.stdout}).to_string();
             Reply {
                 answer: report.answer,
                 input: Some(input),

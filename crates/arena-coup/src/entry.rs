@@ -191,8 +191,12 @@ pub fn bot_main(
         .map_err(|e| format!("cannot read the history file {history_path}: {e}"))?;
     let mut obs = CoupObs {
         history,
-        opp_coins: opp.parse().map_err(|_| format!("bad opponent coins {opp:?}"))?,
-        my_coins: mine.parse().map_err(|_| format!("bad own coins {mine:?}"))?,
+        opp_coins: opp
+            .parse()
+            .map_err(|_| format!("bad opponent coins {opp:?}"))?,
+        my_coins: mine
+            .parse()
+            .map_err(|_| format!("bad own coins {mine:?}"))?,
         cards: Cards::parse_reveal(cards).ok_or_else(|| format!("bad cards {cards:?}"))?,
         ..CoupObs::default()
     };
@@ -207,7 +211,7 @@ pub fn bot_main(
     }
     let line = obs.line().as_bytes();
     let completes_exchange = line.first() == Some(&b'E')
-        && line.len() % 2 == 0
+        && line.len() & 1 == 0
         && line
             .last()
             .is_some_and(|&c| c == b'p' || crate::rules::Card::from_surrender(c).is_some());

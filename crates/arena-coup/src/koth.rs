@@ -6,14 +6,16 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use arena_core::registry::PlayerSpec;
-use arena_core::runner::{MatchOptions, run_match};
+use arena_core::game::{Answer, Bot, Fault, Game};
+use arena_core::registry::{PlayerSpec, bot_seed, find_bot};
 use arena_core::seed::derive_seed;
 use serde::Serialize;
 
-use crate::entry::{coup_seats, scratch_dir};
+use crate::bots;
+use crate::call::{CallSpec, call_bot};
+use crate::entry::scratch_dir;
 use crate::protocol::ForfeitKind;
-use crate::rules::{Coup, CoupConfig};
+use crate::rules::{Coup, CoupConfig, CoupObs};
 
 /// One entrant.
 #[derive(Clone, Debug)]
@@ -72,8 +74,59 @@ pub struct KothReport {
     pub no_winner: u32,
 }
 
-/// Plays the tournament, one game at a time.
-pub async fn run_koth(spec: &KothSpec) -> Result<KothReport, String> {
+/// One seat of a locally driven game.
+pub enum LocalSeat {
+    Builtin(Box<dyn Bot<Coup>>),
+    Command(CallSpec),
+}
+
+/// The end of a locally driven game.
+#[derive(Clone, Debug)]
+pub struct LocalGame {
+    pub winner: Option<usize>,
+    /// Faults per seat (at most one: a fault forfeits).
+    pub faults: [Vec<Fault>; 2],
+    pub history: String,
+    pub calls: u32,
+}
+
+/// Drives one game on this thread, calling each command bot once per move. The KotH's path: no async
+/// runtime in between, so a call costs what the process costs.
+pub fn play_local(
+    config: &CoupConfig,
+    seed: u64,
+    seats: &mut [LocalSeat; 2],
+    stderr_cap: usize,
+) -> LocalGame {
+    let mut game = Coup::new(config, seed);
+    let mut obs = CoupObs::default();
+    let mut faults: [Vec<Fault>; 2] = Default::default();
+    while let Some(player) = game.to_act() {
+        game.observe(player, &mut obs);
+        let limit = game.time_limit(player);
+        let answer = match &mut seats[player] {
+            LocalSeat::Builtin(bot) => Answer::Action(bot.act(&obs)),
+            LocalSeat::Command(spec) => call_bot(spec, &obs, limit, stderr_cap).answer,
+        };
+        if let Answer::Fault(fault) = &answer {
+            faults[player].push(fault.clone());
+        }
+        game.apply(player, answer);
+    }
+    for (player, fault) in game.rule_faults() {
+        faults[player].push(fault);
+    }
+    LocalGame {
+        winner: game.outcome().winner,
+        faults,
+        history: game.history().to_string(),
+        calls: game.calls(),
+    }
+}
+
+/// Plays the tournament, one game at a time, on this thread (from async code, run it on the blocking
+/// pool).
+pub fn run_koth(spec: &KothSpec) -> Result<KothReport, String> {
     spec.config.validate()?;
     if spec.bots.len() < 2 {
         return Err("a KotH needs at least 2 bots".into());
@@ -82,6 +135,12 @@ pub async fn run_koth(spec: &KothSpec) -> Result<KothReport, String> {
     names.sort_unstable();
     if names.windows(2).any(|w| w[0] == w[1]) {
         return Err("bot names must be unique".into());
+    }
+    let builtins = bots::all();
+    for bot in &spec.bots {
+        if let PlayerSpec::Builtin(name) = &bot.spec {
+            find_bot(&builtins, name)?;
+        }
     }
     let scratch = spec.dir.is_none();
     let dir = match &spec.dir {
@@ -115,80 +174,65 @@ pub async fn run_koth(spec: &KothSpec) -> Result<KothReport, String> {
             forfeits: BTreeMap::new(),
         })
         .collect();
-    let options = MatchOptions {
-        pause_idle: false,
-        time_scale: 1.0,
-        record_frames: false,
-    };
     let mut game_index = 0u64;
     let mut no_winner = 0;
-    let result: Result<(), String> = async {
-        for round in 0..spec.rounds {
-            let mut in_round = 0;
-            for first in 0..spec.bots.len() {
-                for second in 0..spec.bots.len() {
-                    if first == second {
-                        continue;
-                    }
-                    let pair = [first, second];
-                    let history = dir.join(format!(
-                        "{}_{}_{round}_{in_round}.txt",
-                        spec.bots[first].name, spec.bots[second].name
-                    ));
-                    let seats: Vec<_> = pair
-                        .iter()
-                        .map(|&b| {
-                            (
-                                spec.bots[b].name.clone(),
-                                spec.bots[b].spec.clone(),
-                                workdirs[b].clone(),
-                            )
-                        })
-                        .collect();
-                    let seed = derive_seed(spec.seed, game_index);
-                    let seats = coup_seats(&seats, seed, &history, spec.stderr_cap)?;
-                    let record = run_match::<Coup>(&spec.config, seed, seats, &options).await;
-                    for (seat, &bot) in pair.iter().enumerate() {
-                        let entry = &mut standings[bot];
-                        entry.games += 1;
-                        for fault in &record.players[seat].faults {
-                            *entry.forfeits.entry(ForfeitKind::of(&fault.fault)).or_default() += 1;
-                        }
-                    }
-                    match record.outcome.winner {
-                        Some(seat) => standings[pair[seat]].score += 1,
-                        None => no_winner += 1,
-                    }
-                    // The referee owns the file between calls; after the game it is the log.
-                    let _ = std::fs::write(&history, final_history(&record));
-                    game_index += 1;
-                    in_round += 1;
+    for round in 0..spec.rounds {
+        let mut in_round = 0;
+        for first in 0..spec.bots.len() {
+            for second in 0..spec.bots.len() {
+                if first == second {
+                    continue;
                 }
+                let pair = [first, second];
+                let history = dir.join(format!(
+                    "{}_{}_{round}_{in_round}.txt",
+                    spec.bots[first].name, spec.bots[second].name
+                ));
+                let seed = derive_seed(spec.seed, game_index);
+                let mut seats = pair.map(|b| match &spec.bots[b].spec {
+                    PlayerSpec::Builtin(name) => {
+                        let entry = find_bot(&builtins, name).expect("checked above");
+                        let seat = if b == first { 0 } else { 1 };
+                        LocalSeat::Builtin((entry.make)(bot_seed(seed, seat)))
+                    }
+                    PlayerSpec::Command(argv) => LocalSeat::Command(CallSpec {
+                        argv: argv.clone(),
+                        workdir: workdirs[b].clone(),
+                        history: history.clone(),
+                        stderr_cap: spec.stderr_cap,
+                    }),
+                });
+                let played = play_local(&spec.config, seed, &mut seats, spec.stderr_cap);
+                for (seat, &bot) in pair.iter().enumerate() {
+                    let entry = &mut standings[bot];
+                    entry.games += 1;
+                    for fault in &played.faults[seat] {
+                        *entry.forfeits.entry(ForfeitKind::of(fault)).or_default() += 1;
+                    }
+                }
+                match played.winner {
+                    Some(seat) => standings[pair[seat]].score += 1,
+                    None => no_winner += 1,
+                }
+                // After the game the history file is its log, as in the original.
+                if !scratch {
+                    let _ = std::fs::write(&history, &played.history);
+                }
+                game_index += 1;
+                in_round += 1;
             }
         }
-        Ok(())
     }
-    .await;
     if scratch {
         let _ = std::fs::remove_dir_all(&dir);
     }
-    result?;
-    standings.sort_by(|a, b| b.score.cmp(&a.score));
+    // Stable, so ties keep registration order as in the arbiter.
+    standings.sort_by_key(|entry| std::cmp::Reverse(entry.score));
     Ok(KothReport {
         standings,
         games: game_index as u32,
         no_winner,
     })
-}
-
-/// The history text at the end of a game, rebuilt from the recorded moves.
-fn final_history(record: &arena_core::record::MatchRecord<Coup>) -> String {
-    record
-        .steps
-        .iter()
-        .filter_map(|step| step.action.as_ref())
-        .map(|action| action.wrote.as_str())
-        .collect()
 }
 
 /// The leaderboard as the arbiter printed it (`'%5d %s'`), then games without a winner and forfeits.

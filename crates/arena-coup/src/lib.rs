@@ -23,4 +23,6 @@ pub use call::{CallAgent, CallSpec, call_bot, run_process};
 pub use entry::{CoupEntry, check_transcript, conformance_file, entry, entry_with};
 pub use koth::{KothBot, KothReport, KothSpec, format_koth, run_koth};
 pub use protocol::{ForfeitKind, decode_answer};
-pub use rules::{Card, Cards, Coup, CoupAction, CoupConfig, CoupObs, Event, Frame, Hand, Legal, Move};
+pub use rules::{
+    Card, Cards, Coup, CoupAction, CoupConfig, CoupObs, Event, Frame, Hand, Legal, Move,
+};

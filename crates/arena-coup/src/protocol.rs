@@ -48,7 +48,10 @@ impl ForfeitKind {
             FaultKind::Timeout => ForfeitKind::Timeout,
             FaultKind::Crashed => ForfeitKind::NonZeroExit,
             FaultKind::Illegal | FaultKind::Unparsable => {
-                if fault.detail.starts_with(ForfeitKind::IllegalExchange.label()) {
+                if fault
+                    .detail
+                    .starts_with(ForfeitKind::IllegalExchange.label())
+                {
                     ForfeitKind::IllegalExchange
                 } else {
                     ForfeitKind::IllegalMove
@@ -72,7 +75,10 @@ impl fmt::Display for ForfeitKind {
 fn strip_python(bytes: &[u8]) -> &[u8] {
     let space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
     let start = bytes.iter().position(|b| !space(b)).unwrap_or(bytes.len());
-    let end = bytes.iter().rposition(|b| !space(b)).map_or(start, |e| e + 1);
+    let end = bytes
+        .iter()
+        .rposition(|b| !space(b))
+        .map_or(start, |e| e + 1);
     &bytes[start..end.max(start)]
 }
 

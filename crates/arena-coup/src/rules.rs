@@ -161,10 +161,7 @@ impl<const N: usize> Cards<N> {
 
     /// The cards in reveal symbols, as in argv and on stdout.
     pub fn reveal_string(&self) -> String {
-        self.as_slice()
-            .iter()
-            .map(|c| c.reveal() as char)
-            .collect()
+        self.as_slice().iter().map(|c| c.reveal() as char).collect()
     }
 
     pub fn write_reveal(&self, out: &mut String) {
@@ -712,7 +709,7 @@ impl Coup {
     fn completes_exchange(&self) -> bool {
         let line = self.line();
         line.first() == Some(&b'E')
-            && line.len() % 2 == 0
+            && line.len() & 1 == 0
             && line.last().is_some_and(|&c| c == b'p' || is_surrender(c))
     }
 
@@ -1129,7 +1126,10 @@ impl Game for Coup {
         if player != expected {
             let fault = Fault::new(
                 FaultKind::Illegal,
-                format!("answered out of turn (call {} is player {expected}'s)", self.calls),
+                format!(
+                    "answered out of turn (call {} is player {expected}'s)",
+                    self.calls
+                ),
             );
             self.forfeit(player, fault, true);
             return;

@@ -5,16 +5,22 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
+use arena_core::runner::{MatchOptions, Seat, run_match};
 use arena_coup::rules::CoupConfig;
 use arena_coup::{CallAgent, CallSpec, Coup};
-use arena_core::runner::{MatchOptions, Seat, run_match};
 use rand_core::{RngCore, SeedableRng};
 
 /// (history text, winner) of game `game` in the arbiter's round 0.
-fn arbiter_games(python2: &Path, bot: &[String], deck: &str, salts: [&str; 2], work: &Path) -> Vec<(String, Option<usize>)> {
+fn arbiter_games(
+    python2: &Path,
+    bot: &[String],
+    deck: &str,
+    salts: [&str; 2],
+    work: &Path,
+) -> Vec<(String, Option<usize>)> {
     let arbiter = common::shared().join("reference/coup/arbiter.py");
     let command = |salt: &str| format!("{} --salt={salt}", bot.join(" "));
     let output = Command::new(python2)
@@ -27,13 +33,24 @@ fn arbiter_games(python2: &Path, bot: &[String], deck: &str, salts: [&str; 2], w
         .env("COUP_DECK", deck)
         .output()
         .expect("the arbiter runs");
-    assert!(output.status.success(), "arbiter failed: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "arbiter failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let log = String::from_utf8_lossy(&output.stdout).into_owned();
     let mut games = Vec::new();
     for (index, part) in log.split("--- Game ").skip(1).enumerate() {
         let (first, second) = if index == 0 { ("A", "B") } else { ("B", "A") };
-        let history = std::fs::read_to_string(work.join(format!("{first}_{second}_0_{index}.txt"))).expect("history file");
-        let winner = part.lines().filter(|l| l.contains(" wins")).last().map(|l| if l.starts_with(&format!("{first} ")) { 0 } else { 1 });
+        let history = std::fs::read_to_string(work.join(format!("{first}_{second}_0_{index}.txt")))
+            .expect("history file");
+        let winner = part.lines().rfind(|l| l.contains(" wins")).map(|l| {
+            if l.starts_with(&format!("{first} ")) {
+                0
+            } else {
+                1
+            }
+        });
         games.push((history, winner));
         // After a draw the arbiter skips its reset (B1): later games are not comparable.
         if winner.is_none() {
@@ -43,7 +60,14 @@ fn arbiter_games(python2: &Path, bot: &[String], deck: &str, salts: [&str; 2], w
     games
 }
 
-fn arena_game(bot: &[String], deck: &str, salts: [&str; 2], names: [&str; 2], work: &Path, runtime: &tokio::runtime::Runtime) -> (String, Option<usize>) {
+fn arena_game(
+    bot: &[String],
+    deck: &str,
+    salts: [&str; 2],
+    names: [&str; 2],
+    work: &Path,
+    runtime: &tokio::runtime::Runtime,
+) -> (String, Option<usize>) {
     let history = work.join(format!("{}_{}_0_x.txt", names[0], names[1]));
     let seats = salts
         .iter()
@@ -57,15 +81,32 @@ fn arena_game(bot: &[String], deck: &str, salts: [&str; 2], names: [&str; 2], wo
                 name: name.to_string(),
                 spec: argv.join(" "),
                 bot_seed: None,
-                agent: Box::new(CallAgent::new(CallSpec { argv, workdir: Some(dir), history: history.clone(), stderr_cap: 4096 })) as _,
+                agent: Box::new(CallAgent::new(CallSpec {
+                    argv,
+                    workdir: Some(dir),
+                    history: history.clone(),
+                    stderr_cap: 4096,
+                })) as _,
             }
         })
         .collect::<Vec<Seat<Coup>>>();
-    let config = CoupConfig { deck: Some(deck.to_string()), no_shuffle: true, ..CoupConfig::default() };
-    let options = MatchOptions { pause_idle: false, time_scale: 1.0, record_frames: false };
+    let config = CoupConfig {
+        deck: Some(deck.to_string()),
+        no_shuffle: true,
+        ..CoupConfig::default()
+    };
+    let options = MatchOptions {
+        pause_idle: false,
+        time_scale: 1.0,
+        record_frames: false,
+    };
     let record = runtime.block_on(run_match::<Coup>(&config, 0, seats, &options));
     for player in &record.players {
-        assert!(player.faults.is_empty(), "hashbot forfeited under arena: {:?}", player.faults);
+        assert!(
+            player.faults.is_empty(),
+            "hashbot forfeited under arena: {:?}",
+            player.faults
+        );
     }
     // The file as the last call left it (the referee rewrites it only before a call).
     let text = std::fs::read_to_string(&history).expect("arena history file");
@@ -78,10 +119,20 @@ fn hashbot_plays_identically_under_arbiter_and_arena() {
     let python3 = common::python3();
     let hashbot = common::shared().join("reference/coup/bots/hashbot.py");
     // -S skips site initialisation: a third of a second less per call, same behaviour.
-    let bot = vec![python3.to_string_lossy().into_owned(), "-S".into(), hashbot.to_string_lossy().into_owned()];
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let bot = vec![
+        python3.to_string_lossy().into_owned(),
+        "-S".into(),
+        hashbot.to_string_lossy().into_owned(),
+    ];
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(20_260_422);
-    let games = std::env::var("COUP_DIFF_GAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(12);
+    let games = std::env::var("COUP_DIFF_GAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(12);
     let mut compared = 0;
     for game in 0..games {
         let mut deck: Vec<u8> = b"_'<=0_'<=0_'<=0".to_vec();
@@ -90,21 +141,31 @@ fn hashbot_plays_identically_under_arbiter_and_arena() {
             deck.swap(i, j);
         }
         let deck = String::from_utf8(deck).unwrap();
-        let salts = [format!("s{}", rng.next_u32() % 1_000_000), format!("t{}", rng.next_u32() % 1_000_000)];
+        let salts = [
+            format!("s{}", rng.next_u32() % 1_000_000),
+            format!("t{}", rng.next_u32() % 1_000_000),
+        ];
         let salts = [salts[0].as_str(), salts[1].as_str()];
         let work = common::temp_dir(&format!("diff{game}"));
         let reference = arbiter_games(&python2, &bot, &deck, salts, &work);
         for (index, (history, winner)) in reference.iter().enumerate() {
-            let (order, names) = if index == 0 { (salts, ["A", "B"]) } else { ([salts[1], salts[0]], ["B", "A"]) };
+            let (order, names) = if index == 0 {
+                (salts, ["A", "B"])
+            } else {
+                ([salts[1], salts[0]], ["B", "A"])
+            };
             let (ours, our_winner) = arena_game(&bot, &deck, order, names, &work, &runtime);
-            assert_eq!(&ours, history, "deck {deck} salts {salts:?} game {index}: history differs");
-            assert_eq!(&our_winner, winner, "deck {deck} salts {salts:?} game {index}: winner differs");
+            assert_eq!(
+                &ours, history,
+                "deck {deck} salts {salts:?} game {index}: history differs"
+            );
+            assert_eq!(
+                &our_winner, winner,
+                "deck {deck} salts {salts:?} game {index}: winner differs"
+            );
             compared += 1;
         }
         let _ = std::fs::remove_dir_all(&work);
     }
     assert!(compared >= games, "compared {compared} games");
 }
-
-#[allow(dead_code)]
-fn unused(_: PathBuf) {}

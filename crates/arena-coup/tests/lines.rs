@@ -6,8 +6,8 @@
 //! `!` Contessa, `$` Duke). Shuffles are off, so the replacement for a revealed card and the cards drawn
 //! for an Exchange come from the top of `REST` (its end): first `*`, then `$`.
 
-use arena_coup::rules::{Cards, Coup, CoupAction, CoupConfig, CoupObs, Move};
 use arena_core::game::{Answer, Game};
+use arena_coup::rules::{Cards, Coup, CoupAction, CoupConfig, CoupObs, Move};
 
 const REST: &str = "!!!!!!!!!$*";
 
@@ -31,7 +31,11 @@ fn deck(p0: &str, p1: &str) -> String {
 }
 
 fn new_game(p0: &str, p1: &str) -> Coup {
-    let config = CoupConfig { deck: Some(deck(p0, p1)), no_shuffle: true, ..CoupConfig::default() };
+    let config = CoupConfig {
+        deck: Some(deck(p0, p1)),
+        no_shuffle: true,
+        ..CoupConfig::default()
+    };
     config.validate().unwrap();
     Coup::new(&config, 7)
 }
@@ -40,10 +44,17 @@ fn new_game(p0: &str, p1: &str) -> Coup {
 fn play(game: &mut Coup, moves: &[(&str, &str)]) -> CoupObs {
     let mut obs = CoupObs::default();
     for &(wrote, keep) in moves {
-        let player = game.to_act().unwrap_or_else(|| panic!("game over before {wrote:?}: {game:?}"));
+        let player = game
+            .to_act()
+            .unwrap_or_else(|| panic!("game over before {wrote:?}: {game:?}"));
         game.observe(player, &mut obs);
         let mv = Move::parse(wrote.as_bytes()).unwrap();
-        assert!(obs.legal.contains(mv), "{wrote:?} not legal in {:?} (legal {:?})", game.history(), obs.legal);
+        assert!(
+            obs.legal.contains(mv),
+            "{wrote:?} not legal in {:?} (legal {:?})",
+            game.history(),
+            obs.legal
+        );
         let keep: arena_coup::Hand = Cards::parse_reveal(keep).unwrap();
         game.apply(player, Answer::Action(CoupAction { wrote: mv, keep }));
     }
@@ -71,34 +82,286 @@ struct Case {
 }
 
 const CASES: &[Case] = &[
-    Case { line: "I\\n", p0: "!!", p1: "!!", prefix: NONE, moves: &[("I\n", "")], coins: [2, 1], hands: ["!!", "!!"], winner: None },
-    Case { line: "Fp\\n", p0: "!!", p1: "!!", prefix: NONE, moves: &[("F", ""), ("p", ""), ("\n", "")], coins: [3, 1], hands: ["!!", "!!"], winner: None },
-    Case { line: "Fd\\n", p0: "!!", p1: "!!", prefix: NONE, moves: &[("F", ""), ("d", ""), ("\n", "")], coins: [1, 1], hands: ["!!", "!!"], winner: None },
-    Case { line: "Fdq$x\\n", p0: "!^", p1: "$!", prefix: NONE, moves: &[("F", ""), ("d", ""), ("q", ""), ("$", ""), ("=\n", "")], coins: [1, 1], hands: ["^", "!*"], winner: None },
-    Case { line: "Fdqy\\n", p0: "!!", p1: "!^", prefix: NONE, moves: &[("F", ""), ("d", ""), ("q", ""), ("'", ""), ("\n", "")], coins: [3, 1], hands: ["!!", "!"], winner: None },
-    Case { line: "Cy\\n", p0: "!!", p1: "!^", prefix: TO_7, moves: &[("C", ""), ("=", ""), ("\n", "")], coins: [0, 3], hands: ["!!", "^"], winner: None },
-    Case { line: "Ep\\n", p0: "!^", p1: "!!", prefix: NONE, moves: &[("E", ""), ("p", ""), ("\n", "$!")], coins: [1, 1], hands: ["$!", "!!"], winner: None },
-    Case { line: "Eq~y\\n", p0: "~!", p1: "^$", prefix: NONE, moves: &[("E", ""), ("q", ""), ("~", ""), ("0", ""), ("\n", "~*")], coins: [1, 1], hands: ["~*", "^"], winner: None },
-    Case { line: "Eqx\\n", p0: "!^", p1: "!!", prefix: NONE, moves: &[("E", ""), ("q", ""), ("=\n", "")], coins: [1, 1], hands: ["^", "!!"], winner: None },
-    Case { line: "Tp\\n", p0: "!!", p1: "!!", prefix: NONE, moves: &[("T", ""), ("p", ""), ("\n", "")], coins: [4, 1], hands: ["!!", "!!"], winner: None },
-    Case { line: "Tq$y\\n", p0: "$!", p1: "^^", prefix: NONE, moves: &[("T", ""), ("q", ""), ("$", ""), ("'", ""), ("\n", "")], coins: [4, 1], hands: ["!*", "^"], winner: None },
-    Case { line: "Tqx\\n", p0: "!!", p1: "!!", prefix: NONE, moves: &[("T", ""), ("q", ""), ("=\n", "")], coins: [1, 1], hands: ["!", "!!"], winner: None },
-    Case { line: "Ay\\n", p0: "!!", p1: "!^", prefix: TO_3, moves: &[("A", ""), ("'", ""), ("\n", "")], coins: [0, 3], hands: ["!!", "!"], winner: None },
-    Case { line: "As\\n", p0: "!!", p1: "!^", prefix: TO_3, moves: &[("A", ""), ("s", ""), ("\n", "")], coins: [0, 3], hands: ["!!", "!^"], winner: None },
-    Case { line: "Asq!x\\n", p0: "^$", p1: "!~", prefix: TO_3, moves: &[("A", ""), ("s", ""), ("q", ""), ("!", ""), ("0\n", "")], coins: [0, 3], hands: ["^", "~*"], winner: None },
-    Case { line: "Asqy (double loss)", p0: "!!", p1: "~*", prefix: TO_3, moves: &[("A", ""), ("s", ""), ("q", ""), ("_", "")], coins: [0, 3], hands: ["!!", "*"], winner: Some(0) },
-    Case { line: "Aq^y (double loss)", p0: "^!", p1: "~*", prefix: TO_3, moves: &[("A", ""), ("q", ""), ("^", ""), ("<", "")], coins: [0, 3], hands: ["!*", "~"], winner: Some(0) },
-    Case { line: "Aqx\\n", p0: "!!", p1: "!!", prefix: TO_3, moves: &[("A", ""), ("q", ""), ("=\n", "")], coins: [3, 3], hands: ["!", "!!"], winner: None },
-    Case { line: "Sp\\n from 1 coin", p0: "!!", p1: "!!", prefix: NONE, moves: &[("S", ""), ("p", ""), ("\n", "")], coins: [2, 0], hands: ["!!", "!!"], winner: None },
-    Case { line: "Sp\\n from 3 coins", p0: "!!", p1: "!!", prefix: TO_3, moves: &[("S", ""), ("p", ""), ("\n", "")], coins: [5, 1], hands: ["!!", "!!"], winner: None },
-    Case { line: "Sa\\n", p0: "!!", p1: "!!", prefix: NONE, moves: &[("S", ""), ("a", ""), ("\n", "")], coins: [1, 1], hands: ["!!", "!!"], winner: None },
-    Case { line: "Sc\\n", p0: "!!", p1: "!!", prefix: NONE, moves: &[("S", ""), ("c", ""), ("\n", "")], coins: [1, 1], hands: ["!!", "!!"], winner: None },
-    Case { line: "Saq~x\\n", p0: "!!", p1: "~!", prefix: NONE, moves: &[("S", ""), ("a", ""), ("q", ""), ("~", ""), ("=\n", "")], coins: [1, 1], hands: ["!", "!*"], winner: None },
-    Case { line: "Scq*x\\n", p0: "!$", p1: "*!", prefix: NONE, moves: &[("S", ""), ("c", ""), ("q", ""), ("*", ""), ("0\n", "")], coins: [1, 1], hands: ["!", "!*"], winner: None },
-    Case { line: "Saqy\\n", p0: "!!", p1: "*!", prefix: NONE, moves: &[("S", ""), ("a", ""), ("q", ""), ("=", ""), ("\n", "")], coins: [2, 0], hands: ["!!", "*"], winner: None },
-    Case { line: "Scqy\\n", p0: "!!", p1: "~!", prefix: NONE, moves: &[("S", ""), ("c", ""), ("q", ""), ("_", ""), ("\n", "")], coins: [2, 0], hands: ["!!", "!"], winner: None },
-    Case { line: "Sq*y\\n", p0: "*!", p1: "!!", prefix: NONE, moves: &[("S", ""), ("q", ""), ("*", ""), ("=", ""), ("\n", "")], coins: [2, 0], hands: ["!*", "!"], winner: None },
-    Case { line: "Sqx\\n", p0: "!!", p1: "!!", prefix: NONE, moves: &[("S", ""), ("q", ""), ("=\n", "")], coins: [1, 1], hands: ["!", "!!"], winner: None },
+    Case {
+        line: "I\\n",
+        p0: "!!",
+        p1: "!!",
+        prefix: NONE,
+        moves: &[("I\n", "")],
+        coins: [2, 1],
+        hands: ["!!", "!!"],
+        winner: None,
+    },
+    Case {
+        line: "Fp\\n",
+        p0: "!!",
+        p1: "!!",
+        prefix: NONE,
+        moves: &[("F", ""), ("p", ""), ("\n", "")],
+        coins: [3, 1],
+        hands: ["!!", "!!"],
+        winner: None,
+    },
+    Case {
+        line: "Fd\\n",
+        p0: "!!",
+        p1: "!!",
+        prefix: NONE,
+        moves: &[("F", ""), ("d", ""), ("\n", "")],
+        coins: [1, 1],
+        hands: ["!!", "!!"],
+        winner: None,
+    },
+    Case {
+        line: "Fdq$x\\n",
+        p0: "!^",
+        p1: "$!",
+        prefix: NONE,
+        moves: &[("F", ""), ("d", ""), ("q", ""), ("$", ""), ("=\n", "")],
+        coins: [1, 1],
+        hands: ["^", "!*"],
+        winner: None,
+    },
+    Case {
+        line: "Fdqy\\n",
+        p0: "!!",
+        p1: "!^",
+        prefix: NONE,
+        moves: &[("F", ""), ("d", ""), ("q", ""), ("'", ""), ("\n", "")],
+        coins: [3, 1],
+        hands: ["!!", "!"],
+        winner: None,
+    },
+    Case {
+        line: "Cy\\n",
+        p0: "!!",
+        p1: "!^",
+        prefix: TO_7,
+        moves: &[("C", ""), ("=", ""), ("\n", "")],
+        coins: [0, 3],
+        hands: ["!!", "^"],
+        winner: None,
+    },
+    Case {
+        line: "Ep\\n",
+        p0: "!^",
+        p1: "!!",
+        prefix: NONE,
+        moves: &[("E", ""), ("p", ""), ("\n", "$!")],
+        coins: [1, 1],
+        hands: ["$!", "!!"],
+        winner: None,
+    },
+    Case {
+        line: "Eq~y\\n",
+        p0: "~!",
+        p1: "^$",
+        prefix: NONE,
+        moves: &[("E", ""), ("q", ""), ("~", ""), ("0", ""), ("\n", "~*")],
+        coins: [1, 1],
+        hands: ["~*", "^"],
+        winner: None,
+    },
+    Case {
+        line: "Eqx\\n",
+        p0: "!^",
+        p1: "!!",
+        prefix: NONE,
+        moves: &[("E", ""), ("q", ""), ("=\n", "")],
+        coins: [1, 1],
+        hands: ["^", "!!"],
+        winner: None,
+    },
+    Case {
+        line: "Tp\\n",
+        p0: "!!",
+        p1: "!!",
+        prefix: NONE,
+        moves: &[("T", ""), ("p", ""), ("\n", "")],
+        coins: [4, 1],
+        hands: ["!!", "!!"],
+        winner: None,
+    },
+    Case {
+        line: "Tq$y\\n",
+        p0: "$!",
+        p1: "^^",
+        prefix: NONE,
+        moves: &[("T", ""), ("q", ""), ("$", ""), ("'", ""), ("\n", "")],
+        coins: [4, 1],
+        hands: ["!*", "^"],
+        winner: None,
+    },
+    Case {
+        line: "Tqx\\n",
+        p0: "!!",
+        p1: "!!",
+        prefix: NONE,
+        moves: &[("T", ""), ("q", ""), ("=\n", "")],
+        coins: [1, 1],
+        hands: ["!", "!!"],
+        winner: None,
+    },
+    Case {
+        line: "Ay\\n",
+        p0: "!!",
+        p1: "!^",
+        prefix: TO_3,
+        moves: &[("A", ""), ("'", ""), ("\n", "")],
+        coins: [0, 3],
+        hands: ["!!", "!"],
+        winner: None,
+    },
+    Case {
+        line: "As\\n",
+        p0: "!!",
+        p1: "!^",
+        prefix: TO_3,
+        moves: &[("A", ""), ("s", ""), ("\n", "")],
+        coins: [0, 3],
+        hands: ["!!", "!^"],
+        winner: None,
+    },
+    Case {
+        line: "Asq!x\\n",
+        p0: "^$",
+        p1: "!~",
+        prefix: TO_3,
+        moves: &[("A", ""), ("s", ""), ("q", ""), ("!", ""), ("0\n", "")],
+        coins: [0, 3],
+        hands: ["^", "~*"],
+        winner: None,
+    },
+    Case {
+        line: "Asqy (double loss)",
+        p0: "!!",
+        p1: "~*",
+        prefix: TO_3,
+        moves: &[("A", ""), ("s", ""), ("q", ""), ("_", "")],
+        coins: [0, 3],
+        hands: ["!!", "*"],
+        winner: Some(0),
+    },
+    Case {
+        line: "Aq^y (double loss)",
+        p0: "^!",
+        p1: "~*",
+        prefix: TO_3,
+        moves: &[("A", ""), ("q", ""), ("^", ""), ("<", "")],
+        coins: [0, 3],
+        hands: ["!*", "~"],
+        winner: Some(0),
+    },
+    Case {
+        line: "Aqx\\n",
+        p0: "!!",
+        p1: "!!",
+        prefix: TO_3,
+        moves: &[("A", ""), ("q", ""), ("=\n", "")],
+        coins: [3, 3],
+        hands: ["!", "!!"],
+        winner: None,
+    },
+    Case {
+        line: "Sp\\n from 1 coin",
+        p0: "!!",
+        p1: "!!",
+        prefix: NONE,
+        moves: &[("S", ""), ("p", ""), ("\n", "")],
+        coins: [2, 0],
+        hands: ["!!", "!!"],
+        winner: None,
+    },
+    Case {
+        line: "Sp\\n from 3 coins",
+        p0: "!!",
+        p1: "!!",
+        prefix: TO_3,
+        moves: &[("S", ""), ("p", ""), ("\n", "")],
+        coins: [5, 1],
+        hands: ["!!", "!!"],
+        winner: None,
+    },
+    Case {
+        line: "Sa\\n",
+        p0: "!!",
+        p1: "!!",
+        prefix: NONE,
+        moves: &[("S", ""), ("a", ""), ("\n", "")],
+        coins: [1, 1],
+        hands: ["!!", "!!"],
+        winner: None,
+    },
+    Case {
+        line: "Sc\\n",
+        p0: "!!",
+        p1: "!!",
+        prefix: NONE,
+        moves: &[("S", ""), ("c", ""), ("\n", "")],
+        coins: [1, 1],
+        hands: ["!!", "!!"],
+        winner: None,
+    },
+    Case {
+        line: "Saq~x\\n",
+        p0: "!!",
+        p1: "~!",
+        prefix: NONE,
+        moves: &[("S", ""), ("a", ""), ("q", ""), ("~", ""), ("=\n", "")],
+        coins: [1, 1],
+        hands: ["!", "!*"],
+        winner: None,
+    },
+    Case {
+        line: "Scq*x\\n",
+        p0: "!$",
+        p1: "*!",
+        prefix: NONE,
+        moves: &[("S", ""), ("c", ""), ("q", ""), ("*", ""), ("0\n", "")],
+        coins: [1, 1],
+        hands: ["!", "!*"],
+        winner: None,
+    },
+    Case {
+        line: "Saqy\\n",
+        p0: "!!",
+        p1: "*!",
+        prefix: NONE,
+        moves: &[("S", ""), ("a", ""), ("q", ""), ("=", ""), ("\n", "")],
+        coins: [2, 0],
+        hands: ["!!", "*"],
+        winner: None,
+    },
+    Case {
+        line: "Scqy\\n",
+        p0: "!!",
+        p1: "~!",
+        prefix: NONE,
+        moves: &[("S", ""), ("c", ""), ("q", ""), ("_", ""), ("\n", "")],
+        coins: [2, 0],
+        hands: ["!!", "!"],
+        winner: None,
+    },
+    Case {
+        line: "Sq*y\\n",
+        p0: "*!",
+        p1: "!!",
+        prefix: NONE,
+        moves: &[("S", ""), ("q", ""), ("*", ""), ("=", ""), ("\n", "")],
+        coins: [2, 0],
+        hands: ["!*", "!"],
+        winner: None,
+    },
+    Case {
+        line: "Sqx\\n",
+        p0: "!!",
+        p1: "!!",
+        prefix: NONE,
+        moves: &[("S", ""), ("q", ""), ("=\n", "")],
+        coins: [1, 1],
+        hands: ["!", "!!"],
+        winner: None,
+    },
 ];
 
 #[test]
@@ -112,7 +375,12 @@ fn every_line_shape() {
         assert_eq!(&game.history()[before..], line, "{}", case.line);
         assert_eq!(game.coins(), case.coins, "{}: coins", case.line);
         let hands = [game.hand(0).reveal_string(), game.hand(1).reveal_string()];
-        assert_eq!(hands, case.hands.map(str::to_string), "{}: hands", case.line);
+        assert_eq!(
+            hands,
+            case.hands.map(str::to_string),
+            "{}: hands",
+            case.line
+        );
         let over = game.to_act().is_none();
         assert_eq!(over, case.winner.is_some(), "{}: over", case.line);
         assert_eq!(game.outcome().winner, case.winner, "{}: winner", case.line);
@@ -124,12 +392,24 @@ fn revealed_cards_go_back_on_the_deck() {
     // Tq$y\n: the Duke is replaced by the top card (`*`) and then goes on top itself.
     let mut game = new_game("$!", "^^");
     play(&mut game, &moves(&["T", "q", "$", "'", "\n"]));
-    let top: String = game.deck().iter().rev().take(2).map(|c| c.reveal() as char).collect();
+    let top: String = game
+        .deck()
+        .iter()
+        .rev()
+        .take(2)
+        .map(|c| c.reveal() as char)
+        .collect();
     assert_eq!(top, "$$");
     // Ep\n: the two unchosen cards go back in the order offered (drawn first, then the hand).
     let mut game = new_game("!^", "!!");
     play(&mut game, &[("E", ""), ("p", ""), ("\n", "!$")]);
-    let top: String = game.deck().iter().rev().take(2).map(|c| c.reveal() as char).collect();
+    let top: String = game
+        .deck()
+        .iter()
+        .rev()
+        .take(2)
+        .map(|c| c.reveal() as char)
+        .collect();
     assert_eq!(top, "^*");
     assert_eq!(game.hand(0).reveal_string(), "!$");
 }
@@ -154,7 +434,12 @@ fn legal_lists_in_the_arbiters_order() {
 #[test]
 fn forced_coup_at_ten() {
     let mut game = new_game("!!", "!!");
-    play(&mut game, &moves(&["T", "p", "\n", "I\n", "T", "p", "\n", "I\n", "T", "p", "\n", "I\n"]));
+    play(
+        &mut game,
+        &moves(&[
+            "T", "p", "\n", "I\n", "T", "p", "\n", "I\n", "T", "p", "\n", "I\n",
+        ]),
+    );
     assert_eq!(game.coins(), [10, 4]);
     let mut obs = CoupObs::default();
     let player = game.to_act().unwrap();
@@ -165,7 +450,17 @@ fn forced_coup_at_ten() {
 #[test]
 fn steal_not_offered_against_zero_coins() {
     let mut game = new_game("!!", "!!");
-    play(&mut game, &[("S", ""), ("p", ""), ("\n", ""), ("E", ""), ("p", ""), ("\n", "!!")]);
+    play(
+        &mut game,
+        &[
+            ("S", ""),
+            ("p", ""),
+            ("\n", ""),
+            ("E", ""),
+            ("p", ""),
+            ("\n", "!!"),
+        ],
+    );
     assert_eq!(game.coins(), [2, 0]);
     let mut obs = CoupObs::default();
     let player = game.to_act().unwrap();
@@ -185,7 +480,13 @@ fn one_card_exchange() {
     assert_eq!(obs.keep, 1);
     play(&mut game, &[("\n", "$")]);
     assert_eq!(game.hand(0).reveal_string(), "$");
-    let top: String = game.deck().iter().rev().take(2).map(|c| c.reveal() as char).collect();
+    let top: String = game
+        .deck()
+        .iter()
+        .rev()
+        .take(2)
+        .map(|c| c.reveal() as char)
+        .collect();
     assert_eq!(top, "~*");
 }
 
@@ -206,7 +507,10 @@ fn illegal_exchange_forfeits() {
         assert_eq!(game.to_act(), None);
         assert_eq!(game.outcome().winner, Some(1));
         let faults = game.rule_faults();
-        assert!(faults[0].1.detail.starts_with("illegal exchange"), "{faults:?}");
+        assert!(
+            faults[0].1.detail.starts_with("illegal exchange"),
+            "{faults:?}"
+        );
     }
     // The process decoder says the same about printed text, including surrender symbols.
     let mut game = new_game("!^", "!!");
@@ -216,7 +520,10 @@ fn illegal_exchange_forfeits() {
     game.observe(player, &mut obs);
     for printed in ["0!", "!!", "$", " $!^", "x"] {
         let fault = arena_coup::decode_answer(&obs, b"\n", printed.as_bytes()).unwrap_err();
-        assert!(fault.detail.starts_with("illegal exchange"), "{printed:?}: {fault}");
+        assert!(
+            fault.detail.starts_with("illegal exchange"),
+            "{printed:?}: {fault}"
+        );
     }
     assert!(arena_coup::decode_answer(&obs, b"\n", b"  !$\n").is_ok());
 }
@@ -225,7 +532,10 @@ fn illegal_exchange_forfeits() {
 fn last_card_ends_the_line_early() {
     // The second player loses one card to a wrong challenge, then its last one to a Coup: `C=`.
     let mut game = new_game("$!", "!!");
-    play(&mut game, &moves(&["T", "q", "$", "=", "\n", "I\n", "T", "p", "\n", "I\n"]));
+    play(
+        &mut game,
+        &moves(&["T", "q", "$", "=", "\n", "I\n", "T", "p", "\n", "I\n"]),
+    );
     assert_eq!(game.coins(), [7, 3]);
     play(&mut game, &moves(&["C", "="]));
     assert!(game.history().ends_with("\nC="));

@@ -20,7 +20,9 @@ fn pyenv_root() -> Option<PathBuf> {
         return Some(PathBuf::from(root));
     }
     let out = Command::new("pyenv").arg("root").output().ok()?;
-    out.status.success().then(|| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+    out.status
+        .success()
+        .then(|| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
 }
 
 /// Python 2.7 for the reference arbiter: `PYTHON2`, else the newest 2.7 pyenv manages.
@@ -28,7 +30,8 @@ pub fn python2() -> PathBuf {
     if let Ok(path) = std::env::var("PYTHON2") {
         return PathBuf::from(path);
     }
-    let root = pyenv_root().expect("no PYTHON2 and no pyenv: Python 2.7 is required for the reference arbiter");
+    let root = pyenv_root()
+        .expect("no PYTHON2 and no pyenv: Python 2.7 is required for the reference arbiter");
     let mut found: Vec<PathBuf> = std::fs::read_dir(root.join("versions"))
         .expect("pyenv versions")
         .flatten()
@@ -37,15 +40,17 @@ pub fn python2() -> PathBuf {
         .filter(|p| p.is_file())
         .collect();
     found.sort();
-    found.pop().expect("no Python 2.7 under pyenv: it is required for the reference arbiter")
+    found
+        .pop()
+        .expect("no Python 2.7 under pyenv: it is required for the reference arbiter")
 }
 
 /// A real Python 3 interpreter (not the pyenv shim, which costs a shell start per call).
 pub fn python3() -> PathBuf {
-    if let Ok(out) = Command::new("pyenv").args(["which", "python3"]).output() {
-        if out.status.success() {
-            return PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-        }
+    if let Ok(out) = Command::new("pyenv").args(["which", "python3"]).output()
+        && out.status.success()
+    {
+        return PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
     }
     PathBuf::from("python3")
 }

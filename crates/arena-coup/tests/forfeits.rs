@@ -1,0 +1,262 @@
+//! Every forfeit kind, with tiny real bots that misbehave (shell scripts written to a temp dir), and no
+//! process left behind after any call.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use arena_core::game::{Answer, Game};
+use arena_core::registry::PlayerSpec;
+use arena_coup::koth::{KothBot, KothSpec, format_koth, run_koth};
+use arena_coup::rules::{Coup, CoupAction, CoupConfig, CoupObs, Move};
+use arena_coup::{CallSpec, ForfeitKind, call_bot};
+
+fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// Live (non-zombie) processes in group `pgid`, from /proc.
+fn live_in_group(pgid: i32) -> usize {
+    let mut count = 0;
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp ...; comm may hold spaces, so split after the last ')'.
+        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.len() > 2 && fields[2] == pgid.to_string() && fields[0] != "Z" {
+            count += 1;
+        }
+    }
+    count
+}
+
+/// The observation of the call after `moves` from a fixed deal.
+fn obs_after(moves: &[(&str, &str)]) -> CoupObs {
+    let config = CoupConfig {
+        deck: Some("!!!!!!!!!0<'=_=".replace('!', "=")),
+        no_shuffle: true,
+        ..CoupConfig::default()
+    };
+    let mut game = Coup::new(&config, 1);
+    let mut obs = CoupObs::default();
+    for &(wrote, keep) in moves {
+        let player = game.to_act().unwrap();
+        game.observe(player, &mut obs);
+        let mut action = CoupAction::play(Move::parse(wrote.as_bytes()).unwrap());
+        for c in keep.bytes() {
+            action.keep.push(arena_coup::Card::from_reveal(c).unwrap());
+        }
+        game.apply(player, Answer::Action(action));
+    }
+    let player = game.to_act().unwrap();
+    game.observe(player, &mut obs);
+    obs
+}
+
+fn run(
+    dir: &Path,
+    bot: &Path,
+    obs: &CoupObs,
+    limit_ms: u64,
+) -> (Result<CoupAction, ForfeitKind>, i32) {
+    let spec = CallSpec {
+        argv: vec![bot.to_string_lossy().into_owned()],
+        workdir: Some(dir.to_path_buf()),
+        history: dir.join("A_B_0_0.txt"),
+        stderr_cap: 1024,
+    };
+    let report = call_bot(&spec, obs, Duration::from_millis(limit_ms), 1024);
+    let pgid = report.pgid.unwrap_or(-1);
+    if pgid > 0 {
+        assert_eq!(live_in_group(pgid), 0, "processes left in group {pgid}");
+    }
+    let answer = match report.answer {
+        Answer::Action(action) => Ok(action),
+        Answer::Fault(fault) => Err(ForfeitKind::of(&fault)),
+    };
+    (answer, pgid)
+}
+
+#[test]
+fn every_forfeit_kind() {
+    let dir = common::temp_dir("forfeits");
+    let first = obs_after(&[]);
+    let second = obs_after(&[("I\n", "")]);
+    let exchange = obs_after(&[("E", ""), ("p", "")]);
+    assert_eq!(exchange.keep, 2);
+    type Case<'a> = (
+        &'a str,
+        &'a str,
+        &'a CoupObs,
+        u64,
+        Result<Move, ForfeitKind>,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "good",
+            r#"printf 'I\n' >> "$1""#,
+            &first,
+            5000,
+            Ok(Move::INCOME),
+        ),
+        (
+            "exit3",
+            r#"printf 'I\n' >> "$1"; exit 3"#,
+            &first,
+            5000,
+            Err(ForfeitKind::NonZeroExit),
+        ),
+        (
+            "killed",
+            r#"printf 'I\n' >> "$1"; kill -9 $$"#,
+            &first,
+            5000,
+            Err(ForfeitKind::NonZeroExit),
+        ),
+        (
+            "rewrite",
+            r#"printf 'T' > "$1""#,
+            &second,
+            5000,
+            Err(ForfeitKind::ModifiedHistory),
+        ),
+        (
+            "junk",
+            r#"printf 'xF' >> "$1""#,
+            &first,
+            5000,
+            Err(ForfeitKind::IllegalMove),
+        ),
+        (
+            "empty",
+            "exit 0",
+            &first,
+            5000,
+            Err(ForfeitKind::IllegalMove),
+        ),
+        (
+            "wrong",
+            r#"printf 'q' >> "$1""#,
+            &first,
+            5000,
+            Err(ForfeitKind::IllegalMove),
+        ),
+        (
+            "income_no_newline",
+            r#"printf 'I' >> "$1""#,
+            &first,
+            5000,
+            Err(ForfeitKind::IllegalMove),
+        ),
+        (
+            "badkeep",
+            r#"printf '\n' >> "$1"; echo 00"#,
+            &exchange,
+            5000,
+            Err(ForfeitKind::IllegalExchange),
+        ),
+        (
+            "nokeep",
+            r#"printf '\n' >> "$1""#,
+            &exchange,
+            5000,
+            Err(ForfeitKind::IllegalExchange),
+        ),
+        (
+            "slow",
+            r#"printf 'I\n' >> "$1"; sleep 5"#,
+            &first,
+            300,
+            Err(ForfeitKind::Timeout),
+        ),
+        (
+            "slow_children",
+            r#"sleep 30 & sleep 30 & printf 'I\n' >> "$1"; wait"#,
+            &first,
+            300,
+            Err(ForfeitKind::Timeout),
+        ),
+        (
+            "leaves_child",
+            r#"sleep 30 & printf 'I\n' >> "$1""#,
+            &first,
+            5000,
+            Ok(Move::INCOME),
+        ),
+    ];
+    for (name, body, obs, limit, expected) in cases {
+        let bot = script(&dir, name, body);
+        let started = std::time::Instant::now();
+        let (answer, _pgid) = run(&dir, &bot, obs, limit);
+        assert_eq!(answer.map(|a| a.wrote), expected, "{name}");
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "{name} took {:?}",
+            started.elapsed()
+        );
+    }
+    // The good exchange for comparison: the kept cards come from stdout.
+    let bot = script(
+        &dir,
+        "goodkeep",
+        r#"printf '\n' >> "$1"; echo " $4" | cut -c1-3"#,
+    );
+    let (answer, _) = run(&dir, &bot, &exchange, 5000);
+    let kept = answer.expect("legal exchange").keep.reveal_string();
+    assert_eq!(kept, exchange.cards.reveal_string()[..2]);
+    // A command that does not exist.
+    let (answer, _) = run(&dir, &dir.join("no-such-bot"), &first, 5000);
+    assert_eq!(answer.map(|a| a.wrote), Err(ForfeitKind::SpawnFailed));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn koth_counts_forfeits_and_points() {
+    let dir = common::temp_dir("koth");
+    let crasher = script(&dir, "crasher", "exit 1");
+    let spec = KothSpec {
+        rounds: 2,
+        dir: Some(dir.join("run")),
+        ..KothSpec::new(vec![
+            KothBot {
+                name: "Income".into(),
+                spec: PlayerSpec::Builtin("income".into()),
+            },
+            KothBot {
+                name: "Crasher".into(),
+                spec: PlayerSpec::Command(vec![crasher.to_string_lossy().into_owned()]),
+            },
+            KothBot {
+                name: "Calculator".into(),
+                spec: PlayerSpec::Builtin("calculator".into()),
+            },
+        ])
+    };
+    let report = run_koth(&spec).expect("koth runs");
+    assert_eq!(report.games, 12);
+    let crasher = report
+        .standings
+        .iter()
+        .find(|e| e.name == "Crasher")
+        .unwrap();
+    assert_eq!(crasher.score, 0);
+    assert_eq!(crasher.forfeits.get(&ForfeitKind::NonZeroExit), Some(&8));
+    let total: u32 = report.standings.iter().map(|e| e.score).sum();
+    assert_eq!(total + report.no_winner, 12);
+    let text = format_koth(&report);
+    assert!(text.contains("Crasher: 8 non-zero exit"), "{text}");
+    assert!(text.lines().next().unwrap().starts_with("    "), "{text}");
+    // History files are kept as the arbiter keeps them, and each command bot had its own directory.
+    assert!(dir.join("run/Income_Crasher_0_0.txt").is_file());
+    assert!(dir.join("run/Crasher").is_dir());
+    let _ = std::fs::remove_dir_all(&dir);
+}
