@@ -465,6 +465,9 @@ pub struct Frame {
     pub completed: Vec<(u8, u8, i32)>,
     /// Players deactivated in this frame: `(player, reason)`.
     pub deactivated: Vec<(u8, String)>,
+    /// Player executions so far. CodinGame's engine crashed a game above 300 (its 30 s quota of
+    /// 100 ms turns); arena does not enforce it, only counts.
+    pub executions: u32,
 }
 
 /// Spring Challenge 2021.
@@ -907,6 +910,7 @@ impl Spring2021 {
             seed_conflict: false,
             completed: Vec::new(),
             deactivated: Vec::new(),
+            executions: self.executions,
         }
     }
 
@@ -935,6 +939,7 @@ impl Spring2021 {
         frame.score = self.score;
         frame.waiting = self.waiting;
         frame.active = self.active;
+        frame.executions = self.executions;
         self.recorded.push(frame);
     }
 
