@@ -66,8 +66,10 @@ pub struct Reading {
     pub first_line: bool,
     /// Whether `me` owns the current turn.
     pub my_turn: bool,
-    /// The last action letter of each seat's latest turn and the claims each seat made.
+    /// Characters each seat has claimed since its last Income (an Income is "backing down").
     pub claimed: [[bool; 5]; 2],
+    /// Characters each seat has ever claimed this game (a bot's own commitments).
+    pub committed: [[bool; 5]; 2],
     pub foreign_aid: [bool; 2],
     pub assassinated: [bool; 2],
     /// Whether `me` has taken a turn yet.
@@ -112,8 +114,9 @@ pub fn read_history(history: &str) -> Reading {
                     _ => {}
                 }
             }
-            if let Some(card) = Card::needed_for(c).filter(|_| c != b'\n') {
+            if let Some(card) = Card::needed_for(c) {
                 reading.claimed[writer][card as usize] = true;
+                reading.committed[writer][card as usize] = true;
             }
         }
         lines += 1;
@@ -383,7 +386,7 @@ impl Calculator {
         let opp = 1 - me;
         let hand = obs.hand();
         let holds = |card| hand.contains(&card);
-        let committed = |card: Card| reading.claimed[me][card as usize];
+        let committed = |card: Card| reading.committed[me][card as usize];
         let opp_cards = 2u32.saturating_sub(reading.dead[opp].iter().map(|&n| n as u32).sum());
         let my_cards = hand.len() as u32;
         let opp_claims = reading.claimed[opp];

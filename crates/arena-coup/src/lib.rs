@@ -10,7 +10,16 @@
 //!
 //! Reproducibility: `CoupConfig { deck: Some("_0'<..."), no_shuffle: true, .. }` matches the reference
 //! arbiter run with `COUP_DECK=... COUP_NO_SHUFFLE=1` ([`CoupConfig::from_env`] reads those variables);
-//! otherwise the deck and every shuffle come from the game seed (PCG64 MCG).
+//! otherwise the deck and every shuffle come from the game seed (PCG64 MCG). The config is serde, so a
+//! front end can also take it as JSON (`{"deck": "...", "no_shuffle": true, "time_limit_ms": 10000}`).
+//!
+//! Front-end wiring:
+//! - registry: [`entry()`] (default rules) or [`entry_with`]`(config)` after [`CoupConfig::validate`];
+//! - `arena koth coup --bot NAME=SPEC ... [--rounds R]`: build a [`KothSpec`] (`PlayerSpec::Builtin` or
+//!   `PlayerSpec::Command`), call [`run_koth`] (synchronous: one game at a time; from async code use
+//!   `spawn_blocking`) and print [`format_koth`];
+//! - `arena bot coup NAME HISTORY OPP MY CARDS LEGAL...`: `GameEntry::bot_main` with the argv after the
+//!   bot name (also available as the `coup-bot` binary of this crate).
 
 pub mod bots;
 pub mod call;

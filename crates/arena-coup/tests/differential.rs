@@ -168,4 +168,7 @@ fn hashbot_plays_identically_under_arbiter_and_arena() {
         let _ = std::fs::remove_dir_all(&work);
     }
     assert!(compared >= games, "compared {compared} games");
+    eprintln!(
+        "differential: {games} decks x salts, {compared} games identical under both referees"
+    );
 }

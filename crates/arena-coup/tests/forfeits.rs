@@ -77,7 +77,18 @@ fn run(
     let report = call_bot(&spec, obs, Duration::from_millis(limit_ms), 1024);
     let pgid = report.pgid.unwrap_or(-1);
     if pgid > 0 {
-        assert_eq!(live_in_group(pgid), 0, "processes left in group {pgid}");
+        // SIGKILL went to the whole group when the call ended; delivery is asynchronous, so give the
+        // kernel a moment before calling anything a leftover.
+        let deadline = std::time::Instant::now() + Duration::from_secs(2);
+        while live_in_group(pgid) > 0 && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(
+            live_in_group(pgid),
+            0,
+            "{}: processes left in group {pgid}",
+            bot.display()
+        );
     }
     let answer = match report.answer {
         Answer::Action(action) => Ok(action),
