@@ -111,9 +111,21 @@ impl GameEntry for CoupEntry {
             }
             let dir = scratch_dir("play").map_err(|e| format!("cannot make a scratch dir: {e}"))?;
             // Named like the arbiter's history files: FIRST_SECOND_ROUND_GAME.txt.
+            let file_safe = |name: &str| -> String {
+                name.chars()
+                    .map(|c| {
+                        if c.is_ascii_alphanumeric() || "-.".contains(c) {
+                            c
+                        } else {
+                            '_'
+                        }
+                    })
+                    .collect()
+            };
             let history = dir.join(format!(
                 "{}_{}_0_0.txt",
-                request.seats[0].name, request.seats[1].name
+                file_safe(&request.seats[0].name),
+                file_safe(&request.seats[1].name)
             ));
             let seats: Vec<_> = request
                 .seats

@@ -136,6 +136,13 @@ pub fn run_koth(spec: &KothSpec) -> Result<KothReport, String> {
     if names.windows(2).any(|w| w[0] == w[1]) {
         return Err("bot names must be unique".into());
     }
+    // Names become directory and file names, as in the original: keep them inside `dir`.
+    if let Some(bad) = names
+        .iter()
+        .find(|n| n.is_empty() || n.contains(['/', '\0']) || **n == "." || **n == "..")
+    {
+        return Err(format!("bot name {bad:?} cannot be a directory name"));
+    }
     let builtins = bots::all();
     for bot in &spec.bots {
         if let PlayerSpec::Builtin(name) = &bot.spec {

@@ -271,3 +271,65 @@ fn koth_counts_forfeits_and_points() {
     assert!(dir.join("run/Crasher").is_dir());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Through the registry entry (the runner and the call agent), on both kinds of tokio runtime: the
+/// faults reach the result, the opponent wins, and the configured time limit applies.
+#[test]
+fn play_reports_forfeits_on_both_runtimes() {
+    use arena_core::registry::{GameRequest, SeatRequest};
+    use arena_core::runner::MatchOptions;
+    let dir = common::temp_dir("play");
+    let slow = script(&dir, "slow", r#"sleep 3; printf 'I\n' >> "$1""#);
+    let junk = script(&dir, "junk", r#"printf 'xI\n' >> "$1""#);
+    let entry = arena_coup::entry_with(CoupConfig {
+        time_limit_ms: 200,
+        ..CoupConfig::default()
+    });
+    let request = |bot: &Path| GameRequest {
+        variant: None,
+        seed: 9,
+        seats: vec![
+            SeatRequest {
+                name: "Bad".into(),
+                spec: PlayerSpec::Command(vec![bot.to_string_lossy().into_owned()]),
+                workdir: Some(dir.clone()),
+            },
+            SeatRequest {
+                name: "Income".into(),
+                spec: PlayerSpec::Builtin("income".into()),
+                workdir: None,
+            },
+        ],
+        options: MatchOptions::default(),
+        stderr_cap: 1024,
+    };
+    let runtimes = [
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap(),
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap(),
+    ];
+    for runtime in &runtimes {
+        for (bot, kind) in [
+            (&slow, ForfeitKind::Timeout),
+            (&junk, ForfeitKind::IllegalMove),
+        ] {
+            let started = std::time::Instant::now();
+            let result = runtime.block_on(entry.play(request(bot))).unwrap();
+            assert!(
+                started.elapsed() < Duration::from_secs(2),
+                "{kind}: {:?}",
+                started.elapsed()
+            );
+            assert_eq!(result.outcome.winner, Some(1), "{kind}");
+            assert_eq!(result.faults[0].len(), 1, "{kind}");
+            assert_eq!(ForfeitKind::of(&result.faults[0][0]), kind);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
