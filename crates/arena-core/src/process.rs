@@ -7,17 +7,17 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::FutureExt;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::process::{Child, Command};
-use tokio::sync::mpsc;
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
 
 /// How much of a bot's stderr is kept by default.
 pub const DEFAULT_STDERR_CAP: usize = 64 * 1024;
-/// Chunks of stdout buffered before the reader stops reading (the bot then blocks on its own pipe).
-const STDOUT_CHUNKS_BUFFERED: usize = 256;
+/// Bytes of stdout read at a time.
+const READ_CHUNK: usize = 16 * 1024;
 
 /// Standard error kept up to a cap; the rest is counted, not stored.
 #[derive(Default, Debug)]
@@ -37,13 +37,20 @@ impl CappedText {
 }
 
 /// A running bot process.
+///
+/// Input and output are handled on the caller's task (no helper tasks, no channels): input is written
+/// at once while the pipe has room, the rest while the caller waits for output; stdout is read only when
+/// the caller wants an answer. Only stderr has its own task, so that a bot can never block on it.
 pub struct BotProcess {
     child: Child,
     pgid: Pid,
-    stdin: Option<mpsc::UnboundedSender<Vec<u8>>>,
-    stdout: mpsc::Receiver<Vec<u8>>,
+    stdin: Option<ChildStdin>,
+    /// Input accepted from the caller but not yet taken by the pipe.
+    unwritten: Vec<u8>,
+    stdout: Option<ChildStdout>,
+    read_buffer: Box<[u8]>,
     stderr: Arc<Mutex<CappedText>>,
-    tasks: Vec<JoinHandle<()>>,
+    stderr_task: Option<JoinHandle<()>>,
     ended: bool,
 }
 
@@ -80,62 +87,36 @@ impl BotProcess {
             .ok_or_else(|| io::Error::other("process exited before it could be tracked"))?;
         let pgid = Pid::from_raw(pid as i32);
 
-        let mut tasks = Vec::new();
-        let (stdin_tx, mut stdin_rx) = mpsc::unbounded_channel::<Vec<u8>>();
-        let mut stdin = child.stdin.take().expect("stdin is piped");
-        tasks.push(tokio::spawn(async move {
-            while let Some(bytes) = stdin_rx.recv().await {
-                // A bot that closed its input is noticed through its output, not here.
-                if stdin.write_all(&bytes).await.is_err() || stdin.flush().await.is_err() {
-                    break;
-                }
-            }
-        }));
-
-        let (stdout_tx, stdout_rx) = mpsc::channel(STDOUT_CHUNKS_BUFFERED);
-        let mut stdout = child.stdout.take().expect("stdout is piped");
-        tasks.push(tokio::spawn(async move {
-            let mut buffer = vec![0u8; 16 * 1024];
-            loop {
-                match stdout.read(&mut buffer).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        if stdout_tx.send(buffer[..n].to_vec()).await.is_err() {
-                            break;
-                        }
-                    }
-                }
-            }
-        }));
-
         let stderr = Arc::new(Mutex::new(CappedText {
             cap: stderr_cap,
             ..CappedText::default()
         }));
-        let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
-        let sink = Arc::clone(&stderr);
-        tasks.push(tokio::spawn(async move {
-            // Always drained, so a bot flooding stderr never blocks on it.
-            let mut buffer = vec![0u8; 16 * 1024];
-            loop {
-                match stderr_pipe.read(&mut buffer).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        if let Ok(mut text) = sink.lock() {
-                            text.push(&buffer[..n]);
+        let stderr_task = child.stderr.take().map(|mut pipe| {
+            let sink = Arc::clone(&stderr);
+            tokio::spawn(async move {
+                let mut buffer = vec![0u8; 16 * 1024];
+                loop {
+                    match pipe.read(&mut buffer).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => {
+                            if let Ok(mut text) = sink.lock() {
+                                text.push(&buffer[..n]);
+                            }
                         }
                     }
                 }
-            }
-        }));
+            })
+        });
 
         Ok(BotProcess {
+            stdin: child.stdin.take(),
+            stdout: child.stdout.take(),
             child,
             pgid,
-            stdin: Some(stdin_tx),
-            stdout: stdout_rx,
+            unwritten: Vec::new(),
+            read_buffer: vec![0u8; READ_CHUNK].into_boxed_slice(),
             stderr,
-            tasks,
+            stderr_task,
             ended: false,
         })
     }
@@ -145,26 +126,66 @@ impl BotProcess {
         self.pgid.as_raw()
     }
 
-    /// Queues bytes for the bot's stdin; never waits for the bot to read them.
-    pub fn write(&self, bytes: Vec<u8>) {
-        if let Some(stdin) = &self.stdin {
-            let _ = stdin.send(bytes);
+    /// Queues bytes for the bot's stdin and writes what the pipe takes now; never waits for the bot.
+    pub fn write(&mut self, bytes: &[u8]) {
+        if self.stdin.is_none() {
+            return;
+        }
+        self.unwritten.extend_from_slice(bytes);
+        while !self.unwritten.is_empty() {
+            let Some(stdin) = self.stdin.as_mut() else {
+                break;
+            };
+            match stdin.write(&self.unwritten).now_or_never() {
+                Some(Ok(n)) if n > 0 => {
+                    self.unwritten.drain(..n);
+                }
+                // The pipe is full: the rest goes out while the caller waits for output.
+                None => break,
+                // A bot that closed its input is noticed through its output, not here.
+                Some(_) => self.close_stdin(),
+            }
         }
     }
 
-    /// Closes the bot's stdin once everything queued has been written.
+    /// Closes the bot's stdin (anything unwritten is dropped).
     pub fn close_stdin(&mut self) {
         self.stdin = None;
+        self.unwritten.clear();
     }
 
-    /// The next chunk of stdout; `None` once stdout is closed.
-    pub async fn next_chunk(&mut self) -> Option<Vec<u8>> {
-        self.stdout.recv().await
+    /// The next chunk of stdout (empty once stdout is closed), writing pending input meanwhile.
+    pub async fn next_chunk(&mut self) -> &[u8] {
+        let Some(stdout) = self.stdout.as_mut() else {
+            return &[];
+        };
+        let n = loop {
+            match self.stdin.as_mut() {
+                Some(stdin) if !self.unwritten.is_empty() => {
+                    tokio::select! {
+                        read = stdout.read(&mut self.read_buffer) => break read.unwrap_or(0),
+                        written = stdin.write(&self.unwritten) => match written {
+                            Ok(n) if n > 0 => { self.unwritten.drain(..n); }
+                            _ => { self.stdin = None; self.unwritten.clear(); }
+                        },
+                    }
+                }
+                _ => break stdout.read(&mut self.read_buffer).await.unwrap_or(0),
+            }
+        };
+        if n == 0 {
+            self.stdout = None;
+        }
+        &self.read_buffer[..n]
     }
 
-    /// A chunk that has already arrived, without waiting.
-    pub fn ready_chunk(&mut self) -> Option<Vec<u8>> {
-        self.stdout.try_recv().ok()
+    /// Stdout that has already arrived, without waiting (`None` when there is none).
+    pub fn ready_chunk(&mut self) -> Option<&[u8]> {
+        let stdout = self.stdout.as_mut()?;
+        match stdout.read(&mut self.read_buffer).now_or_never() {
+            Some(Ok(n)) if n > 0 => Some(&self.read_buffer[..n]),
+            _ => None,
+        }
     }
 
     /// Stops the whole group (SIGSTOP), so an idle bot cannot use the CPU while another one thinks.
@@ -178,15 +199,15 @@ impl BotProcess {
 
     /// Kills the whole group, reaps the leader and collects stderr. Idempotent.
     pub async fn end(&mut self) -> ProcessEnd {
-        self.stdin = None;
+        self.close_stdin();
+        self.stdout = None;
         self.kill_group();
         let status = match tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await {
             Ok(Ok(status)) => Some(status.to_string()),
             _ => None,
         };
         // A grandchild that escaped the group may hold stderr open: give the reader a moment, then stop it.
-        let stderr_reader = self.tasks.pop();
-        if let Some(reader) = stderr_reader {
+        if let Some(reader) = self.stderr_task.take() {
             let abort = reader.abort_handle();
             if tokio::time::timeout(Duration::from_millis(200), reader)
                 .await
@@ -194,9 +215,6 @@ impl BotProcess {
             {
                 abort.abort();
             }
-        }
-        for task in self.tasks.drain(..) {
-            task.abort();
         }
         let (stderr, stderr_dropped) = match self.stderr.lock() {
             Ok(text) => (
@@ -225,7 +243,7 @@ impl BotProcess {
 impl Drop for BotProcess {
     fn drop(&mut self) {
         self.kill_group();
-        for task in &self.tasks {
+        if let Some(task) = &self.stderr_task {
             task.abort();
         }
     }

@@ -72,7 +72,10 @@ pub async fn run_match<G: Game>(
             out[player] = Some(fault);
         }
     }
-    if options.pause_idle {
+    // Pausing keeps idle bots off the CPU while another one thinks; with fewer than two processes there
+    // is nobody to keep off, and the two signals per answer would be pure cost.
+    let pausing = options.pause_idle && seats.iter().filter(|s| s.agent.is_process()).count() > 1;
+    if pausing {
         for seat in seats.iter_mut() {
             seat.agent.pause();
         }
@@ -89,11 +92,11 @@ pub async fn run_match<G: Game>(
         }
         let agent = &mut seats[player].agent;
         let limit = scale(game.time_limit(player), options.time_scale);
-        if options.pause_idle {
+        if pausing {
             agent.resume();
         }
         let reply = agent.act(&obs, first[player], limit).await;
-        if options.pause_idle {
+        if pausing {
             agent.pause();
         }
         first[player] = false;

@@ -101,15 +101,15 @@ impl LineBuffer {
             };
             tokio::select! {
                 biased;
-                chunk = process.next_chunk() => match chunk {
-                    Some(chunk) => self.push(&chunk),
-                    None => {
+                chunk = process.next_chunk() => {
+                    if chunk.is_empty() {
                         return match self.take_rest() {
                             Some(rest) if accept_unterminated => LineRead::Line(rest),
                             _ => LineRead::Closed,
                         };
                     }
-                },
+                    self.push(chunk);
+                }
                 _ = tokio::time::sleep_until(wait_until) => {
                     if partial
                         && let Some(rest) = self.take_rest() {
@@ -123,8 +123,8 @@ impl LineBuffer {
 
     /// Throws away whatever the bot printed while it was not being asked.
     fn discard_stale(&mut self, process: &mut BotProcess) {
-        while process.ready_chunk().is_some() {}
         self.clear();
+        while process.ready_chunk().is_some() {}
     }
 }
 
@@ -135,6 +135,9 @@ pub struct StreamAgent<G: StreamProtocol> {
     lines: LineBuffer,
     input: String,
     log: AgentLog,
+    /// `resume` was asked for: continue the bot right after its next input is written, so that it wakes
+    /// once, with its input already there.
+    resume_pending: bool,
     _game: std::marker::PhantomData<fn() -> G>,
 }
 
@@ -146,6 +149,7 @@ impl<G: StreamProtocol> StreamAgent<G> {
             lines: LineBuffer::default(),
             input: String::new(),
             log: AgentLog::default(),
+            resume_pending: false,
             _game: std::marker::PhantomData,
         }
     }
@@ -229,7 +233,10 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
             if G::DISCARD_STALE_OUTPUT {
                 self.lines.discard_stale(process);
             }
-            process.write(input.clone().into_bytes());
+            process.write(input.as_bytes());
+            if std::mem::take(&mut self.resume_pending) {
+                process.resume();
+            }
             let started = Instant::now();
             let read = self
                 .lines
@@ -269,12 +276,11 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
     }
 
     fn resume(&mut self) {
-        if let Some(process) = &self.process {
-            process.resume();
-        }
+        self.resume_pending = true;
     }
 
     fn pause(&mut self) {
+        self.resume_pending = false;
         if let Some(process) = &self.process {
             process.pause();
         }

@@ -1,7 +1,6 @@
 //! The text protocol (`games/langwars-reference.md` §3.2 and §4), as the official Node.js runner and
 //! `game.js` read and write it.
 
-use std::fmt::Write as _;
 use std::io::BufRead;
 
 use arena_core::StreamProtocol;
@@ -55,12 +54,15 @@ pub fn parse_answer(line: &str, slots: usize, targets: usize) -> Move {
     Move::new(&chosen[..slots])
 }
 
-fn join<T: std::fmt::Display>(out: &mut String, items: impl IntoIterator<Item = T>) {
+/// Appends the numbers separated by single spaces, and a newline. Inputs go out on every ask of every
+/// process game, so numbers are formatted with `itoa` rather than through `fmt` (about 3x faster).
+fn join<T: itoa::Integer>(out: &mut String, items: impl IntoIterator<Item = T>) {
+    let mut buffer = itoa::Buffer::new();
     for (i, item) in items.into_iter().enumerate() {
         if i > 0 {
             out.push(' ');
         }
-        let _ = write!(out, "{item}");
+        out.push_str(buffer.format(item));
     }
     out.push('\n');
 }
@@ -73,10 +75,13 @@ impl StreamProtocol for LangWars {
     fn encode_input(obs: &Observation, first: bool, out: &mut String) {
         let targets = obs.targets;
         if first {
-            let _ = writeln!(out, "{} {} {}", obs.turns, obs.players, targets);
-            join(out, &obs.values[..targets]);
+            join(out, [obs.turns as usize, obs.players, targets]);
+            join(out, obs.values[..targets].iter().copied());
         }
-        let _ = writeln!(out, "{} {}", obs.turn, obs.letter);
+        out.push_str(itoa::Buffer::new().format(obs.turn));
+        out.push(' ');
+        out.push(obs.letter);
+        out.push('\n');
         for target in 0..targets {
             join(out, (0..PLAYERS).map(|column| obs.visible(target, column)));
         }
@@ -153,12 +158,8 @@ impl StreamProtocol for LangWars {
     }
 
     fn encode_action(action: &Move, out: &mut String) {
-        for (i, target) in action.targets().iter().enumerate() {
-            if i > 0 {
-                out.push(' ');
-            }
-            let _ = write!(out, "{target}");
-        }
+        join(out, action.targets().iter().copied());
+        out.pop();
     }
 }
 

@@ -39,8 +39,9 @@ fn greedy_beats_random_clearly_in_every_edition() {
 fn bot_side_reads_exactly_what_the_referee_writes() {
     for edition in Edition::ALL {
         let mut game = LangWars::with_edition(edition, 77);
-        let mut players: Vec<Box<dyn Bot<LangWars>>> =
-            (0..4).map(|seat| (bots::catalog()[seat % 2].make)(seat as u64)).collect();
+        let mut players: Vec<Box<dyn Bot<LangWars>>> = (0..4)
+            .map(|seat| (bots::catalog()[seat % 2].make)(seat as u64))
+            .collect();
         let mut previous: [Option<Observation>; 4] = Default::default();
         let mut obs = Observation::default();
         while let Some(player) = game.to_act() {

@@ -1,0 +1,257 @@
+//! `results.jsonl`: one line per finished game, appended as games finish. A line is written with one
+//! `write` of the whole line, so a crash can leave at most a torn last line; opening the journal again
+//! cuts it off. A game whose line is missing is simply played again on resume (built-in bots are
+//! deterministic given the seed, so the result is the same).
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use arena_core::{FaultKind, Score};
+use serde::{Deserialize, Serialize};
+
+pub const RESULTS_FILE: &str = "results.jsonl";
+
+/// One finished game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    pub index: u64,
+    pub game: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    pub seed: u64,
+    pub pair: u64,
+    /// Bot index per seat.
+    pub seats: Vec<usize>,
+    /// Bot name per seat.
+    pub bots: Vec<String>,
+    pub scores: Vec<Score>,
+    pub ranks: Vec<u32>,
+    pub winner: Option<usize>,
+    /// Fault kinds per seat.
+    pub faults: Vec<Vec<FaultKind>>,
+    /// Replay path relative to the tournament directory.
+    pub replay: Option<String>,
+}
+
+/// Games already in a journal: a bit per scheduled index.
+pub struct Done {
+    bits: Vec<u64>,
+    count: u64,
+}
+
+impl Done {
+    pub fn new(total: u64) -> Self {
+        Done {
+            bits: vec![0; total.div_ceil(64) as usize],
+            count: 0,
+        }
+    }
+
+    pub fn contains(&self, index: u64) -> bool {
+        self.bits
+            .get((index / 64) as usize)
+            .is_some_and(|word| word & (1 << (index % 64)) != 0)
+    }
+
+    /// Marks `index`; false if it was already there (or outside the schedule).
+    pub fn insert(&mut self, index: u64) -> bool {
+        let Some(word) = self.bits.get_mut((index / 64) as usize) else {
+            return false;
+        };
+        let bit = 1 << (index % 64);
+        if *word & bit != 0 {
+            return false;
+        }
+        *word |= bit;
+        self.count += 1;
+        true
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    #[error("cannot use the journal {path}: {source}")]
+    Io { path: String, source: io::Error },
+    #[error("{path} line {line}: {why}")]
+    Corrupt {
+        path: String,
+        line: u64,
+        why: String,
+    },
+}
+
+fn io_error(path: &Path) -> impl Fn(io::Error) -> JournalError + '_ {
+    move |source| JournalError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// Opens (or creates) the journal for appending: cuts a torn last line, reads which games are done.
+/// Lines naming a game outside the schedule or twice are reported as corruption, not silently dropped.
+pub fn open(dir: &Path, total: u64) -> Result<(File, Done), JournalError> {
+    let path = dir.join(RESULTS_FILE);
+    let mut file = OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .open(&path)
+        .map_err(io_error(&path))?;
+    let mut done = Done::new(total);
+    let mut complete_len = 0u64;
+    {
+        let mut reader = BufReader::new(&mut file);
+        reader.seek(SeekFrom::Start(0)).map_err(io_error(&path))?;
+        let mut line = String::new();
+        let mut number = 0u64;
+        loop {
+            line.clear();
+            let read = reader.read_line(&mut line).map_err(io_error(&path))?;
+            if read == 0 || !line.ends_with('\n') {
+                break;
+            }
+            number += 1;
+            let entry: Entry = serde_json::from_str(&line).map_err(|e| JournalError::Corrupt {
+                path: path.display().to_string(),
+                line: number,
+                why: e.to_string(),
+            })?;
+            if !done.insert(entry.index) {
+                return Err(JournalError::Corrupt {
+                    path: path.display().to_string(),
+                    line: number,
+                    why: format!("game {} is not scheduled or appears twice", entry.index),
+                });
+            }
+            complete_len += read as u64;
+        }
+    }
+    // A torn last line (the process died in the middle of a write) is cut off.
+    if file.metadata().map_err(io_error(&path))?.len() != complete_len {
+        file.set_len(complete_len).map_err(io_error(&path))?;
+    }
+    Ok((file, done))
+}
+
+/// Appends whole lines with one write each.
+pub fn append(file: &mut File, lines: &[u8]) -> io::Result<()> {
+    file.write_all(lines)
+}
+
+/// Every entry of a journal in schedule order, without holding the journal in memory: the lines'
+/// offsets are sorted by index, then read one by one.
+pub fn entries_in_order(
+    dir: &Path,
+) -> Result<impl Iterator<Item = Result<Entry, JournalError>>, JournalError> {
+    let path = dir.join(RESULTS_FILE);
+    let file = File::open(&path).map_err(io_error(&path))?;
+    let mut reader = BufReader::new(file);
+    let mut offsets: Vec<(u64, u64, u32)> = Vec::new();
+    let mut line = String::new();
+    let mut offset = 0u64;
+    loop {
+        line.clear();
+        let read = reader.read_line(&mut line).map_err(io_error(&path))?;
+        if read == 0 || !line.ends_with('\n') {
+            break;
+        }
+        let index = index_of(&line).ok_or_else(|| JournalError::Corrupt {
+            path: path.display().to_string(),
+            line: offsets.len() as u64 + 1,
+            why: "no game index".into(),
+        })?;
+        offsets.push((index, offset, read as u32));
+        offset += read as u64;
+    }
+    offsets.sort_unstable();
+    let mut file = reader.into_inner();
+    let mut buffer = Vec::new();
+    Ok(offsets.into_iter().map(move |(_, start, len)| {
+        buffer.resize(len as usize, 0);
+        file.seek(SeekFrom::Start(start))
+            .and_then(|_| file.read_exact(&mut buffer))
+            .map_err(io_error(&path))?;
+        serde_json::from_slice(&buffer).map_err(|e| JournalError::Corrupt {
+            path: path.display().to_string(),
+            line: 0,
+            why: e.to_string(),
+        })
+    }))
+}
+
+/// The `index` field of a journal line without parsing the rest (lines start with it).
+fn index_of(line: &str) -> Option<u64> {
+    let rest = line.strip_prefix("{\"index\":")?;
+    let end = rest.find(|c: char| !c.is_ascii_digit())?;
+    rest[..end].parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(index: u64) -> Entry {
+        Entry {
+            index,
+            game: "g".into(),
+            variant: None,
+            seed: index * 7,
+            pair: index / 2,
+            seats: vec![0, 1],
+            bots: vec!["a".into(), "b".into()],
+            scores: vec![Score::ratio(23, 3), Score::int(-1)],
+            ranks: vec![1, 2],
+            winner: Some(0),
+            faults: vec![vec![], vec![FaultKind::Timeout]],
+            replay: None,
+        }
+    }
+
+    fn line(index: u64) -> String {
+        serde_json::to_string(&entry(index)).expect("json") + "\n"
+    }
+
+    #[test]
+    fn a_torn_last_line_is_cut_and_the_rest_kept() {
+        let dir = tempfile::tempdir().expect("dir");
+        let text = format!("{}{}{}", line(3), line(0), &line(1)[..20]);
+        std::fs::write(dir.path().join(RESULTS_FILE), text).expect("write");
+        let (mut file, done) = open(dir.path(), 4).expect("opens");
+        assert_eq!(done.count(), 2);
+        assert!(done.contains(0) && done.contains(3) && !done.contains(1));
+        append(&mut file, line(1).as_bytes()).expect("append");
+        drop(file);
+        let order: Vec<u64> = entries_in_order(dir.path())
+            .expect("reads")
+            .map(|e| e.expect("entry").index)
+            .collect();
+        assert_eq!(order, vec![0, 1, 3]);
+        assert_eq!(
+            entries_in_order(dir.path())
+                .expect("reads")
+                .next()
+                .expect("one")
+                .expect("ok"),
+            entry(0)
+        );
+    }
+
+    #[test]
+    fn duplicates_are_corruption() {
+        let dir = tempfile::tempdir().expect("dir");
+        std::fs::write(
+            dir.path().join(RESULTS_FILE),
+            format!("{}{}", line(1), line(1)),
+        )
+        .expect("write");
+        assert!(matches!(
+            open(dir.path(), 4),
+            Err(JournalError::Corrupt { line: 2, .. })
+        ));
+    }
+}

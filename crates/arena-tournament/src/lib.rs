@@ -1,0 +1,71 @@
+//! arena-tournament: many games, fairly seated, journaled so that a crash loses nothing, and ranked with
+//! statistics that say how sure they are.
+//!
+//! - [`schedule`]: the plan and the game at every index (groups, seat orders, paired seeds);
+//! - [`journal`]: `results.jsonl`, crash-safe appends and resume;
+//! - [`run`]: the worker pool;
+//! - a tournament directory holds `tournament.json` (the plan), `results.jsonl`, `replays/`, and after
+//!   the run `summary.json`, `leaderboard.csv` and `report.html`.
+
+pub mod journal;
+pub mod run;
+pub mod schedule;
+
+use std::path::Path;
+
+pub use journal::Entry;
+pub use run::{Progress, RunOptions, RunOutcome, StopRule, run};
+pub use schedule::{BotPlan, Plan, PlanRequest, RunSettings, Schedule, SeatOrders};
+
+pub const PLAN_FILE: &str = "tournament.json";
+
+#[derive(Debug, thiserror::Error)]
+pub enum TournamentError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Journal(#[from] journal::JournalError),
+    #[error(transparent)]
+    Plan(#[from] schedule::PlanError),
+    #[error("{0}")]
+    Game(String),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl TournamentError {
+    pub fn io(path: &Path, source: std::io::Error) -> Self {
+        TournamentError::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}
+
+/// Creates the tournament directory and writes its plan. An existing directory with a journal is
+/// refused: resume it instead.
+pub fn create(dir: &Path, plan: &Plan) -> Result<(), TournamentError> {
+    if dir.join(journal::RESULTS_FILE).exists() {
+        return Err(TournamentError::Invalid(format!(
+            "{} already holds a tournament: resume it with --resume {0}, or choose another --out",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| TournamentError::io(dir, e))?;
+    let text = serde_json::to_string_pretty(plan)
+        .map_err(|e| TournamentError::Invalid(format!("cannot encode the plan: {e}")))?;
+    let path = dir.join(PLAN_FILE);
+    std::fs::write(&path, text).map_err(|e| TournamentError::io(&path, e))
+}
+
+/// The plan of an existing tournament directory.
+pub fn load(dir: &Path) -> Result<Plan, TournamentError> {
+    let path = dir.join(PLAN_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|e| TournamentError::io(&path, e))?;
+    serde_json::from_str(&text).map_err(|e| {
+        TournamentError::Invalid(format!("{}: not a tournament plan: {e}", path.display()))
+    })
+}

@@ -1,0 +1,365 @@
+//! Running a plan: a pool of worker threads, one game at a time each, results appended to the journal
+//! by the calling thread.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use arena_core::registry::{GameEntry, GameRequest, PlayerSpec, SeatRequest};
+use arena_core::{MatchOptions, Outcome};
+use flate2::Compression;
+use flate2::write::GzEncoder;
+
+use crate::TournamentError;
+use crate::journal::{self, Done, Entry};
+use crate::schedule::{Plan, ScheduledGame};
+
+/// Where replays go, relative to the tournament directory.
+pub const REPLAY_DIR: &str = "replays";
+
+/// Games of built-in bots finish in microseconds: their lines are sent in batches (a lost batch is
+/// replayed identically on resume). Process games are sent one by one.
+const BATCH_GAMES: usize = 256;
+const BATCH_AGE: Duration = Duration::from_millis(100);
+
+/// Progress as games finish.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Games in the journal (including those of earlier runs).
+    pub done: u64,
+    pub total: u64,
+    /// Games played by this run.
+    pub played: u64,
+}
+
+/// A decision to stop early, taken on the results so far (SPRT).
+pub trait StopRule: Send {
+    /// Sees every finished game in the order it is journaled; true to stop scheduling games.
+    fn observe(&mut self, entry: &Entry) -> bool;
+}
+
+pub struct RunOptions<'a> {
+    pub jobs: usize,
+    /// Set (by a signal handler) to stop: no new games start, games in progress are abandoned (their
+    /// bots killed) and not journaled.
+    pub stop: &'a AtomicBool,
+    pub on_progress: Option<&'a (dyn Fn(Progress) + Sync)>,
+    pub stop_rule: Option<&'a mut dyn StopRule>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunOutcome {
+    pub total: u64,
+    pub done: u64,
+    pub played: u64,
+    /// Stopped by the stop flag before the schedule was complete.
+    pub interrupted: bool,
+    /// Stopped by the stop rule.
+    pub decided: bool,
+}
+
+struct Batch {
+    lines: Vec<u8>,
+    entries: Vec<Entry>,
+    error: Option<String>,
+}
+
+/// Plays every scheduled game that is not in the journal yet.
+pub fn run(
+    entry: &dyn GameEntry,
+    dir: &Path,
+    plan: &Plan,
+    mut options: RunOptions<'_>,
+) -> Result<RunOutcome, TournamentError> {
+    let total = plan.total_games();
+    let (mut file, done) = journal::open(dir, total)?;
+    if plan.settings.replays {
+        std::fs::create_dir_all(dir.join(REPLAY_DIR)).map_err(|e| TournamentError::io(dir, e))?;
+    }
+    let jobs = options.jobs.max(1);
+    let cursor = AtomicU64::new(0);
+    let decided = AtomicBool::new(false);
+    let mut count = done.count();
+    let mut played = 0u64;
+    let mut failure: Option<String> = None;
+    let wants_entries = options.stop_rule.is_some();
+    std::thread::scope(|scope| -> Result<(), TournamentError> {
+        let (sender, receiver) = mpsc::sync_channel::<Batch>(jobs * 4);
+        for _ in 0..jobs {
+            let sender = sender.clone();
+            let worker = Worker {
+                entry,
+                plan,
+                dir,
+                done: &done,
+                cursor: &cursor,
+                stop: options.stop,
+                decided: &decided,
+                wants_entries,
+            };
+            scope.spawn(move || worker.run(sender));
+        }
+        drop(sender);
+        for batch in receiver {
+            if !batch.lines.is_empty() {
+                journal::append(&mut file, &batch.lines)
+                    .map_err(|e| TournamentError::io(dir, e))?;
+            }
+            let finished = batch.lines.iter().filter(|&&b| b == b'\n').count() as u64;
+            count += finished;
+            played += finished;
+            if let Some(rule) = options.stop_rule.as_deref_mut() {
+                for entry in &batch.entries {
+                    if rule.observe(entry) {
+                        decided.store(true, Ordering::SeqCst);
+                    }
+                }
+            }
+            if let Some(error) = batch.error {
+                failure.get_or_insert(error);
+                decided.store(true, Ordering::SeqCst);
+            }
+            if let Some(report) = options.on_progress {
+                report(Progress {
+                    done: count,
+                    total,
+                    played,
+                });
+            }
+        }
+        file.flush().map_err(|e| TournamentError::io(dir, e))?;
+        Ok(())
+    })?;
+    if let Some(error) = failure {
+        return Err(TournamentError::Game(error));
+    }
+    let decided = decided.load(Ordering::SeqCst);
+    Ok(RunOutcome {
+        total,
+        done: count,
+        played,
+        interrupted: count < total && !decided,
+        decided,
+    })
+}
+
+struct Worker<'a> {
+    entry: &'a dyn GameEntry,
+    plan: &'a Plan,
+    dir: &'a Path,
+    done: &'a Done,
+    cursor: &'a AtomicU64,
+    stop: &'a AtomicBool,
+    decided: &'a AtomicBool,
+    wants_entries: bool,
+}
+
+impl Worker<'_> {
+    fn stopping(&self) -> bool {
+        self.stop.load(Ordering::SeqCst) || self.decided.load(Ordering::SeqCst)
+    }
+
+    fn run(self, sender: mpsc::SyncSender<Batch>) {
+        let runtime = match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(runtime) => runtime,
+            Err(e) => {
+                let _ = sender.send(Batch {
+                    lines: Vec::new(),
+                    entries: Vec::new(),
+                    error: Some(format!("cannot start a runtime: {e}")),
+                });
+                return;
+            }
+        };
+        let total = self.plan.total_games();
+        let mut batch = Batch {
+            lines: Vec::new(),
+            entries: Vec::new(),
+            error: None,
+        };
+        let mut in_batch = 0usize;
+        let mut batch_started = Instant::now();
+        while !self.stopping() {
+            let index = self.cursor.fetch_add(1, Ordering::SeqCst);
+            if index >= total {
+                break;
+            }
+            if self.done.contains(index) {
+                continue;
+            }
+            let game = self.plan.game(index);
+            let (finished, slow) = match self.play(&runtime, &game) {
+                Ok(Some(finished)) => finished,
+                Ok(None) => break,
+                Err(error) => {
+                    batch.error = Some(error);
+                    break;
+                }
+            };
+            match serde_json::to_vec(&finished) {
+                Ok(line) => {
+                    batch.lines.extend_from_slice(&line);
+                    batch.lines.push(b'\n');
+                }
+                Err(e) => {
+                    batch.error = Some(format!("cannot encode a result: {e}"));
+                    break;
+                }
+            }
+            if self.wants_entries {
+                batch.entries.push(finished);
+            }
+            in_batch += 1;
+            if slow || in_batch >= BATCH_GAMES || batch_started.elapsed() >= BATCH_AGE {
+                let full = std::mem::replace(
+                    &mut batch,
+                    Batch {
+                        lines: Vec::new(),
+                        entries: Vec::new(),
+                        error: None,
+                    },
+                );
+                if sender.send(full).is_err() {
+                    return;
+                }
+                in_batch = 0;
+                batch_started = Instant::now();
+            }
+        }
+        let _ = sender.send(batch);
+    }
+
+    /// One game; `None` when it was abandoned because of a stop. The flag says whether it was slow (a
+    /// process game), so its line is journaled at once.
+    fn play(
+        &self,
+        runtime: &tokio::runtime::Runtime,
+        game: &ScheduledGame,
+    ) -> Result<Option<(Entry, bool)>, String> {
+        let plan = self.plan;
+        let names: Vec<String> = game
+            .seats
+            .iter()
+            .map(|&b| plan.bots[b].name.clone())
+            .collect();
+        let builtin: Option<Vec<String>> = game
+            .seats
+            .iter()
+            .map(|&b| plan.bots[b].builtin().map(str::to_string))
+            .collect();
+        if let (Some(bots), false) = (&builtin, plan.settings.replays) {
+            let outcome = self
+                .entry
+                .play_builtin(plan.variant.as_deref(), bots, game.seed)?;
+            let faults = vec![Vec::new(); game.seats.len()];
+            return Ok(Some((
+                entry_of(plan, game, names, outcome, faults, None),
+                false,
+            )));
+        }
+        let seats = game
+            .seats
+            .iter()
+            .map(|&b| {
+                let bot = &plan.bots[b];
+                let spec = match bot.builtin() {
+                    Some(name) => PlayerSpec::Builtin(name.to_string()),
+                    None => PlayerSpec::parse(&bot.spec)?,
+                };
+                Ok(SeatRequest {
+                    name: bot.name.clone(),
+                    spec,
+                    workdir: bot.workdir.clone(),
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let request = GameRequest {
+            variant: plan.variant.clone(),
+            seed: game.seed,
+            seats,
+            options: MatchOptions {
+                pause_idle: plan.settings.pause_idle,
+                time_scale: plan.settings.time_scale,
+                record_frames: plan.settings.replays,
+            },
+            stderr_cap: plan.settings.stderr_cap,
+        };
+        let played = runtime.block_on(async {
+            tokio::select! {
+                result = self.entry.play(request) => Some(result),
+                _ = wait_for(self.stop) => None,
+            }
+        });
+        let Some(result) = played else {
+            return Ok(None);
+        };
+        let result = result?;
+        let replay = if plan.settings.replays {
+            Some(self.write_replay(game.index, &result.record)?)
+        } else {
+            None
+        };
+        let faults = result
+            .faults
+            .iter()
+            .map(|faults| faults.iter().map(|f| f.kind).collect())
+            .collect();
+        let slow = builtin.is_none();
+        Ok(Some((
+            entry_of(plan, game, names, result.outcome, faults, replay),
+            slow,
+        )))
+    }
+
+    /// Writes the replay compressed, atomically (a journaled game always has its whole replay).
+    fn write_replay(&self, index: u64, record: &serde_json::Value) -> Result<String, String> {
+        let relative = format!("{REPLAY_DIR}/{index:06}.json.gz");
+        let path = self.dir.join(&relative);
+        let partial = PathBuf::from(format!("{}.part", path.display()));
+        let write = || -> std::io::Result<()> {
+            let file = File::create(&partial)?;
+            let mut encoder = GzEncoder::new(file, Compression::fast());
+            serde_json::to_writer(&mut encoder, record)?;
+            encoder.finish()?;
+            std::fs::rename(&partial, &path)
+        };
+        write().map_err(|e| format!("cannot write the replay {}: {e}", path.display()))?;
+        Ok(relative)
+    }
+}
+
+async fn wait_for(flag: &AtomicBool) {
+    while !flag.load(Ordering::SeqCst) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn entry_of(
+    plan: &Plan,
+    game: &ScheduledGame,
+    names: Vec<String>,
+    outcome: Outcome,
+    faults: Vec<Vec<arena_core::FaultKind>>,
+    replay: Option<String>,
+) -> Entry {
+    Entry {
+        index: game.index,
+        game: plan.game.clone(),
+        variant: plan.variant.clone(),
+        seed: game.seed,
+        pair: game.pair,
+        seats: game.seats.clone(),
+        bots: names,
+        scores: outcome.scores,
+        ranks: outcome.ranks,
+        winner: outcome.winner,
+        faults,
+        replay,
+    }
+}

@@ -1,0 +1,501 @@
+//! Which games a tournament plays. Everything is a function of the plan and a game's index, so a resumed
+//! run plays exactly the games an uninterrupted one would, with the same seeds and seats.
+//!
+//! Index layout: `index = ((round * groups_per_round) + group) * orders + order`. A round is one seed
+//! per group; every seat order of a group in a round shares that game seed (and a pair id), so results
+//! can be paired.
+
+use std::path::PathBuf;
+
+use arena_core::seed::derive_seed;
+use serde::{Deserialize, Serialize};
+
+/// Largest number of fixed groups before 4-player fields are drawn at random each round.
+pub const MAX_FIXED_GROUPS: usize = 35;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Schedule {
+    /// Every pair (2-player games) or groups covering the field (4-player games).
+    RoundRobin,
+    /// One bot against the field: every group contains it.
+    Gauntlet { bot: usize },
+    /// Coup's King of the Hill: rounds of every ordered pair (2-player games only).
+    Koth,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SeatOrders {
+    /// The group rotated through the seats (2 orders for 2 players, 4 for 4).
+    Rotations,
+    /// Every permutation of the seats (24 for 4 players).
+    Permutations,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BotPlan {
+    pub name: String,
+    /// `builtin:NAME` or the command line.
+    pub spec: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workdir: Option<PathBuf>,
+}
+
+impl BotPlan {
+    pub fn builtin(&self) -> Option<&str> {
+        self.spec.strip_prefix("builtin:")
+    }
+}
+
+/// How games are run (recorded so that a resumed run uses the same settings).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunSettings {
+    pub pause_idle: bool,
+    pub time_scale: f64,
+    pub stderr_cap: usize,
+    /// Keep a compressed replay of every game.
+    pub replays: bool,
+}
+
+/// Everything that defines a tournament; written to `DIR/tournament.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub format: u32,
+    pub game: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// Seats per game.
+    pub players: usize,
+    pub bots: Vec<BotPlan>,
+    pub schedule: Schedule,
+    pub seat_orders: SeatOrders,
+    /// Rounds: seeds per group.
+    pub rounds: u64,
+    pub seed: u64,
+    pub settings: RunSettings,
+    /// Fixed groups (bot indices), or empty when groups are drawn at random every round.
+    pub groups: Vec<Vec<usize>>,
+    pub groups_per_round: usize,
+}
+
+pub const PLAN_FORMAT: u32 = 1;
+
+/// One scheduled game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduledGame {
+    pub index: u64,
+    /// Games sharing a pair id were played on the same seed with the same group in other seat orders.
+    pub pair: u64,
+    pub seed: u64,
+    /// Bot index per seat.
+    pub seats: Vec<usize>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    #[error("a tournament needs at least 2 bots (got {0})")]
+    TooFewBots(usize),
+    #[error("King of the Hill is for 2-player games; {0} has {1} seats")]
+    KothNeeds2Players(String, usize),
+    #[error("the gauntlet bot #{0} is not one of the {1} bots")]
+    NoSuchGauntletBot(usize, usize),
+    #[error("nothing to play: {0}")]
+    Empty(String),
+}
+
+/// What the caller chose; `Plan::new` works out groups and rounds.
+pub struct PlanRequest {
+    pub game: String,
+    pub variant: Option<String>,
+    pub players: usize,
+    pub bots: Vec<BotPlan>,
+    pub schedule: Schedule,
+    pub seat_orders: SeatOrders,
+    /// Rounds (seeds per group), or `None` to reach about `games` games.
+    pub rounds: Option<u64>,
+    pub games: Option<u64>,
+    pub seed: u64,
+    pub settings: RunSettings,
+}
+
+impl Plan {
+    pub fn new(request: PlanRequest) -> Result<Plan, PlanError> {
+        let n = request.bots.len();
+        if n < 2 {
+            return Err(PlanError::TooFewBots(n));
+        }
+        let players = request.players;
+        if request.schedule == Schedule::Koth && players != 2 {
+            return Err(PlanError::KothNeeds2Players(request.game, players));
+        }
+        if let Schedule::Gauntlet { bot } = request.schedule
+            && bot >= n
+        {
+            return Err(PlanError::NoSuchGauntletBot(bot, n));
+        }
+        let groups = fixed_groups(n, players, request.schedule);
+        let groups_per_round = match &groups {
+            Some(groups) => groups.len(),
+            None => random_groups_per_round(n, players, request.schedule),
+        };
+        let orders = orders_count(players, request.seat_orders);
+        let per_round = groups_per_round as u64 * orders;
+        let rounds = match (request.rounds, request.games) {
+            (Some(rounds), _) => rounds,
+            (None, Some(games)) => games.div_ceil(per_round.max(1)),
+            (None, None) => DEFAULT_GAMES.div_ceil(per_round.max(1)),
+        };
+        if rounds == 0 || per_round == 0 {
+            return Err(PlanError::Empty("0 rounds".into()));
+        }
+        Ok(Plan {
+            format: PLAN_FORMAT,
+            game: request.game,
+            variant: request.variant,
+            players,
+            bots: request.bots,
+            schedule: request.schedule,
+            seat_orders: request.seat_orders,
+            rounds,
+            seed: request.seed,
+            settings: request.settings,
+            groups: groups.unwrap_or_default(),
+            groups_per_round,
+        })
+    }
+
+    pub fn orders(&self) -> u64 {
+        orders_count(self.players, self.seat_orders)
+    }
+
+    pub fn total_games(&self) -> u64 {
+        self.rounds * self.groups_per_round as u64 * self.orders()
+    }
+
+    /// The game at `index` (< `total_games`).
+    pub fn game(&self, index: u64) -> ScheduledGame {
+        let orders = self.orders();
+        let order = index % orders;
+        let pair = index / orders;
+        let groups = self.groups_per_round as u64;
+        let round = pair / groups;
+        let group_index = (pair % groups) as usize;
+        let group = if self.groups.is_empty() {
+            self.random_group(round, group_index)
+        } else {
+            self.groups[group_index].clone()
+        };
+        ScheduledGame {
+            index,
+            pair,
+            seed: derive_seed(self.seed, pair),
+            seats: seat_order(&group, order, self.seat_orders),
+        }
+    }
+
+    /// Round `round`'s group `group` of a large field, drawn as the 2014 qualifiers did: the field is
+    /// shuffled and cut into groups; a short last group is filled with other bots drawn at random.
+    fn random_group(&self, round: u64, group: usize) -> Vec<usize> {
+        let n = self.bots.len();
+        let mut rng = SplitMix(derive_seed(self.seed ^ GROUP_DRAW_STREAM, round));
+        let (fixed, mut pool): (Option<usize>, Vec<usize>) = match self.schedule {
+            Schedule::Gauntlet { bot } => (Some(bot), (0..n).filter(|&b| b != bot).collect()),
+            _ => (None, (0..n).collect()),
+        };
+        shuffle(&mut pool, &mut rng);
+        let take = self.players - usize::from(fixed.is_some());
+        let mut members: Vec<usize> = fixed.into_iter().collect();
+        members.extend(pool.iter().skip(group * take).take(take));
+        while members.len() < self.players {
+            let candidates: Vec<usize> = (0..n).filter(|b| !members.contains(b)).collect();
+            let pick = candidates[(rng.next() % candidates.len() as u64) as usize];
+            members.push(pick);
+        }
+        members
+    }
+}
+
+/// Keeps the group draws independent of the game seeds derived from the same tournament seed.
+const GROUP_DRAW_STREAM: u64 = 0x6772_6f75_7073; // "groups"
+
+/// Games a tournament plays when neither rounds nor games are given.
+pub const DEFAULT_GAMES: u64 = 1000;
+
+fn orders_count(players: usize, orders: SeatOrders) -> u64 {
+    match orders {
+        SeatOrders::Rotations => players as u64,
+        SeatOrders::Permutations => (1..=players as u64).product(),
+    }
+}
+
+/// Fixed groups when the field is small enough to cover every combination, else `None`.
+fn fixed_groups(n: usize, players: usize, schedule: Schedule) -> Option<Vec<Vec<usize>>> {
+    let (must, others): (Vec<usize>, Vec<usize>) = match schedule {
+        Schedule::Gauntlet { bot } => (vec![bot], (0..n).filter(|&b| b != bot).collect()),
+        _ => (Vec::new(), (0..n).collect()),
+    };
+    let free = players - must.len();
+    if others.len() >= free {
+        let count = binomial(others.len(), free);
+        if count > MAX_FIXED_GROUPS as u64 && players > 2 {
+            return None;
+        }
+        let mut groups = Vec::new();
+        combinations(&others, free, &mut Vec::new(), 0, &mut |chosen| {
+            let mut group = must.clone();
+            group.extend_from_slice(chosen);
+            groups.push(group);
+        });
+        return Some(groups);
+    }
+    // Fewer bots than seats: every multiset of the field in which each bot plays at least once.
+    let field: Vec<usize> = must.iter().chain(&others).copied().collect();
+    let extra = players - field.len();
+    let mut groups = Vec::new();
+    multisets(&field, extra, &mut Vec::new(), 0, &mut |chosen| {
+        let mut group = field.clone();
+        group.extend_from_slice(chosen);
+        group.sort_unstable();
+        groups.push(group);
+    });
+    Some(groups)
+}
+
+fn random_groups_per_round(n: usize, players: usize, schedule: Schedule) -> usize {
+    match schedule {
+        Schedule::Gauntlet { .. } => (n - 1).div_ceil(players - 1),
+        _ => n.div_ceil(players),
+    }
+}
+
+fn binomial(n: usize, k: usize) -> u64 {
+    (0..k as u64).fold(1, |acc, i| acc * (n as u64 - i) / (i + 1))
+}
+
+fn combinations(
+    items: &[usize],
+    k: usize,
+    chosen: &mut Vec<usize>,
+    from: usize,
+    out: &mut dyn FnMut(&[usize]),
+) {
+    if chosen.len() == k {
+        out(chosen);
+        return;
+    }
+    for i in from..items.len() {
+        chosen.push(items[i]);
+        combinations(items, k, chosen, i + 1, out);
+        chosen.pop();
+    }
+}
+
+fn multisets(
+    items: &[usize],
+    k: usize,
+    chosen: &mut Vec<usize>,
+    from: usize,
+    out: &mut dyn FnMut(&[usize]),
+) {
+    if chosen.len() == k {
+        out(chosen);
+        return;
+    }
+    for i in from..items.len() {
+        chosen.push(items[i]);
+        multisets(items, k, chosen, i, out);
+        chosen.pop();
+    }
+}
+
+/// Seat order `order` of `group`: a rotation, or the `order`-th permutation (factorial numbering).
+fn seat_order(group: &[usize], order: u64, orders: SeatOrders) -> Vec<usize> {
+    let players = group.len();
+    match orders {
+        SeatOrders::Rotations => (0..players)
+            .map(|seat| group[(seat + order as usize) % players])
+            .collect(),
+        SeatOrders::Permutations => {
+            let mut rest: Vec<usize> = group.to_vec();
+            let mut code = order;
+            let mut seats = Vec::with_capacity(players);
+            for remaining in (1..=players as u64).rev() {
+                let factorial: u64 = (1..remaining).product();
+                let pick = (code / factorial) as usize;
+                code %= factorial;
+                seats.push(rest.remove(pick));
+            }
+            seats
+        }
+    }
+}
+
+/// SplitMix64 as a stream (group draws only; see `arena_core::seed` for the mixing function).
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(1);
+        derive_seed(self.0, 0)
+    }
+}
+
+/// Fisher–Yates with the stream above.
+fn shuffle(items: &mut [usize], rng: &mut SplitMix) {
+    for i in (1..items.len()).rev() {
+        let j = (rng.next() % (i as u64 + 1)) as usize;
+        items.swap(i, j);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bots(n: usize) -> Vec<BotPlan> {
+        (0..n)
+            .map(|i| BotPlan {
+                name: format!("b{i}"),
+                spec: "builtin:random".into(),
+                workdir: None,
+            })
+            .collect()
+    }
+
+    fn plan(n: usize, players: usize, schedule: Schedule, orders: SeatOrders, rounds: u64) -> Plan {
+        Plan::new(PlanRequest {
+            game: "g".into(),
+            variant: None,
+            players,
+            bots: bots(n),
+            schedule,
+            seat_orders: orders,
+            rounds: Some(rounds),
+            games: None,
+            seed: 9,
+            settings: RunSettings {
+                pause_idle: true,
+                time_scale: 1.0,
+                stderr_cap: 1024,
+                replays: false,
+            },
+        })
+        .expect("valid plan")
+    }
+
+    #[test]
+    fn two_player_round_robin_plays_every_pair_both_ways_on_one_seed() {
+        let plan = plan(3, 2, Schedule::RoundRobin, SeatOrders::Rotations, 2);
+        assert_eq!(plan.total_games(), 2 * 3 * 2);
+        let first = plan.game(0);
+        let swapped = plan.game(1);
+        assert_eq!(first.seats, vec![0, 1]);
+        assert_eq!(swapped.seats, vec![1, 0]);
+        assert_eq!(first.seed, swapped.seed);
+        assert_eq!(first.pair, swapped.pair);
+        assert_ne!(plan.game(2).seed, first.seed);
+    }
+
+    #[test]
+    fn small_four_player_fields_use_every_multiset_and_rotation() {
+        let plan = plan(2, 4, Schedule::RoundRobin, SeatOrders::Rotations, 1);
+        assert_eq!(
+            plan.groups,
+            vec![vec![0, 0, 0, 1], vec![0, 0, 1, 1], vec![0, 1, 1, 1]]
+        );
+        let seats: Vec<Vec<usize>> = (0..4).map(|i| plan.game(i).seats).collect();
+        assert_eq!(
+            seats,
+            vec![
+                vec![0, 0, 0, 1],
+                vec![0, 0, 1, 0],
+                vec![0, 1, 0, 0],
+                vec![1, 0, 0, 0]
+            ]
+        );
+        let all = plan_with_permutations();
+        assert_eq!(all.orders(), 24);
+    }
+
+    fn plan_with_permutations() -> Plan {
+        plan(5, 4, Schedule::RoundRobin, SeatOrders::Permutations, 1)
+    }
+
+    #[test]
+    fn permutations_cover_every_order_once() {
+        let plan = plan_with_permutations();
+        let mut seen: Vec<Vec<usize>> = (0..24).map(|i| plan.game(i).seats).collect();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), 24);
+    }
+
+    #[test]
+    fn large_fields_are_drawn_each_round_and_cover_everybody() {
+        let plan = plan(10, 4, Schedule::RoundRobin, SeatOrders::Rotations, 3);
+        assert!(plan.groups.is_empty());
+        assert_eq!(plan.groups_per_round, 3);
+        for round in 0..3u64 {
+            let mut seen = vec![0; 10];
+            for group in 0..3u64 {
+                let game = plan.game((round * 3 + group) * 4);
+                let mut distinct = game.seats.clone();
+                distinct.sort();
+                distinct.dedup();
+                assert_eq!(distinct.len(), 4, "no bot twice in a group");
+                for bot in game.seats {
+                    seen[bot] += 1;
+                }
+            }
+            assert!(
+                seen.iter().all(|&count| count >= 1),
+                "round {round}: {seen:?}"
+            );
+        }
+        assert_ne!(
+            plan.game(0).seats,
+            plan.game(12).seats,
+            "rounds are drawn anew"
+        );
+    }
+
+    #[test]
+    fn gauntlet_groups_always_contain_the_bot() {
+        for players in [2, 4] {
+            let plan = plan(
+                9,
+                players,
+                Schedule::Gauntlet { bot: 3 },
+                SeatOrders::Rotations,
+                2,
+            );
+            for index in 0..plan.total_games() {
+                assert!(plan.game(index).seats.contains(&3));
+            }
+        }
+    }
+
+    #[test]
+    fn games_request_rounds_up_to_whole_rounds() {
+        let plan = Plan::new(PlanRequest {
+            game: "g".into(),
+            variant: None,
+            players: 2,
+            bots: bots(2),
+            schedule: Schedule::Koth,
+            seat_orders: SeatOrders::Rotations,
+            rounds: None,
+            games: Some(7),
+            seed: 1,
+            settings: RunSettings {
+                pause_idle: true,
+                time_scale: 1.0,
+                stderr_cap: 1,
+                replays: false,
+            },
+        })
+        .expect("plan");
+        assert_eq!(plan.total_games(), 8);
+    }
+}
