@@ -91,7 +91,9 @@ impl GameEntry for CoupEntry {
     }
 
     fn about(&self) -> &'static str {
-        "Coup KotH (Code Golf SE): two players, history file + argv, one process per call"
+        "Coup KotH (Code Golf SE): two players, history file + argv, one process per call; of the \
+         built-in bots only random, challenger and calculator follow published behaviour, the others \
+         are stand-ins inspired by leaderboard names"
     }
 
     fn players(&self) -> usize {
