@@ -604,33 +604,42 @@ impl Spring2021 {
         self.gather()
     }
 
+    /// The referee's `initStartingTrees`: candidate cells in index order, as a mask (the `r`-th
+    /// remaining candidate is the `r`-th set bit); an attempt that runs out of candidates restarts.
     fn place_start_trees(&mut self) {
         let rules = self.rules;
-        let candidates: Vec<usize> = if rules.holes {
-            bits(EDGE & !self.holes).collect()
+        let candidates = if rules.holes {
+            EDGE & !self.holes
         } else {
-            (1..CELLS).filter(|&c| self.holes >> c & 1 == 0).collect()
+            BOARD & !1 & !self.holes
         };
-        let picks = loop {
-            let mut available = candidates.clone();
-            let mut picks = Vec::with_capacity(rules.start_trees * 2);
+        let mut picks = [0usize; 12];
+        loop {
+            let mut available = candidates;
+            let mut placed = 0;
             for _ in 0..rules.start_trees {
-                if available.is_empty() {
+                if available == 0 {
                     break;
                 }
-                let normal = available[self.rng.next_int(available.len() as i32) as usize];
+                let r = self.rng.next_int(available.count_ones() as i32) as u32;
+                let normal = kth_bit(available, r);
                 let opposite = OPPOSITE[normal] as usize;
-                available.retain(|&c| {
-                    DIST[c][normal] > rules.start_spacing && DIST[c][opposite] > rules.start_spacing
-                });
-                picks.push(normal);
-                picks.push(opposite);
+                for cell in bits(available) {
+                    if DIST[cell][normal] <= rules.start_spacing
+                        || DIST[cell][opposite] <= rules.start_spacing
+                    {
+                        available &= !(1 << cell);
+                    }
+                }
+                picks[placed] = normal;
+                picks[placed + 1] = opposite;
+                placed += 2;
             }
-            if picks.len() >= rules.start_trees * 2 {
-                break picks;
+            if placed >= rules.start_trees * 2 {
+                break;
             }
-        };
-        for pair in picks.chunks(2) {
+        }
+        for pair in picks[..rules.start_trees * 2].chunks(2) {
             for (player, &cell) in pair.iter().enumerate() {
                 self.size[rules.start_size] |= 1 << cell;
                 self.owner[player] |= 1 << cell;
@@ -813,8 +822,9 @@ impl Spring2021 {
         }
     }
 
-    /// Resolves an ACTIONS frame (reference §3.6).
-    fn resolve(&mut self) -> Option<Frame> {
+    /// Resolves an ACTIONS frame (reference §3.6) and records it when recording (kept here rather
+    /// than returned: moving an `Option<Frame>` out costs a large copy every frame).
+    fn resolve(&mut self) {
         let mut frame = self.recording.then(|| self.blank_frame("actions"));
         for player in 0..2 {
             if let Some(fault) = self.pending_faults[player].take() {
@@ -887,7 +897,9 @@ impl Spring2021 {
             }
         }
         self.nutrients = (self.nutrients - dying.len() as i32).max(0);
-        frame
+        if let Some(frame) = frame {
+            self.push_frame(frame);
+        }
     }
 
     fn blank_frame(&self, kind: &str) -> Frame {
@@ -1020,10 +1032,7 @@ impl Game for Spring2021 {
                     if self.ask_next < self.ask_len {
                         return Some(self.ask[self.ask_next as usize] as usize);
                     }
-                    let frame = self.resolve();
-                    if let Some(frame) = frame {
-                        self.push_frame(frame);
-                    }
+                    self.resolve();
                     if self.waiting.iter().all(|&w| w) {
                         self.phase = Phase::SunMove;
                     } else {

@@ -121,31 +121,40 @@ impl JavaRandom {
     /// Advances the generator exactly as `Collections.shuffle` of a list of `len` elements would,
     /// without computing the swaps (the draws depend only on the length, not on the contents).
     ///
-    /// Four draws at a time: the four next states are computed from the current one with the
-    /// precomputed jump constants (independent multiplies instead of a chain), then checked against the
-    /// rejection limits; a block with a rejection (probability below 2^-20) is redone one draw at a time.
+    /// Up to four draws at a time: the next four states are computed from the current one with the
+    /// precomputed jump constants (independent multiplies instead of a chain), then the draws that
+    /// belong to this shuffle are checked against the rejection limits; a block with a rejection
+    /// (probability below 2^-20) is redone one draw at a time.
     #[inline]
     pub fn skip_shuffle(&mut self, len: usize) {
         let mut bound = len;
-        while (5..LIMIT_TABLE).contains(&bound) {
-            let s = self.state;
-            let s1 = (s.wrapping_mul(JUMP[0].0).wrapping_add(JUMP[0].1)) & MASK;
-            let s2 = (s.wrapping_mul(JUMP[1].0).wrapping_add(JUMP[1].1)) & MASK;
-            let s3 = (s.wrapping_mul(JUMP[2].0).wrapping_add(JUMP[2].1)) & MASK;
-            let s4 = (s.wrapping_mul(JUMP[3].0).wrapping_add(JUMP[3].1)) & MASK;
-            let accepted = ((s1 >> 17) as u32) < REJECT_AT[bound]
-                && ((s2 >> 17) as u32) < REJECT_AT[bound - 1]
-                && ((s3 >> 17) as u32) < REJECT_AT[bound - 2]
-                && ((s4 >> 17) as u32) < REJECT_AT[bound - 3];
-            if accepted {
-                self.state = s4;
-                bound -= 4;
-            } else {
-                self.skip_draw(bound);
-                bound -= 1;
-            }
-        }
         while bound >= 2 {
+            if bound > 2 && bound < LIMIT_TABLE {
+                let draws = (bound - 1).min(4);
+                let s = self.state;
+                let next = [
+                    (s.wrapping_mul(JUMP[0].0).wrapping_add(JUMP[0].1)) & MASK,
+                    (s.wrapping_mul(JUMP[1].0).wrapping_add(JUMP[1].1)) & MASK,
+                    (s.wrapping_mul(JUMP[2].0).wrapping_add(JUMP[2].1)) & MASK,
+                    (s.wrapping_mul(JUMP[3].0).wrapping_add(JUMP[3].1)) & MASK,
+                ];
+                // Draw k uses bound - k; draws past this shuffle's end always pass (limit 2^31 at
+                // index 1, and index 0 is never reached because `draws` stops at bound - 1).
+                let mut accepted = true;
+                for k in 0..4 {
+                    let limit = if k < draws {
+                        REJECT_AT[bound - k]
+                    } else {
+                        u32::MAX
+                    };
+                    accepted &= ((next[k] >> 17) as u32) < limit;
+                }
+                if accepted {
+                    self.state = next[draws - 1];
+                    bound -= draws;
+                    continue;
+                }
+            }
             self.skip_draw(bound);
             bound -= 1;
         }
