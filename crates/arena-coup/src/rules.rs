@@ -596,7 +596,7 @@ pub enum Event {
     Challenge,
     Reveal {
         card: Card,
-        /// The card drawn to replace it (`None`: an Ambassador defending an Exchange stays).
+        /// Whether a new card replaced it (`false`: an Ambassador defending an Exchange stays in hand).
         replaced: bool,
     },
     Surrender {
