@@ -11,7 +11,11 @@ fn main() {
     let mut margin = 0i64;
     for seed in 0..games {
         let a_seat = (seed % 2) as usize;
-        let names = if a_seat == 0 { [a.clone(), b.clone()] } else { [b.clone(), a.clone()] };
+        let names = if a_seat == 0 {
+            [a.clone(), b.clone()]
+        } else {
+            [b.clone(), a.clone()]
+        };
         let outcome = entry.play_builtin(league, &names, seed).expect("game");
         margin += outcome.scores[a_seat].numer() - outcome.scores[1 - a_seat].numer();
         points += match outcome.winner {

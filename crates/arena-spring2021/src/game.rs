@@ -963,6 +963,49 @@ impl Spring2021 {
     }
 }
 
+impl Spring2021 {
+    /// Plays the frames that need no answer and resolves finished ACTIONS frames until a player must
+    /// answer or the game is over.
+    fn advance(&mut self) -> Option<usize> {
+        loop {
+            match self.phase {
+                Phase::Over => return None,
+                Phase::Gathering => {
+                    let given = self.gather();
+                    if self.recording {
+                        let mut frame = self.blank_frame("gathering");
+                        frame.gathered = given;
+                        self.push_frame(frame);
+                    }
+                    self.begin_actions();
+                    self.end_frame();
+                }
+                Phase::Actions => {
+                    if self.ask_next < self.ask_len {
+                        return Some(self.ask[self.ask_next as usize] as usize);
+                    }
+                    self.resolve();
+                    if self.waiting.iter().all(|&w| w) {
+                        self.phase = Phase::SunMove;
+                    } else {
+                        self.begin_actions();
+                    }
+                    self.end_frame();
+                }
+                Phase::SunMove => {
+                    self.sun_move();
+                    if self.recording {
+                        let frame = self.blank_frame("sun_move");
+                        self.push_frame(frame);
+                    }
+                    self.phase = Phase::Gathering;
+                    self.end_frame();
+                }
+            }
+        }
+    }
+}
+
 impl Game for Spring2021 {
     const ID: &'static str = "spring2021";
     type Config = League;
@@ -1014,43 +1057,13 @@ impl Game for Spring2021 {
         2
     }
 
+    #[inline]
     fn to_act(&mut self) -> Option<usize> {
-        loop {
-            match self.phase {
-                Phase::Over => return None,
-                Phase::Gathering => {
-                    let given = self.gather();
-                    if self.recording {
-                        let mut frame = self.blank_frame("gathering");
-                        frame.gathered = given;
-                        self.push_frame(frame);
-                    }
-                    self.begin_actions();
-                    self.end_frame();
-                }
-                Phase::Actions => {
-                    if self.ask_next < self.ask_len {
-                        return Some(self.ask[self.ask_next as usize] as usize);
-                    }
-                    self.resolve();
-                    if self.waiting.iter().all(|&w| w) {
-                        self.phase = Phase::SunMove;
-                    } else {
-                        self.begin_actions();
-                    }
-                    self.end_frame();
-                }
-                Phase::SunMove => {
-                    self.sun_move();
-                    if self.recording {
-                        let frame = self.blank_frame("sun_move");
-                        self.push_frame(frame);
-                    }
-                    self.phase = Phase::Gathering;
-                    self.end_frame();
-                }
-            }
+        // Fast path: the next player of the current ACTIONS frame.
+        if self.phase == Phase::Actions && self.ask_next < self.ask_len {
+            return Some(self.ask[self.ask_next as usize] as usize);
         }
+        self.advance()
     }
 
     fn observe(&mut self, player: usize, obs: &mut Obs) {

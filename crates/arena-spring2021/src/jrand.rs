@@ -25,8 +25,9 @@ const fn reject_limit(bound: u32) -> u32 {
 }
 
 const fn reject_table() -> [u32; LIMIT_TABLE] {
-    let mut table = [0u32; LIMIT_TABLE];
-    let mut bound = 1;
+    // Bounds 0 and 1 never reject (see `skip_shuffle`, which reads them for draws past the end).
+    let mut table = [u32::MAX; LIMIT_TABLE];
+    let mut bound = 2;
     while bound < LIMIT_TABLE {
         table[bound] = reject_limit(bound as u32);
         bound += 1;
@@ -138,16 +139,11 @@ impl JavaRandom {
                     (s.wrapping_mul(JUMP[2].0).wrapping_add(JUMP[2].1)) & MASK,
                     (s.wrapping_mul(JUMP[3].0).wrapping_add(JUMP[3].1)) & MASK,
                 ];
-                // Draw k uses bound - k; draws past this shuffle's end always pass (limit 2^31 at
-                // index 1, and index 0 is never reached because `draws` stops at bound - 1).
+                // Draw k uses bound - k; the slots past this shuffle's end land on the limits of
+                // bounds 1 and 0, which accept everything, so no draw-count test is needed.
                 let mut accepted = true;
                 for k in 0..4 {
-                    let limit = if k < draws {
-                        REJECT_AT[bound - k]
-                    } else {
-                        u32::MAX
-                    };
-                    accepted &= ((next[k] >> 17) as u32) < limit;
+                    accepted &= ((next[k] >> 17) as u32) < REJECT_AT[bound - k];
                 }
                 if accepted {
                     self.state = next[draws - 1];

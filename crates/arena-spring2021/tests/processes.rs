@@ -122,7 +122,11 @@ async fn well_behaved_process_plays_a_whole_game() {
     assert_eq!(last["day"], 24);
     assert_eq!(last["executions"].as_u64(), Some(steps.len() as u64));
     assert_eq!(last["richness"].as_array().map(Vec::len), Some(37));
-    assert!(frames.iter().any(|f| f["kind"] == "gathering" && f["gathered"][0].as_i64() > Some(0)));
+    assert!(
+        frames
+            .iter()
+            .any(|f| f["kind"] == "gathering" && f["gathered"][0].as_i64() > Some(0))
+    );
     assert_nothing_left(&dir);
 }
 
