@@ -12,7 +12,9 @@ fn script() -> String {
     format!("{}/tests/spring_bot.py", env!("CARGO_MANIFEST_DIR"))
 }
 
-async fn play(modes: [&str; 2], piddir: &Path) -> GameResult {
+/// `time_scale` multiplies the 1000/100 ms limits: generous for the games that must not time out (the
+/// tests may run on a loaded machine), 2 for the timeout tests, whose bots sleep well past the limit.
+async fn play(modes: [&str; 2], piddir: &Path, time_scale: f64) -> GameResult {
     let seats = modes
         .iter()
         .map(|mode| SeatRequest {
@@ -34,7 +36,10 @@ async fn play(modes: [&str; 2], piddir: &Path) -> GameResult {
             variant: None,
             seed: 42,
             seats,
-            options: MatchOptions::default(),
+            options: MatchOptions {
+                time_scale,
+                ..MatchOptions::default()
+            },
             stderr_cap: 4096,
         })
         .await
@@ -100,7 +105,7 @@ fn assert_deactivated(result: &GameResult, bad: usize, kind: FaultKind) {
 #[tokio::test]
 async fn well_behaved_process_plays_a_whole_game() {
     let (_guard, dir) = tempdir();
-    let result = play(["ok", "builtin:random"], &dir).await;
+    let result = play(["ok", "builtin:random"], &dir, 10.0).await;
     assert!(result.faults[0].is_empty(), "{:?}", result.faults[0]);
     assert!(scores(&result).iter().all(|&s| s >= 0));
     let steps = result.record["steps"].as_array().expect("steps");
@@ -133,7 +138,7 @@ async fn well_behaved_process_plays_a_whole_game() {
 #[tokio::test]
 async fn first_turn_timeout_deactivates() {
     let (_guard, dir) = tempdir();
-    let result = play(["slow_first", "ok"], &dir).await;
+    let result = play(["slow_first", "ok"], &dir, 2.0).await;
     assert_deactivated(&result, 0, FaultKind::Timeout);
     // The referee still served player 1 in that frame, then ended the game.
     let steps = result.record["steps"].as_array().expect("steps");
@@ -144,7 +149,7 @@ async fn first_turn_timeout_deactivates() {
 #[tokio::test]
 async fn later_turn_timeout_deactivates() {
     let (_guard, dir) = tempdir();
-    let result = play(["ok", "slow_later"], &dir).await;
+    let result = play(["ok", "slow_later"], &dir, 2.0).await;
     assert_deactivated(&result, 1, FaultKind::Timeout);
     assert_nothing_left(&dir);
 }
@@ -152,7 +157,7 @@ async fn later_turn_timeout_deactivates() {
 #[tokio::test]
 async fn unparsable_output_deactivates() {
     let (_guard, dir) = tempdir();
-    let result = play(["garbage", "ok"], &dir).await;
+    let result = play(["garbage", "ok"], &dir, 10.0).await;
     assert_deactivated(&result, 0, FaultKind::Unparsable);
     let steps = result.record["steps"].as_array().expect("steps");
     assert!(steps.iter().any(|s| {
@@ -166,7 +171,7 @@ async fn unparsable_output_deactivates() {
 #[tokio::test]
 async fn crash_deactivates() {
     let (_guard, dir) = tempdir();
-    let result = play(["ok", "crash"], &dir).await;
+    let result = play(["ok", "crash"], &dir, 10.0).await;
     assert_deactivated(&result, 1, FaultKind::Crashed);
     assert_nothing_left(&dir);
 }
@@ -174,7 +179,7 @@ async fn crash_deactivates() {
 #[tokio::test]
 async fn stderr_flood_and_spinning_at_the_end_are_contained() {
     let (_guard, dir) = tempdir();
-    let result = play(["flood", "spin_at_end"], &dir).await;
+    let result = play(["flood", "spin_at_end"], &dir, 10.0).await;
     assert!(
         result.faults[0].is_empty() && result.faults[1].is_empty(),
         "{:?}",

@@ -165,3 +165,49 @@ fn wood2_one_day() {
     assert_eq!(game.frames(), 3);
     assert_eq!(game.sun(), [18, 18]);
 }
+
+/// §6.4: 1000 ms for a player's first execution, 100 ms afterwards.
+#[test]
+fn time_limits() {
+    use std::time::Duration;
+    let mut game = Spring2021::new(&League::Bronze, 1);
+    let mut obs = Obs::default();
+    assert_eq!(game.to_act(), Some(0));
+    assert_eq!(game.time_limit(0), Duration::from_millis(1000));
+    game.observe(0, &mut obs);
+    game.apply(0, Answer::Action(Action::WAIT));
+    assert_eq!(game.time_limit(0), Duration::from_millis(100));
+    assert_eq!(game.to_act(), Some(1));
+    assert_eq!(game.time_limit(1), Duration::from_millis(1000));
+}
+
+/// An unparsable answer or a timeout deactivates: score -1, the other player wins and gets the
+/// tree bonus (the referee adds it whenever the active players' scores are all equal, i.e. always
+/// with a single active player).
+#[test]
+fn fault_deactivates() {
+    use arena_core::{Fault, FaultKind};
+    let mut game = Spring2021::new(&League::Bronze, 1);
+    let mut obs = Obs::default();
+    assert_eq!(game.to_act(), Some(0));
+    game.observe(0, &mut obs);
+    game.apply(
+        0,
+        Answer::Fault(Fault::new(FaultKind::Timeout, "no answer")),
+    );
+    assert_eq!(
+        game.to_act(),
+        Some(1),
+        "the other player is still served in that frame"
+    );
+    game.observe(1, &mut obs);
+    assert_eq!(obs.score[1], -1, "the deactivation shows at once");
+    game.apply(1, Answer::Action(Action::WAIT));
+    assert_eq!(game.to_act(), None);
+    let outcome = game.outcome();
+    let scores: Vec<i64> = outcome.scores.iter().map(|s| s.numer()).collect();
+    // Player 1: 2 sun (0 points) + 2 trees.
+    assert_eq!(scores, vec![-1, 2]);
+    assert_eq!(outcome.winner, Some(1));
+    assert_eq!(game.active(), [false, true]);
+}
