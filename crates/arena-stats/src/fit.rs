@@ -106,12 +106,42 @@ pub enum FitError {
     BadConfig(&'static str),
 }
 
+impl FitModel {
+    /// Bradley–Terry when no game has more than two seats, Plackett–Luce otherwise.
+    pub fn for_max_seats(max_seats: usize) -> Self {
+        if max_seats <= 2 {
+            Self::BradleyTerry
+        } else {
+            Self::PlackettLuce
+        }
+    }
+}
+
+/// What the fit reads of a game: its pair id, and the bot and rank of every seat (scores and
+/// faults play no part). A view, so that the streaming accumulator can keep its sample compact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct FitGame<'a> {
+    pub(crate) pair_id: Option<u64>,
+    pub(crate) players: &'a [usize],
+    pub(crate) ranks: &'a [u32],
+}
+
+impl<'a> From<&'a GameResult> for FitGame<'a> {
+    fn from(game: &'a GameResult) -> Self {
+        Self {
+            pair_id: game.pair_id,
+            players: &game.players,
+            ranks: &game.ranks,
+        }
+    }
+}
+
 /// A weighted finishing order, bots best first.
 type Ordering = Vec<usize>;
 
 /// Finishing orders of one game after tie expansion, weights summing to 1.
-fn expand_ties(game: &GameResult) -> Vec<(Ordering, f64)> {
-    let mut seats: Vec<usize> = (0..game.seat_count()).collect();
+fn expand_ties(game: &FitGame) -> Vec<(Ordering, f64)> {
+    let mut seats: Vec<usize> = (0..game.players.len()).collect();
     seats.sort_by_key(|&seat| (game.ranks[seat], game.players[seat]));
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for &seat in &seats {
@@ -179,16 +209,15 @@ struct Design {
 }
 
 impl Design {
-    fn new(log: &GameLog) -> Self {
-        let mut games: Vec<&GameResult> = log
-            .games()
-            .iter()
-            .filter(|game| game.seat_count() >= 2)
+    /// `games` in any order: they are sorted by content here. The field order of [`FitGame`]
+    /// (pair id, players, ranks) is the sort key, which also brings each unit's games together.
+    fn new<'a>(games: impl IntoIterator<Item = FitGame<'a>>) -> Self {
+        let mut games: Vec<FitGame> = games
+            .into_iter()
+            .filter(|game| game.players.len() >= 2)
             .collect();
-        games.sort_by(|a, b| {
-            (a.pair_id, &a.players, &a.ranks).cmp(&(b.pair_id, &b.players, &b.ranks))
-        });
-        let mut unit_games: Vec<Vec<&GameResult>> = Vec::new();
+        games.sort();
+        let mut unit_games: Vec<Vec<FitGame>> = Vec::new();
         for game in games {
             match (unit_games.last_mut(), game.pair_id) {
                 (Some(unit), Some(id)) if unit[0].pair_id == Some(id) => unit.push(game),
@@ -431,7 +460,7 @@ fn ranks_of(ratings: &[f64]) -> Vec<u32> {
 /// Uniform index below `bound` (> 0), by rejection so every index is exactly equally likely.
 /// Hand-written rather than `rand`'s range sampling so that results stay bit-identical across
 /// `rand` releases, which do not promise value stability of their range algorithms.
-fn uniform_index(rng: &mut Pcg64Mcg, bound: usize) -> usize {
+pub(crate) fn uniform_index(rng: &mut Pcg64Mcg, bound: usize) -> usize {
     let bound = bound as u64;
     // Largest value such that [0, accept_max] holds a whole number of copies of [0, bound).
     let accept_max = u64::MAX - (u64::MAX % bound + 1) % bound;
@@ -446,7 +475,7 @@ fn uniform_index(rng: &mut Pcg64Mcg, bound: usize) -> usize {
 /// Ratings of all bots from all games, without intervals (see the module docs for the model).
 pub fn fit_ratings(log: &GameLog, config: &FitConfig) -> Result<Vec<f64>, FitError> {
     check_config(config)?;
-    let design = Design::new(log);
+    let design = Design::new(log.games().iter().map(FitGame::from));
     let weights = design.ordering_weights(&vec![1; design.units.len()]);
     fit_strengths(log.bot_count(), &design.orderings, &weights, config)
         .map(|fit| to_ratings(&fit.log_strength))
@@ -470,14 +499,26 @@ fn check_config(config: &FitConfig) -> Result<(), FitError> {
 /// game without one. Each resample is refitted; the intervals are the 2.5 % and 97.5 %
 /// percentiles (linear interpolation between order statistics) of the resampled ratings and ranks.
 pub fn global_fit(log: &GameLog, config: &FitConfig) -> Result<GlobalFit, FitError> {
+    let max_seats = log.games().iter().map(GameResult::seat_count).max();
+    global_fit_of(
+        log.bot_count(),
+        log.games().iter().map(FitGame::from),
+        FitModel::for_max_seats(max_seats.unwrap_or(0)),
+        config,
+    )
+}
+
+/// [`global_fit`] on games given as views (checked against `bot_count`, in any order), with the
+/// model chosen by the caller: the streaming accumulator fits a sample of the games but names
+/// the model from all of them.
+pub(crate) fn global_fit_of<'a>(
+    bot_count: usize,
+    games: impl IntoIterator<Item = FitGame<'a>>,
+    model: FitModel,
+    config: &FitConfig,
+) -> Result<GlobalFit, FitError> {
     check_config(config)?;
-    let bot_count = log.bot_count();
-    let model = if log.games().iter().all(|game| game.seat_count() <= 2) {
-        FitModel::BradleyTerry
-    } else {
-        FitModel::PlackettLuce
-    };
-    let design = Design::new(log);
+    let design = Design::new(games);
     let weights = design.ordering_weights(&vec![1; design.units.len()]);
     let point = fit_strengths(bot_count, &design.orderings, &weights, config)
         .ok_or(FitError::NotIdentifiable)?;

@@ -64,7 +64,7 @@ impl GameResult {
             .any(|(seat, bot)| self.players[..seat].contains(bot))
     }
 
-    fn check(&self, index: usize, bot_count: usize) -> Result<(), InputError> {
+    pub(crate) fn check(&self, index: usize, bot_count: usize) -> Result<(), InputError> {
         let bad = |reason: &str| InputError::BadGame {
             index,
             reason: reason.to_owned(),
@@ -145,6 +145,28 @@ impl GameLog {
     /// Games in play order.
     pub fn games(&self) -> &[GameResult] {
         &self.games
+    }
+}
+
+/// A statistic computed by folding checked games one at a time: the batch functions fold a
+/// whole [`GameLog`], the streaming accumulator feeds games as they finish; both go through the
+/// same `add`, so they agree to the bit.
+pub(crate) trait Tally {
+    type Output;
+
+    /// Counts one game that passed [`GameLog::new`]'s checks for this tally's bot count.
+    fn add(&mut self, game: &GameResult);
+
+    /// The statistic over the games added so far.
+    fn finish(&self) -> Self::Output;
+
+    /// Folds a whole log.
+    fn over(mut self, log: &GameLog) -> Self::Output
+    where
+        Self: Sized,
+    {
+        log.games().iter().for_each(|game| self.add(game));
+        self.finish()
     }
 }
 

@@ -57,19 +57,57 @@ pub fn wilson(successes: f64, trials: f64) -> Option<Interval> {
     })
 }
 
+/// Running count, mean and sum of squared deviations of a stream of values (Welford's update).
+///
+/// Both [`mean_interval`] and the streaming accumulator go through this one update, so a batch
+/// of values and the same values fed one by one give bit-identical intervals.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Moments {
+    pub count: u64,
+    pub mean: f64,
+    /// Σ (x − mean)², kept instead of the variance because it updates without division.
+    pub squared_deviations: f64,
+}
+
+impl Moments {
+    pub fn push(&mut self, value: f64) {
+        self.count += 1;
+        let delta = value - self.mean;
+        self.mean += delta / self.count as f64;
+        self.squared_deviations += delta * (value - self.mean);
+    }
+
+    /// Sample variance (n − 1 denominator); `None` for fewer than two values.
+    pub fn variance(&self) -> Option<f64> {
+        (self.count >= 2).then(|| self.squared_deviations / (self.count - 1) as f64)
+    }
+
+    /// The Student-t interval of the mean (see [`mean_interval_from_moments`]).
+    pub fn interval(&self) -> Option<Interval> {
+        mean_interval_from_moments(self.count, self.mean, self.variance()?)
+    }
+}
+
 /// Sample mean with its Student-t interval at [`CONFIDENCE`]:
 /// mean ± t(0.975, n-1) · s/√n, with s the sample standard deviation (n-1 denominator).
 ///
 /// The t quantile (rather than the normal 1.96) keeps short runs honest. Returns `None` for fewer
-/// than two values, where no spread can be estimated.
+/// than two values, where no spread can be estimated. Mean and variance come from [`Moments`]
+/// (Welford), the same update the streaming accumulator uses.
 pub fn mean_interval(values: &[f64]) -> Option<Interval> {
-    let count = values.len();
-    if count < 2 {
+    let mut moments = Moments::default();
+    values.iter().for_each(|&value| moments.push(value));
+    moments.interval()
+}
+
+/// The interval of [`mean_interval`] from precomputed moments: `count` values with this `mean`
+/// and sample `variance` (n − 1 denominator). `None` for fewer than two values or a variance that
+/// is negative or not finite.
+pub fn mean_interval_from_moments(count: u64, mean: f64, variance: f64) -> Option<Interval> {
+    if count < 2 || !(variance >= 0.0 && variance.is_finite()) || !mean.is_finite() {
         return None;
     }
     let n = count as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
     let t = StudentsT::new(0.0, 1.0, n - 1.0)
         .map(|t| t.inverse_cdf(0.5 + CONFIDENCE / 2.0))
         .unwrap_or_else(|_| two_sided_z());

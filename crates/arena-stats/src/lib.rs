@@ -13,21 +13,32 @@
 //! - [`sprt_trinomial`], [`sprt_pentanomial`] with [`trinomial_results`], [`paired_results`]:
 //!   sequential test between two bots.
 //!
+//! Or stream games into an [`Accumulator`], which keeps all of the above up to date in memory
+//! that does not grow with the number of games (the global fit runs on a seeded sample of whole
+//! units once there are too many) and reports a serializable [`StatsReport`].
+//!
 //! Every function accepts an empty log or a single bot and returns empty or `None` fields
 //! rather than panicking.
 
+pub mod accumulate;
 pub mod fit;
 pub mod game;
+pub mod histogram;
 pub mod interval;
 pub mod pairwise;
 pub mod sequential;
 pub mod sprt;
 pub mod summary;
 
+pub use accumulate::{
+    Accumulator, FitSample, Footprint, SprtBasis, SprtReport, SprtSetup, StatsConfig, StatsReport,
+};
 pub use fit::{BotFit, FitConfig, FitError, FitModel, GlobalFit, fit_ratings, global_fit};
 pub use game::{GameLog, GameResult, InputError, SeatOutcome};
+pub use histogram::{EXACT_VALUES, Histogram, HistogramBin};
 pub use interval::{
-    CONFIDENCE, Interval, mean_interval, normal_cdf, normal_quantile, quantile_sorted, wilson,
+    CONFIDENCE, Interval, Moments, mean_interval, mean_interval_from_moments, normal_cdf,
+    normal_quantile, quantile_sorted, wilson,
 };
 pub use pairwise::{PairRecord, PairwiseTable, likelihood_of_superiority, pairwise};
 pub use sequential::{

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::{GameLog, head_to_head_points};
+use crate::game::{GameLog, GameResult, Tally, head_to_head_points};
 use crate::interval::{Interval, normal_cdf, wilson};
 
 /// Row bot against column bot, counted from the row bot's side.
@@ -61,15 +61,40 @@ impl PairwiseTable {
 /// Builds the table from every game: `get(a, b)` and `get(b, a)` mirror each other
 /// (wins ↔ losses), so their scores add up to 1 wherever there are games.
 pub fn pairwise(log: &GameLog) -> PairwiseTable {
-    let bot_count = log.bot_count();
-    let mut records = vec![PairRecord::default(); bot_count * bot_count];
-    for game in log.games() {
+    PairwiseTally::new(log.bot_count()).over(log)
+}
+
+/// Running encounter counts: what [`pairwise()`] folds over a log and the streaming accumulator
+/// keeps between games (O(bots²) memory).
+#[derive(Clone, Debug)]
+pub(crate) struct PairwiseTally {
+    /// Counts only; `score` and `los` are filled by `finish`.
+    table: PairwiseTable,
+}
+
+impl PairwiseTally {
+    pub(crate) fn new(bot_count: usize) -> Self {
+        Self {
+            table: PairwiseTable {
+                bot_count,
+                records: vec![PairRecord::default(); bot_count * bot_count],
+            },
+        }
+    }
+}
+
+impl Tally for PairwiseTally {
+    type Output = PairwiseTable;
+
+    /// Counts every encounter of one checked game.
+    fn add(&mut self, game: &GameResult) {
+        let bot_count = self.table.bot_count;
         for (seat_a, &bot_a) in game.players.iter().enumerate() {
             for (seat_b, &bot_b) in game.players.iter().enumerate() {
                 if bot_a == bot_b {
                     continue;
                 }
-                let record = &mut records[bot_a * bot_count + bot_b];
+                let record = &mut self.table.records[bot_a * bot_count + bot_b];
                 record.games += 1;
                 let points = head_to_head_points(game.ranks[seat_a], game.ranks[seat_b]);
                 if points == 1.0 {
@@ -82,6 +107,10 @@ pub fn pairwise(log: &GameLog) -> PairwiseTable {
             }
         }
     }
-    records.iter_mut().for_each(PairRecord::finish);
-    PairwiseTable { bot_count, records }
+
+    fn finish(&self) -> PairwiseTable {
+        let mut table = self.table.clone();
+        table.records.iter_mut().for_each(PairRecord::finish);
+        table
+    }
 }

@@ -7,7 +7,7 @@ use skillratings::trueskill::{TrueSkillConfig, TrueSkillRating, trueskill, trues
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin, weng_lin_multi_team};
 use skillratings::{MultiTeamOutcome, Outcomes};
 
-use crate::game::{GameLog, GameResult};
+use crate::game::{GameLog, GameResult, Tally};
 
 /// A Bayesian skill estimate: mean μ, uncertainty σ, and the leaderboard value μ − 3σ.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -47,84 +47,162 @@ fn two_seat_outcome(game: &GameResult) -> Outcomes {
     }
 }
 
-/// Shared driver: 1v1 update for 2-seat games, free-for-all (every seat a team of one, ranked by
-/// its competition rank, ties sharing a rank) for larger games.
-fn rate_in_order<R: Copy>(
-    log: &GameLog,
-    initial: R,
-    one_vs_one: impl Fn(&R, &R, &Outcomes) -> (R, R),
-    free_for_all: impl Fn(&[(&[R], MultiTeamOutcome)]) -> Option<Vec<Vec<R>>>,
-) -> (Vec<R>, u64, u64) {
-    let mut ratings = vec![initial; log.bot_count()];
-    let (mut rated, mut skipped) = (0u64, 0u64);
-    for game in log.games() {
-        if game.seat_count() < 2 || game.has_repeated_bot() {
-            skipped += 1;
-            continue;
+/// A Bayesian rating system from `skillratings`, seen through its config: the 1v1 update and the
+/// free-for-all update (every seat a team of one). One trait so that TrueSkill and Weng-Lin share
+/// the per-game driver in [`SkillTally`].
+pub(crate) trait SkillSystem: Copy {
+    type Rating: Copy;
+
+    fn initial() -> Self::Rating;
+
+    fn one_vs_one(
+        &self,
+        a: &Self::Rating,
+        b: &Self::Rating,
+        outcome: &Outcomes,
+    ) -> (Self::Rating, Self::Rating);
+
+    /// `None` when the crate rejects the input.
+    fn free_for_all(
+        &self,
+        teams: &[(&[Self::Rating], MultiTeamOutcome)],
+    ) -> Option<Vec<Vec<Self::Rating>>>;
+
+    fn to_skill(rating: &Self::Rating) -> SkillRating;
+}
+
+impl SkillSystem for TrueSkillConfig {
+    type Rating = TrueSkillRating;
+
+    fn initial() -> TrueSkillRating {
+        TrueSkillRating::new()
+    }
+
+    fn one_vs_one(
+        &self,
+        a: &TrueSkillRating,
+        b: &TrueSkillRating,
+        outcome: &Outcomes,
+    ) -> (TrueSkillRating, TrueSkillRating) {
+        trueskill(a, b, outcome, self)
+    }
+
+    fn free_for_all(
+        &self,
+        teams: &[(&[TrueSkillRating], MultiTeamOutcome)],
+    ) -> Option<Vec<Vec<TrueSkillRating>>> {
+        trueskill_multi_team(teams, self, None).ok()
+    }
+
+    fn to_skill(rating: &TrueSkillRating) -> SkillRating {
+        SkillRating::new(rating.rating, rating.uncertainty)
+    }
+}
+
+impl SkillSystem for WengLinConfig {
+    type Rating = WengLinRating;
+
+    fn initial() -> WengLinRating {
+        WengLinRating::new()
+    }
+
+    fn one_vs_one(
+        &self,
+        a: &WengLinRating,
+        b: &WengLinRating,
+        outcome: &Outcomes,
+    ) -> (WengLinRating, WengLinRating) {
+        weng_lin(a, b, outcome, self)
+    }
+
+    fn free_for_all(
+        &self,
+        teams: &[(&[WengLinRating], MultiTeamOutcome)],
+    ) -> Option<Vec<Vec<WengLinRating>>> {
+        Some(weng_lin_multi_team(teams, self))
+    }
+
+    fn to_skill(rating: &WengLinRating) -> SkillRating {
+        SkillRating::new(rating.rating, rating.uncertainty)
+    }
+}
+
+/// Ratings of every bot under one [`SkillSystem`], updated game by game: 1v1 for 2-seat games,
+/// free-for-all (ranked by competition rank, ties sharing a rank) for larger games.
+#[derive(Clone, Debug)]
+pub(crate) struct SkillTally<S: SkillSystem> {
+    system: S,
+    ratings: Vec<S::Rating>,
+    rated: u64,
+    skipped: u64,
+}
+
+impl<S: SkillSystem> SkillTally<S> {
+    pub(crate) fn new(bot_count: usize, system: S) -> Self {
+        Self {
+            system,
+            ratings: vec![S::initial(); bot_count],
+            rated: 0,
+            skipped: 0,
         }
+    }
+}
+
+impl<S: SkillSystem> Tally for SkillTally<S> {
+    type Output = SkillRatings;
+
+    fn add(&mut self, game: &GameResult) {
+        if game.seat_count() < 2 || game.has_repeated_bot() {
+            self.skipped += 1;
+            return;
+        }
+        let ratings = &mut self.ratings;
         if game.seat_count() == 2 {
             let (a, b) = (game.players[0], game.players[1]);
-            let (new_a, new_b) = one_vs_one(&ratings[a], &ratings[b], &two_seat_outcome(game));
+            let (new_a, new_b) =
+                self.system
+                    .one_vs_one(&ratings[a], &ratings[b], &two_seat_outcome(game));
             ratings[a] = new_a;
             ratings[b] = new_b;
-            rated += 1;
-            continue;
+            self.rated += 1;
+            return;
         }
-        let teams: Vec<[R; 1]> = game.players.iter().map(|&bot| [ratings[bot]]).collect();
-        let teams_and_ranks: Vec<(&[R], MultiTeamOutcome)> = teams
+        let teams: Vec<[S::Rating; 1]> = game.players.iter().map(|&bot| [ratings[bot]]).collect();
+        let teams_and_ranks: Vec<(&[S::Rating], MultiTeamOutcome)> = teams
             .iter()
             .zip(&game.ranks)
             .map(|(team, &rank)| (&team[..], MultiTeamOutcome::new(rank as usize)))
             .collect();
-        match free_for_all(&teams_and_ranks) {
+        match self.system.free_for_all(&teams_and_ranks) {
             Some(updated) if updated.len() == game.seat_count() => {
                 for (&bot, team) in game.players.iter().zip(&updated) {
                     if let Some(&rating) = team.first() {
                         ratings[bot] = rating;
                     }
                 }
-                rated += 1;
+                self.rated += 1;
             }
-            _ => skipped += 1,
+            _ => self.skipped += 1,
         }
     }
-    (ratings, rated, skipped)
+
+    fn finish(&self) -> SkillRatings {
+        SkillRatings {
+            ratings: self.ratings.iter().map(S::to_skill).collect(),
+            games_rated: self.rated,
+            games_skipped: self.skipped,
+        }
+    }
 }
 
 /// TrueSkill over all games in play order, every bot starting from the crate's default prior.
 pub fn trueskill_ratings(log: &GameLog, config: &TrueSkillConfig) -> SkillRatings {
-    let (ratings, games_rated, games_skipped) = rate_in_order(
-        log,
-        TrueSkillRating::new(),
-        |a, b, outcome| trueskill(a, b, outcome, config),
-        |teams| trueskill_multi_team(teams, config, None).ok(),
-    );
-    SkillRatings {
-        ratings: ratings
-            .iter()
-            .map(|r| SkillRating::new(r.rating, r.uncertainty))
-            .collect(),
-        games_rated,
-        games_skipped,
-    }
+    SkillTally::new(log.bot_count(), *config).over(log)
 }
 
 /// Weng-Lin (Bradley-Terry full-pair variant, as in OpenSkill) over all games in play order.
 pub fn weng_lin_ratings(log: &GameLog, config: &WengLinConfig) -> SkillRatings {
-    let (ratings, games_rated, games_skipped) = rate_in_order(
-        log,
-        WengLinRating::new(),
-        |a, b, outcome| weng_lin(a, b, outcome, config),
-        |teams| Some(weng_lin_multi_team(teams, config)),
-    );
-    SkillRatings {
-        ratings: ratings
-            .iter()
-            .map(|r| SkillRating::new(r.rating, r.uncertainty))
-            .collect(),
-        games_rated,
-        games_skipped,
-    }
+    SkillTally::new(log.bot_count(), *config).over(log)
 }
 
 /// Parameters of the 2014 contests' Elo.
@@ -188,24 +266,45 @@ pub fn elo_2014_changes(before: &[f64], winner: Option<usize>, config: &EloConfi
 /// The 2014 contests' Elo over all games in play order (see [`elo_2014_changes`]).
 /// A bot in several seats of one game takes the sum of its seats' changes.
 pub fn elo_2014_ratings(log: &GameLog, config: &EloConfig) -> EloRatings {
-    let mut ratings = vec![config.initial; log.bot_count()];
-    let mut games_rated = 0;
-    for game in log.games() {
-        if game.seat_count() < 2 {
-            continue;
+    EloTally::new(log.bot_count(), *config).over(log)
+}
+
+/// The 2014 Elo updated game by game.
+#[derive(Clone, Debug)]
+pub(crate) struct EloTally {
+    config: EloConfig,
+    ratings: EloRatings,
+}
+
+impl EloTally {
+    pub(crate) fn new(bot_count: usize, config: EloConfig) -> Self {
+        Self {
+            config,
+            ratings: EloRatings {
+                ratings: vec![config.initial; bot_count],
+                games_rated: 0,
+            },
         }
+    }
+}
+
+impl Tally for EloTally {
+    type Output = EloRatings;
+
+    fn add(&mut self, game: &GameResult) {
+        if game.seat_count() < 2 {
+            return;
+        }
+        let ratings = &mut self.ratings.ratings;
         let before: Vec<f64> = game.players.iter().map(|&bot| ratings[bot]).collect();
-        for (&bot, change) in
-            game.players
-                .iter()
-                .zip(elo_2014_changes(&before, game.winner, config))
-        {
+        let changes = elo_2014_changes(&before, game.winner, &self.config);
+        for (&bot, change) in game.players.iter().zip(changes) {
             ratings[bot] += change;
         }
-        games_rated += 1;
+        self.ratings.games_rated += 1;
     }
-    EloRatings {
-        ratings,
-        games_rated,
+
+    fn finish(&self) -> EloRatings {
+        self.ratings.clone()
     }
 }

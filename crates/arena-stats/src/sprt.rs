@@ -35,7 +35,8 @@ pub struct SprtConfig {
     pub beta: f64,
 }
 
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Serialize, thiserror::Error)]
+#[serde(rename_all = "snake_case")]
 pub enum SprtError {
     #[error("alpha and beta must lie in (0, 1) with alpha + beta < 1")]
     BadErrorRates,
@@ -189,10 +190,23 @@ pub fn sprt_pentanomial(
 }
 
 /// A's points against B in a game where both played (first seat of each), if they both did.
-fn points_against(game: &GameResult, a: usize, b: usize) -> Option<f64> {
+pub(crate) fn points_against(game: &GameResult, a: usize, b: usize) -> Option<f64> {
     let seat_a = game.players.iter().position(|&bot| bot == a)?;
     let seat_b = game.players.iter().position(|&bot| bot == b)?;
     Some(head_to_head_points(game.ranks[seat_a], game.ranks[seat_b]))
+}
+
+impl Trinomial {
+    /// Counts one game worth `points` (1, ½ or 0) to A.
+    pub(crate) fn record(&mut self, points: f64) {
+        if points == 1.0 {
+            self.wins += 1;
+        } else if points == 0.0 {
+            self.losses += 1;
+        } else {
+            self.draws += 1;
+        }
+    }
 }
 
 /// W/D/L of `a` against `b` over the games both played (ranks compared between the two, so
@@ -203,41 +217,75 @@ pub fn trinomial_results(log: &GameLog, a: usize, b: usize) -> Trinomial {
         return results;
     }
     for points in log.games().iter().filter_map(|g| points_against(g, a, b)) {
-        if points == 1.0 {
-            results.wins += 1;
-        } else if points == 0.0 {
-            results.losses += 1;
-        } else {
-            results.draws += 1;
-        }
+        results.record(points);
     }
     results
 }
 
 /// Pairs `a`-vs-`b` games by `pair_id` (exactly two games per id make a pair).
 pub fn paired_results(log: &GameLog, a: usize, b: usize) -> PairedResults {
-    let mut results = PairedResults::default();
-    if a == b {
-        return results;
+    let mut pairing = Pairing::default();
+    if a != b {
+        for game in log.games() {
+            if let Some(points) = points_against(game, a, b) {
+                pairing.record(game.pair_id, points);
+            }
+        }
     }
-    let mut by_pair: std::collections::BTreeMap<u64, Vec<f64>> = Default::default();
-    for game in log.games() {
-        let Some(points) = points_against(game, a, b) else {
-            continue;
+    pairing.results
+}
+
+/// [`PairedResults`] kept up to date game by game, for [`paired_results`] and the streaming
+/// accumulator alike.
+///
+/// Every id's games so far are remembered as a count and a point total, because a later game of
+/// the same id can still turn a complete pair into unpaired games; the current results are
+/// adjusted in O(1) per game, so they can be read after every game.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Pairing {
+    by_id: std::collections::HashMap<u64, IdTally>,
+    pub(crate) results: PairedResults,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct IdTally {
+    games: u64,
+    /// Twice A's points: points are multiples of ½, so this is an exact small integer.
+    half_points: u64,
+}
+
+impl Pairing {
+    /// Counts one A-vs-B game worth `points` to A.
+    pub(crate) fn record(&mut self, pair_id: Option<u64>, points: f64) {
+        let Some(id) = pair_id else {
+            self.results.unpaired_games += 1;
+            return;
         };
-        match game.pair_id {
-            Some(id) => by_pair.entry(id).or_default().push(points),
-            None => results.unpaired_games += 1,
-        }
+        let tally = self.by_id.entry(id).or_default();
+        Self::contribute(&mut self.results, tally, false);
+        tally.games += 1;
+        tally.half_points += (points * 2.0).round() as u64;
+        Self::contribute(&mut self.results, tally, true);
     }
-    for points in by_pair.values() {
-        if let [first, second] = points[..] {
-            // Points are multiples of ½, so twice the pair total is an exact small integer.
-            let half_points = ((first + second) * 2.0).round() as usize;
-            results.pairs.counts[half_points.min(4)] += 1;
+
+    /// Adds (or, with `add == false`, takes back) what one id's games count for: a pentanomial
+    /// entry when there are exactly two, unpaired games otherwise.
+    fn contribute(results: &mut PairedResults, tally: &IdTally, add: bool) {
+        let slot = if tally.games == 2 {
+            &mut results.pairs.counts[(tally.half_points as usize).min(4)]
         } else {
-            results.unpaired_games += points.len() as u64;
+            &mut results.unpaired_games
+        };
+        let amount = if tally.games == 2 { 1 } else { tally.games };
+        if add {
+            *slot += amount;
+        } else {
+            *slot -= amount;
         }
     }
-    results
+
+    /// Ids remembered (for memory accounting).
+    pub(crate) fn ids(&self) -> usize {
+        self.by_id.len()
+    }
 }

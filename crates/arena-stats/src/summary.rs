@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::{GameLog, SeatOutcome};
-use crate::interval::{Interval, mean_interval, wilson};
+use crate::game::{GameLog, GameResult, SeatOutcome, Tally};
+use crate::interval::{Interval, Moments, wilson};
 
 /// Results of one bot in one seat index.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -45,38 +45,64 @@ pub struct BotSummary {
 
 /// One [`BotSummary`] per bot, in bot order.
 pub fn summarize(log: &GameLog) -> Vec<BotSummary> {
-    let max_seats = log
-        .games()
-        .iter()
-        .map(|g| g.seat_count())
-        .max()
-        .unwrap_or(0);
-    let mut scores: Vec<Vec<f64>> = vec![Vec::new(); log.bot_count()];
-    let mut rank_sums = vec![0u64; log.bot_count()];
-    let mut seat_scores = vec![vec![0.0f64; max_seats]; log.bot_count()];
-    let mut summaries: Vec<BotSummary> = log
-        .bot_names()
-        .iter()
-        .enumerate()
-        .map(|(bot, name)| BotSummary {
-            bot,
-            name: name.clone(),
-            games: 0,
-            wins: 0,
-            draws: 0,
-            losses: 0,
-            win_rate: None,
-            score: None,
-            mean_score: None,
-            mean_rank: None,
-            seats: vec![SeatSummary::default(); max_seats],
-            faults: BTreeMap::new(),
-        })
-        .collect();
+    SummaryTally::new(log.bot_names()).over(log)
+}
 
-    for game in log.games() {
+/// Running per-bot counts: what [`summarize`] folds over a log and the streaming accumulator
+/// keeps between games. Memory is O(bots × seats + fault kinds), whatever the number of games.
+#[derive(Clone, Debug)]
+pub(crate) struct SummaryTally {
+    /// Counts only; the derived fields (rates, means, intervals) are filled by `finish`.
+    summaries: Vec<BotSummary>,
+    scores: Vec<Moments>,
+    rank_sums: Vec<u64>,
+    /// Score sums per bot and seat, indexed like `summaries[bot].seats`.
+    seat_scores: Vec<Vec<f64>>,
+    max_seats: usize,
+}
+
+impl SummaryTally {
+    pub(crate) fn new(bot_names: &[String]) -> Self {
+        let bot_count = bot_names.len();
+        Self {
+            summaries: bot_names
+                .iter()
+                .enumerate()
+                .map(|(bot, name)| BotSummary {
+                    bot,
+                    name: name.clone(),
+                    games: 0,
+                    wins: 0,
+                    draws: 0,
+                    losses: 0,
+                    win_rate: None,
+                    score: None,
+                    mean_score: None,
+                    mean_rank: None,
+                    seats: Vec::new(),
+                    faults: BTreeMap::new(),
+                })
+                .collect(),
+            scores: vec![Moments::default(); bot_count],
+            rank_sums: vec![0; bot_count],
+            seat_scores: vec![Vec::new(); bot_count],
+            max_seats: 0,
+        }
+    }
+}
+
+impl Tally for SummaryTally {
+    type Output = Vec<BotSummary>;
+
+    /// Counts one checked game (bot indices below the bot count).
+    fn add(&mut self, game: &GameResult) {
+        self.max_seats = self.max_seats.max(game.seat_count());
         for (seat, &bot) in game.players.iter().enumerate() {
-            let summary = &mut summaries[bot];
+            let summary = &mut self.summaries[bot];
+            if summary.seats.len() <= seat {
+                summary.seats.resize(seat + 1, SeatSummary::default());
+                self.seat_scores[bot].resize(seat + 1, 0.0);
+            }
             let seat_summary = &mut summary.seats[seat];
             summary.games += 1;
             seat_summary.games += 1;
@@ -94,28 +120,34 @@ pub fn summarize(log: &GameLog) -> Vec<BotSummary> {
                     seat_summary.losses += 1;
                 }
             }
-            scores[bot].push(game.scores[seat]);
-            seat_scores[bot][seat] += game.scores[seat];
-            rank_sums[bot] += u64::from(game.ranks[seat]);
+            self.scores[bot].push(game.scores[seat]);
+            self.seat_scores[bot][seat] += game.scores[seat];
+            self.rank_sums[bot] += u64::from(game.ranks[seat]);
             for fault in game.seat_faults(seat) {
                 *summary.faults.entry(fault.clone()).or_insert(0) += 1;
             }
         }
     }
 
-    for (bot, summary) in summaries.iter_mut().enumerate() {
-        if summary.games > 0 {
-            let games = summary.games as f64;
-            summary.win_rate = wilson(summary.wins as f64, games);
-            summary.mean_score = Some(scores[bot].iter().sum::<f64>() / games);
-            summary.score = mean_interval(&scores[bot]);
-            summary.mean_rank = Some(rank_sums[bot] as f64 / games);
-        }
-        for (seat, seat_summary) in summary.seats.iter_mut().enumerate() {
-            if seat_summary.games > 0 {
-                seat_summary.mean_score = Some(seat_scores[bot][seat] / seat_summary.games as f64);
+    /// The summaries so far, every bot's `seats` as long as the largest game seen.
+    fn finish(&self) -> Vec<BotSummary> {
+        let mut summaries = self.summaries.clone();
+        for (bot, summary) in summaries.iter_mut().enumerate() {
+            summary.seats.resize(self.max_seats, SeatSummary::default());
+            if summary.games > 0 {
+                let games = summary.games as f64;
+                summary.win_rate = wilson(summary.wins as f64, games);
+                summary.mean_score = Some(self.scores[bot].mean);
+                summary.score = self.scores[bot].interval();
+                summary.mean_rank = Some(self.rank_sums[bot] as f64 / games);
+            }
+            for (seat, seat_summary) in summary.seats.iter_mut().enumerate() {
+                if seat_summary.games > 0 {
+                    seat_summary.mean_score =
+                        Some(self.seat_scores[bot][seat] / seat_summary.games as f64);
+                }
             }
         }
+        summaries
     }
-    summaries
 }
