@@ -27,7 +27,7 @@ pub fn catalog() -> Vec<BotEntry<Spring2021>> {
         BotEntry {
             name: "planner",
             about: "day planner: completes late and on rich cells, grows the biggest tree that can still finish, one free seed away from its own trees",
-            make: |_| Box::new(Planner),
+            make: |_| Box::new(Planner::default()),
         },
     ]
 }
@@ -81,7 +81,37 @@ impl Bot<Spring2021> for SortedBoss {
 /// - GROW only a tree that can still reach size 3 and be completed before the end;
 /// - SEED only for free, early enough to grow, on the richest cell no closer than 2 to its own trees;
 /// - WAIT otherwise.
-pub struct Planner;
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Planner {
+    pub params: PlannerParams,
+}
+
+/// The planner's thresholds (public so that variants can be compared head to head).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlannerParams {
+    /// First day on which a tall tree is completed before the last day (Bronze+).
+    pub first_complete_day: u32,
+    /// Complete when at least this many tall trees stand.
+    pub tall_cap: u32,
+    /// Complete every day from this many days before the end.
+    pub endgame_days: u32,
+    /// Highest seed cost the planner pays.
+    pub max_seed_cost: i32,
+    /// No seeding when fewer days remain.
+    pub min_seed_days: u32,
+}
+
+impl Default for PlannerParams {
+    fn default() -> Self {
+        PlannerParams {
+            first_complete_day: 11,
+            tall_cap: 5,
+            endgame_days: 5,
+            max_seed_cost: 0,
+            min_seed_days: 5,
+        }
+    }
+}
 
 impl Planner {
     fn complete(&self, obs: &Obs, days_left: u32) -> Option<Cmd> {
@@ -107,7 +137,11 @@ impl Planner {
         } else {
             // Second half: keep the number of tall trees about the number of days left, and
             // complete at least when there are many.
-            obs.day >= 11 && (tall > days_left.min(5) || tall >= 5 || days_left <= 4)
+            let p = &self.params;
+            obs.day >= p.first_complete_day
+                && (tall > days_left.min(p.tall_cap)
+                    || tall >= p.tall_cap
+                    || days_left <= p.endgame_days)
         };
         want.then_some(Cmd::Complete(best as u32))
     }
@@ -143,7 +177,11 @@ impl Planner {
     }
 
     fn seed(&self, obs: &Obs, days_left: u32) -> Option<Cmd> {
-        if !obs.seed_enabled || obs.cost(0) > 0 || days_left < 5 || obs.sun[0] < 0 {
+        if !obs.seed_enabled
+            || obs.cost(0) > self.params.max_seed_cost
+            || obs.cost(0) > obs.sun[0]
+            || days_left < self.params.min_seed_days
+        {
             return None;
         }
         let awake = obs.mine & !obs.dormant;

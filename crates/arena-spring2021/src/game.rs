@@ -827,12 +827,11 @@ impl Spring2021 {
     fn resolve(&mut self) {
         let mut frame = self.recording.then(|| self.blank_frame("actions"));
         for player in 0..2 {
-            if let Some(fault) = self.pending_faults[player].take() {
-                self.active[player] = false;
-                self.score[player] = -1;
-                if let Some(frame) = frame.as_mut() {
-                    frame.deactivated.push((player as u8, fault.to_string()));
-                }
+            // Deactivated when the fault was applied; here it only goes into the frame record.
+            if let Some(fault) = self.pending_faults[player].take()
+                && let Some(frame) = frame.as_mut()
+            {
+                frame.deactivated.push((player as u8, fault.to_string()));
             }
         }
         let mut scratch = self.sun;
