@@ -170,6 +170,18 @@ pub(crate) trait Tally {
     }
 }
 
+/// Adds one head-to-head result, worth `points` (1, ½ or 0, as [`head_to_head_points`] gives),
+/// to the matching counter.
+pub(crate) fn count_points(points: f64, wins: &mut u64, draws: &mut u64, losses: &mut u64) {
+    if points == 1.0 {
+        *wins += 1;
+    } else if points == 0.0 {
+        *losses += 1;
+    } else {
+        *draws += 1;
+    }
+}
+
 /// Result of `a` against `b` in one game where both played, by comparing their two ranks:
 /// 1 for the better rank, 0.5 for equal ranks, 0 for the worse one.
 pub(crate) fn head_to_head_points(rank_a: u32, rank_b: u32) -> f64 {

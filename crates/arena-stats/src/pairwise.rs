@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::{GameLog, GameResult, Tally, head_to_head_points};
+use crate::game::{GameLog, GameResult, Tally, count_points, head_to_head_points};
 use crate::interval::{Interval, normal_cdf, wilson};
 
 /// Row bot against column bot, counted from the row bot's side.
@@ -97,13 +97,12 @@ impl Tally for PairwiseTally {
                 let record = &mut self.table.records[bot_a * bot_count + bot_b];
                 record.games += 1;
                 let points = head_to_head_points(game.ranks[seat_a], game.ranks[seat_b]);
-                if points == 1.0 {
-                    record.wins += 1;
-                } else if points == 0.0 {
-                    record.losses += 1;
-                } else {
-                    record.draws += 1;
-                }
+                count_points(
+                    points,
+                    &mut record.wins,
+                    &mut record.draws,
+                    &mut record.losses,
+                );
             }
         }
     }

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use skillratings::trueskill::{TrueSkillConfig, TrueSkillRating, trueskill, trueskill_multi_team};
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin, weng_lin_multi_team};
-use skillratings::{MultiTeamOutcome, Outcomes};
+use skillratings::{MultiTeamOutcome, Outcomes, Rating};
 
 use crate::game::{GameLog, GameResult, Tally};
 
@@ -51,9 +51,8 @@ fn two_seat_outcome(game: &GameResult) -> Outcomes {
 /// free-for-all update (every seat a team of one). One trait so that TrueSkill and Weng-Lin share
 /// the per-game driver in [`SkillTally`].
 pub(crate) trait SkillSystem: Copy {
-    type Rating: Copy;
-
-    fn initial() -> Self::Rating;
+    /// The crate's `Rating` gives the default prior (`new(None, None)`) and μ, σ back.
+    type Rating: Rating + Copy;
 
     fn one_vs_one(
         &self,
@@ -67,16 +66,10 @@ pub(crate) trait SkillSystem: Copy {
         &self,
         teams: &[(&[Self::Rating], MultiTeamOutcome)],
     ) -> Option<Vec<Vec<Self::Rating>>>;
-
-    fn to_skill(rating: &Self::Rating) -> SkillRating;
 }
 
 impl SkillSystem for TrueSkillConfig {
     type Rating = TrueSkillRating;
-
-    fn initial() -> TrueSkillRating {
-        TrueSkillRating::new()
-    }
 
     fn one_vs_one(
         &self,
@@ -93,18 +86,10 @@ impl SkillSystem for TrueSkillConfig {
     ) -> Option<Vec<Vec<TrueSkillRating>>> {
         trueskill_multi_team(teams, self, None).ok()
     }
-
-    fn to_skill(rating: &TrueSkillRating) -> SkillRating {
-        SkillRating::new(rating.rating, rating.uncertainty)
-    }
 }
 
 impl SkillSystem for WengLinConfig {
     type Rating = WengLinRating;
-
-    fn initial() -> WengLinRating {
-        WengLinRating::new()
-    }
 
     fn one_vs_one(
         &self,
@@ -120,10 +105,6 @@ impl SkillSystem for WengLinConfig {
         teams: &[(&[WengLinRating], MultiTeamOutcome)],
     ) -> Option<Vec<Vec<WengLinRating>>> {
         Some(weng_lin_multi_team(teams, self))
-    }
-
-    fn to_skill(rating: &WengLinRating) -> SkillRating {
-        SkillRating::new(rating.rating, rating.uncertainty)
     }
 }
 
@@ -141,7 +122,7 @@ impl<S: SkillSystem> SkillTally<S> {
     pub(crate) fn new(bot_count: usize, system: S) -> Self {
         Self {
             system,
-            ratings: vec![S::initial(); bot_count],
+            ratings: vec![S::Rating::new(None, None); bot_count],
             rated: 0,
             skipped: 0,
         }
@@ -188,7 +169,13 @@ impl<S: SkillSystem> Tally for SkillTally<S> {
 
     fn finish(&self) -> SkillRatings {
         SkillRatings {
-            ratings: self.ratings.iter().map(S::to_skill).collect(),
+            ratings: self
+                .ratings
+                .iter()
+                .map(|rating| {
+                    SkillRating::new(rating.rating(), rating.uncertainty().unwrap_or(0.0))
+                })
+                .collect(),
             games_rated: self.rated,
             games_skipped: self.skipped,
         }

@@ -22,7 +22,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::{GameLog, GameResult, head_to_head_points};
+use crate::game::{GameLog, GameResult, count_points, head_to_head_points};
 
 /// Test settings: the two hypotheses (Elo) and the error rates.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -199,13 +199,7 @@ pub(crate) fn points_against(game: &GameResult, a: usize, b: usize) -> Option<f6
 impl Trinomial {
     /// Counts one game worth `points` (1, ½ or 0) to A.
     pub(crate) fn record(&mut self, points: f64) {
-        if points == 1.0 {
-            self.wins += 1;
-        } else if points == 0.0 {
-            self.losses += 1;
-        } else {
-            self.draws += 1;
-        }
+        count_points(points, &mut self.wins, &mut self.draws, &mut self.losses);
     }
 }
 
@@ -249,9 +243,10 @@ pub(crate) struct Pairing {
 
 #[derive(Clone, Copy, Debug, Default)]
 struct IdTally {
-    games: u64,
+    // u32: one entry per id is the SPRT's only per-pair memory, so it is kept small.
+    games: u32,
     /// Twice A's points: points are multiples of ½, so this is an exact small integer.
-    half_points: u64,
+    half_points: u32,
 }
 
 impl Pairing {
@@ -263,8 +258,10 @@ impl Pairing {
         };
         let tally = self.by_id.entry(id).or_default();
         Self::contribute(&mut self.results, tally, false);
-        tally.games += 1;
-        tally.half_points += (points * 2.0).round() as u64;
+        tally.games = tally.games.saturating_add(1);
+        tally.half_points = tally
+            .half_points
+            .saturating_add((points * 2.0).round() as u32);
         Self::contribute(&mut self.results, tally, true);
     }
 
@@ -276,7 +273,11 @@ impl Pairing {
         } else {
             &mut results.unpaired_games
         };
-        let amount = if tally.games == 2 { 1 } else { tally.games };
+        let amount = if tally.games == 2 {
+            1
+        } else {
+            u64::from(tally.games)
+        };
         if add {
             *slot += amount;
         } else {
