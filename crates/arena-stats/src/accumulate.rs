@@ -1,4 +1,4 @@
-//! Streaming statistics: everything the batch functions compute from a [`GameLog`], kept up to
+//! Streaming statistics: everything the batch functions compute from a [`GameLog`](crate::GameLog), kept up to
 //! date game by game in memory that does not grow with the number of games, so that a tournament
 //! of a million games can report at any moment without holding its games.
 //!
