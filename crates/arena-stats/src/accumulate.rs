@@ -1,6 +1,7 @@
-//! Streaming statistics: everything the batch functions compute from a [`GameLog`](crate::GameLog), kept up to
-//! date game by game in memory that does not grow with the number of games, so that a tournament
-//! of a million games can report at any moment without holding its games.
+//! Streaming statistics: everything the batch functions compute from a
+//! [`GameLog`](crate::GameLog), kept up to date game by game in memory that does not grow with
+//! the number of games, so that a tournament of a million games can report at any moment without
+//! holding its games.
 //!
 //! Exactness. Summaries, the pairwise table, the sequential ratings and the SPRT counts go through
 //! the same per-game update as the batch functions (see [`crate::game`]'s `Tally`), so they are
