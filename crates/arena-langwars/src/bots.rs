@@ -15,6 +15,17 @@ pub fn catalog() -> Vec<BotEntry<LangWars>> {
             make: |seed| Box::new(RandomBot { rng: bot_rng(seed) }),
         },
         BotEntry {
+            name: "spread",
+            about: "spreads its actions evenly: every slot on the next target in turn, highest values first",
+            make: |_seed| Box::new(SpreadBot::default()),
+        },
+        BotEntry {
+            name: "focus",
+            about: "kazunetakahashi's LW2 idea, simplified: win the two most valuable targets, stay off \
+                    the bottom of the next three, abandon the rest (by visible counts only)",
+            make: |_seed| Box::new(FocusBot),
+        },
+        BotEntry {
             name: "greedy",
             about: "estimates opponents' hidden holiday actions from the P line and picks the move \
                     (every multiset of targets) with the best expected standing",
@@ -43,6 +54,69 @@ impl Bot<LangWars> for RandomBot {
             }
         }
         Move::from_slots(picks, slots)
+    }
+}
+
+/// Round-robin over the targets in order of value, carrying on where the last turn stopped.
+#[derive(Default)]
+pub struct SpreadBot {
+    next: usize,
+}
+
+impl Bot<LangWars> for SpreadBot {
+    fn act(&mut self, obs: &Observation) -> Move {
+        let order = by_value(obs);
+        let mut picks = [0u8; MAX_SLOTS];
+        for pick in picks.iter_mut().take(obs.slots()) {
+            *pick = order[self.next % obs.targets] as u8;
+            self.next += 1;
+        }
+        Move::from_slots(picks, obs.slots())
+    }
+}
+
+/// Targets sorted by value, highest first (ties by index).
+fn by_value(obs: &Observation) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..obs.targets).collect();
+    order.sort_by_key(|&t| (std::cmp::Reverse(obs.values[t]), t));
+    order
+}
+
+/// Priorities by value: targets 1–2 must be led, targets 3–5 must not be last, the rest are given up.
+/// Each action goes to the first priority target where it is not yet ahead by a margin (the real
+/// believers of the others are unknown, so it compares visible counts with visible counts).
+pub struct FocusBot;
+
+impl Bot<LangWars> for FocusBot {
+    fn act(&mut self, obs: &Observation) -> Move {
+        let order = by_value(obs);
+        let mut mine: Vec<i32> = (0..obs.targets).map(|t| obs.visible(t, 0) as i32).collect();
+        let mut picks = [0u8; MAX_SLOTS];
+        for pick in picks.iter_mut().take(obs.slots()) {
+            let need = |target: usize, mine: &[i32], rank: usize| -> i32 {
+                let others: Vec<i32> = (1..PLAYERS)
+                    .map(|c| obs.visible(target, c) as i32)
+                    .collect();
+                let best = others.iter().copied().max().unwrap_or(0);
+                let worst = others.iter().copied().min().unwrap_or(0);
+                if rank < 2 {
+                    best + 2 - mine[target]
+                } else {
+                    worst + 1 - mine[target]
+                }
+            };
+            let choice = order
+                .iter()
+                .take(5.min(obs.targets))
+                .enumerate()
+                .map(|(rank, &target)| (need(target, &mine, rank), target))
+                .filter(|&(gap, _)| gap > 0)
+                .max_by_key(|&(gap, target)| (gap.min(3), std::cmp::Reverse(target)))
+                .map_or(order[0], |(_, target)| target);
+            mine[choice] += 1;
+            *pick = choice as u8;
+        }
+        Move::from_slots(picks, obs.slots())
     }
 }
 

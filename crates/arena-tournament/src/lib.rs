@@ -8,6 +8,7 @@
 //!   the run `summary.json`, `leaderboard.csv` and `report.html`.
 
 pub mod journal;
+pub mod report;
 pub mod run;
 pub mod schedule;
 

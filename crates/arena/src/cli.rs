@@ -44,6 +44,10 @@ enum Command {
         #[arg(long)]
         league: Option<String>,
     },
+    /// Many games on all cores: seat rotation, paired seeds, a crash-safe journal, statistics, a report.
+    Tournament(Box<crate::tournament::TournamentArgs>),
+    /// Coup's King of the Hill as the original ran it: R rounds of every ordered pair, 1 point per win.
+    Koth(crate::tournament::KothArgs),
     /// Run a built-in bot as an external program speaking the game's real protocol.
     Bot {
         game: String,
@@ -82,6 +86,29 @@ struct PlayArgs {
     /// Bytes of each bot's stderr kept in the replay.
     #[arg(long, default_value_t = DEFAULT_STDERR_CAP)]
     stderr_cap: usize,
+    #[command(flatten)]
+    coup: CoupOptions,
+}
+
+/// Coup's reproducibility hooks (the reference arbiter's `COUP_DECK` and `COUP_NO_SHUFFLE`, which are
+/// read too when these are not given).
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct CoupOptions {
+    /// Coup: the deck before the deal, in surrender symbols (`_ ' < = 0`), dealt from its end.
+    #[arg(long)]
+    pub deck: Option<String>,
+    /// Coup: no shuffles after reveals and Exchanges (returned cards go on the deck's end).
+    #[arg(long)]
+    pub no_shuffle: bool,
+    /// Coup: per-call time limit in milliseconds (the original had none).
+    #[arg(long)]
+    pub call_limit_ms: Option<u64>,
+}
+
+impl CoupOptions {
+    fn given(&self) -> bool {
+        self.deck.is_some() || self.no_shuffle || self.call_limit_ms.is_some()
+    }
 }
 
 pub fn run(cli: Cli) -> Result<ExitCode> {
@@ -95,7 +122,31 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             league,
         } => bench(&game, seconds, league.as_deref()),
         Command::Bot { game, name, args } => bot(&game, &name, &args),
+        Command::Tournament(args) => crate::tournament::tournament(*args),
+        Command::Koth(args) => crate::tournament::koth(args),
     }
+}
+
+/// The game `id`, with Coup's options applied (an error for other games, where they mean nothing).
+pub fn find_game_with(id: &str, coup: &CoupOptions) -> Result<Box<dyn GameEntry>> {
+    if id != "coup" {
+        if coup.given() {
+            bail!("--deck, --no-shuffle and --call-limit-ms are Coup options; {id} has none");
+        }
+        return find_game(id);
+    }
+    let mut config = arena_coup::CoupConfig::from_env().map_err(|e| anyhow!(e))?;
+    if let Some(deck) = &coup.deck {
+        config.deck = Some(deck.clone());
+    }
+    config.no_shuffle |= coup.no_shuffle;
+    if let Some(limit) = coup.call_limit_ms {
+        config.time_limit_ms = limit;
+    }
+    config
+        .validate()
+        .map_err(|e| anyhow!("bad Coup options: {e}"))?;
+    Ok(arena_coup::entry_with(config))
 }
 
 pub fn find_game(id: &str) -> Result<Box<dyn GameEntry>> {
@@ -225,7 +276,7 @@ pub async fn interruptible<T>(work: impl std::future::Future<Output = T>) -> Res
 }
 
 fn play(args: PlayArgs) -> Result<ExitCode> {
-    let game = find_game(&args.game)?;
+    let game = find_game_with(&args.game, &args.coup)?;
     let seed = args.seed.unwrap_or_else(clock_seed);
     let named: Vec<(Option<String>, String)> = args.bots.iter().map(|b| split_name(b)).collect();
     let mut seats = seat_requests(game.as_ref(), &named, &args.workdirs)?;

@@ -2,6 +2,8 @@
 
 mod cli;
 mod games;
+mod report;
+mod tournament;
 
 use std::process::ExitCode;
 

@@ -1,0 +1,716 @@
+//! Statistics over a tournament's journal and the reports made of them: a text leaderboard, CSV, JSON
+//! (`summary.json`) and a self-contained HTML page.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use arena_stats::{
+    Accumulator, FitConfig, GameResult, Interval, SprtConfig, SprtReport, SprtSetup, SprtVerdict,
+    StatsConfig, StatsReport,
+};
+
+use crate::TournamentError;
+use crate::journal::{self, Entry};
+use crate::run::StopRule;
+use crate::schedule::{Plan, Schedule};
+
+pub const SUMMARY_FILE: &str = "summary.json";
+pub const LEADERBOARD_FILE: &str = "leaderboard.csv";
+pub const REPORT_FILE: &str = "report.html";
+/// Games listed with their replay links in the HTML report (the journal lists them all).
+const REPORT_GAME_LINKS: usize = 2000;
+
+/// A journal entry as the statistics see it.
+pub fn game_result(entry: &Entry) -> GameResult {
+    GameResult {
+        players: entry.seats.clone(),
+        scores: entry.scores.iter().map(|s| s.to_f64()).collect(),
+        ranks: entry.ranks.clone(),
+        winner: entry.winner,
+        faults: entry
+            .faults
+            .iter()
+            .map(|kinds| kinds.iter().map(|k| k.label().to_string()).collect())
+            .collect(),
+        pair_id: Some(entry.pair),
+    }
+}
+
+fn config(plan: &Plan, bootstrap: usize, sprt: Option<SprtSetup>) -> StatsConfig {
+    StatsConfig {
+        fit: FitConfig {
+            bootstrap_resamples: bootstrap,
+            seed: plan.seed,
+            ..FitConfig::default()
+        },
+        sprt,
+        ..StatsConfig::default()
+    }
+}
+
+/// Statistics of every game in the journal, fed in schedule order (so they do not depend on which
+/// worker finished first). Memory stays bounded however many games there are.
+pub fn compute(dir: &Path, plan: &Plan, bootstrap: usize) -> Result<StatsReport, TournamentError> {
+    let names = plan.bots.iter().map(|b| b.name.clone()).collect();
+    let mut stats = Accumulator::new(names, config(plan, bootstrap, None));
+    for entry in journal::entries_in_order(dir)? {
+        let entry = entry?;
+        stats
+            .add(&game_result(&entry))
+            .map_err(|e| TournamentError::Invalid(format!("game {}: {e}", entry.index)))?;
+    }
+    Ok(stats.report())
+}
+
+/// Stops a two-bot tournament as soon as the sequential probability ratio test decides.
+pub struct SprtRule {
+    stats: Accumulator,
+    last: Option<SprtReport>,
+}
+
+impl SprtRule {
+    /// `elo0`/`elo1` for the first bot against the second.
+    pub fn new(
+        plan: &Plan,
+        elo0: f64,
+        elo1: f64,
+        alpha: f64,
+        beta: f64,
+    ) -> Result<Self, TournamentError> {
+        if plan.bots.len() != 2 {
+            return Err(TournamentError::Invalid(format!(
+                "--sprt compares two bots; this tournament has {}",
+                plan.bots.len()
+            )));
+        }
+        let setup = SprtSetup {
+            config: SprtConfig {
+                elo0,
+                elo1,
+                alpha,
+                beta,
+            },
+            a: 0,
+            b: 1,
+        };
+        let names = plan.bots.iter().map(|b| b.name.clone()).collect();
+        let stats = Accumulator::new(names, config(plan, 0, Some(setup)));
+        // The accumulator checks the test's parameters; report bad ones before any game is played.
+        if let Some(Err(e)) = stats.sprt().map(|r| r.status().clone()) {
+            return Err(TournamentError::Invalid(format!("--sprt: {e}")));
+        }
+        Ok(SprtRule { stats, last: None })
+    }
+
+    /// Counts games of an earlier run (resume) before new ones arrive.
+    pub fn preload(&mut self, dir: &Path) -> Result<(), TournamentError> {
+        if !dir.join(journal::RESULTS_FILE).exists() {
+            return Ok(());
+        }
+        for entry in journal::entries_in_order(dir)? {
+            self.observe(&entry?);
+        }
+        Ok(())
+    }
+
+    pub fn report(&self) -> Option<&SprtReport> {
+        self.last.as_ref()
+    }
+
+    pub fn decided(&self) -> Option<SprtVerdict> {
+        let status = self.last.as_ref()?.status().as_ref().ok()?;
+        (status.verdict != SprtVerdict::Continue).then_some(status.verdict)
+    }
+}
+
+impl StopRule for SprtRule {
+    fn observe(&mut self, entry: &Entry) -> bool {
+        if self.stats.add(&game_result(entry)).is_err() {
+            return false;
+        }
+        self.last = self.stats.sprt();
+        self.decided().is_some()
+    }
+}
+
+/// Writes `summary.json`, `leaderboard.csv` and `report.html`.
+pub fn write_outputs(dir: &Path, plan: &Plan, report: &StatsReport) -> Result<(), TournamentError> {
+    let summary = serde_json::to_string_pretty(&serde_json::json!({
+        "game": plan.game,
+        "variant": plan.variant,
+        "seed": plan.seed,
+        "schedule": plan.schedule,
+        "stats": report,
+    }))
+    .map_err(|e| TournamentError::Invalid(format!("cannot encode the summary: {e}")))?;
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| TournamentError::io(&path, e))
+    };
+    write(SUMMARY_FILE, &summary)?;
+    write(LEADERBOARD_FILE, &leaderboard_csv(report))?;
+    let games: Vec<Entry> = journal::entries_in_order(dir)?
+        .take(REPORT_GAME_LINKS)
+        .collect::<Result<_, _>>()?;
+    write(REPORT_FILE, &report_html(plan, report, &games))
+}
+
+/// Bots in leaderboard order: by the global fit's rating when there is one, else by win rate.
+pub fn standings(report: &StatsReport) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..report.bots.len()).collect();
+    let key = |bot: usize| -> f64 {
+        match &report.global_fit {
+            Ok(fit) => fit.bots.get(bot).map_or(f64::MIN, |b| b.rating),
+            Err(_) => report.summaries[bot]
+                .win_rate
+                .as_ref()
+                .map_or(f64::MIN, |i| i.estimate),
+        }
+    };
+    order.sort_by(|&a, &b| key(b).total_cmp(&key(a)).then(a.cmp(&b)));
+    order
+}
+
+fn percent(interval: &Option<Interval>) -> String {
+    match interval {
+        Some(i) => format!(
+            "{:5.1}% [{:5.1}, {:5.1}]",
+            100.0 * i.estimate,
+            100.0 * i.low,
+            100.0 * i.high
+        ),
+        None => "-".into(),
+    }
+}
+
+fn plus_minus(interval: &Option<Interval>, mean: Option<f64>) -> String {
+    match (interval, mean) {
+        (Some(i), _) => format!("{:.3} ± {:.3}", i.estimate, (i.high - i.low) / 2.0),
+        (None, Some(mean)) => format!("{mean:.3}"),
+        _ => "-".into(),
+    }
+}
+
+fn faults_text(faults: &std::collections::BTreeMap<String, u64>) -> String {
+    if faults.is_empty() {
+        return "-".into();
+    }
+    faults
+        .iter()
+        .map(|(kind, count)| format!("{count} {kind}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The leaderboard and pairwise table as text.
+pub fn leaderboard_text(plan: &Plan, report: &StatsReport) -> String {
+    let mut out = String::new();
+    let four = plan.players > 2;
+    let width = report
+        .bots
+        .iter()
+        .map(|b| b.len())
+        .max()
+        .unwrap_or(3)
+        .max(3);
+    if plan.schedule == Schedule::Koth {
+        // The original KotH leaderboard: one point per win.
+        let _ = writeln!(out, "King of the Hill ({} games):", report.games);
+        let mut by_points: Vec<usize> = (0..report.bots.len()).collect();
+        by_points.sort_by_key(|&b| std::cmp::Reverse(report.summaries[b].wins));
+        for bot in by_points {
+            let _ = writeln!(out, "{:5} {}", report.summaries[bot].wins, report.bots[bot]);
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "{} games of {}{}",
+        report.games,
+        plan.game,
+        plan.variant
+            .as_ref()
+            .map(|v| format!(" ({v})"))
+            .unwrap_or_default()
+    );
+    let _ = writeln!(
+        out,
+        "  # {:<width$} {:>6} {:>6} {:>6} {:>6}  {:<24} {:<17}{} {:<22} {:<14} faults",
+        "bot",
+        "games",
+        "wins",
+        "draws",
+        "losses",
+        "win rate [95%]",
+        "mean score",
+        if four { " mean rank" } else { "" },
+        "rating [95%]",
+        "TrueSkill μ±σ",
+    );
+    for (place, &bot) in standings(report).iter().enumerate() {
+        let summary = &report.summaries[bot];
+        let rating = match &report.global_fit {
+            Ok(fit) => fit
+                .bots
+                .get(bot)
+                .map(|b| match &b.rating_interval {
+                    Some(i) => format!("{:+6.0} [{:+.0}, {:+.0}]", b.rating, i.low, i.high),
+                    None => format!("{:+6.0}", b.rating),
+                })
+                .unwrap_or_default(),
+            Err(_) => "-".into(),
+        };
+        let skill = report
+            .trueskill
+            .ratings
+            .get(bot)
+            .map(|r| format!("{:.1} ± {:.1}", r.mean, r.uncertainty))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{:>3} {:<width$} {:>6} {:>6} {:>6} {:>6}  {:<24} {:<17}{} {:<22} {:<14} {}",
+            place + 1,
+            report.bots[bot],
+            summary.games,
+            summary.wins,
+            summary.draws,
+            summary.losses,
+            percent(&summary.win_rate),
+            plus_minus(&summary.score, summary.mean_score),
+            if four {
+                format!(
+                    " {:>9}",
+                    summary.mean_rank.map_or("-".into(), |r| format!("{r:.2}"))
+                )
+            } else {
+                String::new()
+            },
+            rating,
+            skill,
+            faults_text(&summary.faults),
+        );
+    }
+    match &report.global_fit {
+        Ok(fit) => {
+            let _ = writeln!(
+                out,
+                "rating: {:?} fit (Elo scale, mean 0){}; intervals from {} bootstrap resamples",
+                fit.model,
+                if report.fit_sample.sampled() {
+                    format!(
+                        " on a uniform sample of {} of {} seed groups",
+                        report.fit_sample.units_used, report.fit_sample.units_seen
+                    )
+                } else {
+                    String::new()
+                },
+                fit.resamples_used
+            );
+        }
+        Err(e) => {
+            let _ = writeln!(out, "rating: no global fit ({e})");
+        }
+    }
+    if four {
+        let elo: Vec<String> = standings(report)
+            .iter()
+            .map(|&b| {
+                format!(
+                    "{} {:.0}",
+                    report.bots[b],
+                    report.elo_2014.ratings.get(b).copied().unwrap_or(0.0)
+                )
+            })
+            .collect();
+        let _ = writeln!(out, "2014 contests' Elo: {}", elo.join(", "));
+    }
+    out.push('\n');
+    out.push_str(&pairwise_text(report));
+    if let Some(sprt) = &report.sprt {
+        out.push_str(&sprt_text(report, sprt));
+    }
+    out
+}
+
+/// Win rate of each row against each column (draws count half), with the likelihood of superiority.
+pub fn pairwise_text(report: &StatsReport) -> String {
+    let order = standings(report);
+    let width = report
+        .bots
+        .iter()
+        .map(|b| b.len())
+        .max()
+        .unwrap_or(3)
+        .max(3);
+    let mut out = format!("{:<width$}", "row vs column");
+    for &column in &order {
+        let _ = write!(out, " {:>16}", truncate(&report.bots[column], 16));
+    }
+    out.push('\n');
+    for &row in &order {
+        let _ = write!(out, "{:<width$}", report.bots[row]);
+        for &column in &order {
+            let cell = match report.pairwise.get(row, column) {
+                Some(pair) if row != column && pair.games > 0 => match &pair.score {
+                    Some(score) => format!(
+                        "{:.0}%±{:.0} LOS {:.0}%",
+                        100.0 * score.estimate,
+                        50.0 * (score.high - score.low),
+                        100.0 * pair.los.unwrap_or(0.5)
+                    ),
+                    None => "-".into(),
+                },
+                _ => "-".into(),
+            };
+            let _ = write!(out, " {cell:>16}");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn truncate(text: &str, max: usize) -> String {
+    text.chars().take(max).collect()
+}
+
+pub fn sprt_text(report: &StatsReport, sprt: &SprtReport) -> String {
+    let a = &report.bots[sprt.setup.a];
+    let b = &report.bots[sprt.setup.b];
+    match sprt.status() {
+        Ok(status) => format!(
+            "SPRT {a} vs {b}, elo0 {} elo1 {} (alpha {}, beta {}): LLR {:.3} in [{:.3}, {:.3}] on {:?} counts: {}\n",
+            sprt.setup.config.elo0,
+            sprt.setup.config.elo1,
+            sprt.setup.config.alpha,
+            sprt.setup.config.beta,
+            status.llr,
+            status.lower,
+            status.upper,
+            sprt.basis,
+            match status.verdict {
+                SprtVerdict::AcceptH1 =>
+                    format!("H1 accepted: {a} is stronger by about elo1 or more"),
+                SprtVerdict::AcceptH0 => format!("H0 accepted: {a} is not elo1 stronger than {b}"),
+                SprtVerdict::Continue => "undecided (more games needed)".into(),
+            }
+        ),
+        Err(e) => format!("SPRT: {e}\n"),
+    }
+}
+
+/// One CSV row per bot, in leaderboard order.
+pub fn leaderboard_csv(report: &StatsReport) -> String {
+    let mut out = String::from(
+        "place,bot,games,wins,draws,losses,win_rate,win_rate_low,win_rate_high,mean_score,score_low,score_high,mean_rank,rating,rating_low,rating_high,rank_low,rank_high,trueskill_mean,trueskill_sigma,weng_lin_mean,weng_lin_sigma,elo_2014,faults\n",
+    );
+    let number = |value: Option<f64>| value.map_or(String::new(), |v| format!("{v}"));
+    for (place, &bot) in standings(report).iter().enumerate() {
+        let s = &report.summaries[bot];
+        let fit = report
+            .global_fit
+            .as_ref()
+            .ok()
+            .and_then(|f| f.bots.get(bot));
+        let fields = [
+            (place + 1).to_string(),
+            csv_field(&report.bots[bot]),
+            s.games.to_string(),
+            s.wins.to_string(),
+            s.draws.to_string(),
+            s.losses.to_string(),
+            number(s.win_rate.as_ref().map(|i| i.estimate)),
+            number(s.win_rate.as_ref().map(|i| i.low)),
+            number(s.win_rate.as_ref().map(|i| i.high)),
+            number(s.mean_score),
+            number(s.score.as_ref().map(|i| i.low)),
+            number(s.score.as_ref().map(|i| i.high)),
+            number(s.mean_rank),
+            number(fit.map(|f| f.rating)),
+            number(fit.and_then(|f| f.rating_interval.as_ref()).map(|i| i.low)),
+            number(fit.and_then(|f| f.rating_interval.as_ref()).map(|i| i.high)),
+            number(fit.and_then(|f| f.rank_interval).map(|r| r.0 as f64)),
+            number(fit.and_then(|f| f.rank_interval).map(|r| r.1 as f64)),
+            number(report.trueskill.ratings.get(bot).map(|r| r.mean)),
+            number(report.trueskill.ratings.get(bot).map(|r| r.uncertainty)),
+            number(report.weng_lin.ratings.get(bot).map(|r| r.mean)),
+            number(report.weng_lin.ratings.get(bot).map(|r| r.uncertainty)),
+            number(report.elo_2014.ratings.get(bot).copied()),
+            csv_field(&faults_text(&s.faults)),
+        ];
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+fn html_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The self-contained HTML report (opens from disk; links to the replay files beside it).
+pub fn report_html(plan: &Plan, report: &StatsReport, games: &[Entry]) -> String {
+    let order = standings(report);
+    let title = format!("arena: {} tournament, {} games", plan.game, report.games);
+    let mut html = format!(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>{}</title><style>{}</style></head><body>",
+        html_escape(&title),
+        REPORT_CSS
+    );
+    let _ = write!(
+        html,
+        "<h1>{}</h1><p>seed {} · schedule {:?} · {} rounds · {} bots</p>",
+        html_escape(&title),
+        plan.seed,
+        plan.schedule,
+        plan.rounds,
+        plan.bots.len()
+    );
+    html.push_str("<h2>Leaderboard</h2><table><tr><th>#</th><th>bot</th><th>games</th><th>W</th><th>D</th><th>L</th><th>win rate [95%]</th><th>mean score</th><th>mean rank</th><th>TrueSkill</th><th>Weng-Lin</th><th>2014 Elo</th></tr>");
+    for (place, &bot) in order.iter().enumerate() {
+        let s = &report.summaries[bot];
+        let skill = |r: Option<&arena_stats::SkillRating>| {
+            r.map_or("-".into(), |r| {
+                format!("{:.1} ± {:.1}", r.mean, r.uncertainty)
+            })
+        };
+        let _ = write!(
+            html,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.0}</td></tr>",
+            place + 1,
+            html_escape(&report.bots[bot]),
+            s.games,
+            s.wins,
+            s.draws,
+            s.losses,
+            percent(&s.win_rate),
+            plus_minus(&s.score, s.mean_score),
+            s.mean_rank.map_or("-".into(), |r| format!("{r:.2}")),
+            skill(report.trueskill.ratings.get(bot)),
+            skill(report.weng_lin.ratings.get(bot)),
+            report.elo_2014.ratings.get(bot).copied().unwrap_or(0.0),
+        );
+    }
+    html.push_str("</table>");
+
+    html.push_str("<h2>Ratings with 95% intervals</h2>");
+    match &report.global_fit {
+        Ok(fit) => html.push_str(&ratings_svg(report, fit, &order)),
+        Err(e) => {
+            let _ = write!(html, "<p>No global fit: {}</p>", html_escape(e));
+        }
+    }
+
+    html.push_str(
+        "<h2>Pairwise: row's score against column</h2><table class=\"heat\"><tr><th></th>",
+    );
+    for &column in &order {
+        let _ = write!(html, "<th>{}</th>", html_escape(&report.bots[column]));
+    }
+    html.push_str("</tr>");
+    for &row in &order {
+        let _ = write!(html, "<tr><th>{}</th>", html_escape(&report.bots[row]));
+        for &column in &order {
+            match report.pairwise.get(row, column) {
+                Some(pair) if row != column && pair.games > 0 => {
+                    let score = pair.score.as_ref().map_or(0.5, |s| s.estimate);
+                    let hue = (score * 120.0).round();
+                    let _ = write!(
+                        html,
+                        "<td style=\"background:hsl({hue},65%,80%)\" title=\"{} games, LOS {:.0}%\">{:.0}%<br><small>{}-{}-{}</small></td>",
+                        pair.games,
+                        100.0 * pair.los.unwrap_or(0.5),
+                        100.0 * score,
+                        pair.wins,
+                        pair.draws,
+                        pair.losses
+                    );
+                }
+                _ => html.push_str("<td class=\"none\">-</td>"),
+            }
+        }
+        html.push_str("</tr>");
+    }
+    html.push_str("</table>");
+
+    html.push_str("<h2>Score distributions</h2><div class=\"hists\">");
+    for &bot in &order {
+        if let Some(histogram) = report.score_histograms.get(bot) {
+            html.push_str(&histogram_svg(&report.bots[bot], histogram));
+        }
+    }
+    html.push_str("</div>");
+
+    html.push_str("<h2>Faults</h2><table><tr><th>bot</th><th>faults</th></tr>");
+    for &bot in &order {
+        let _ = write!(
+            html,
+            "<tr><td>{}</td><td>{}</td></tr>",
+            html_escape(&report.bots[bot]),
+            html_escape(&faults_text(&report.summaries[bot].faults))
+        );
+    }
+    html.push_str("</table>");
+
+    if let Some(sprt) = &report.sprt {
+        let _ = write!(
+            html,
+            "<h2>SPRT</h2><p>{}</p>",
+            html_escape(&sprt_text(report, sprt))
+        );
+    }
+
+    let _ = write!(
+        html,
+        "<h2>Games</h2><p>{} shown of {}; every game is in <code>results.jsonl</code>. Open a replay with <code>arena view FILE</code> or browse them all with <code>arena serve --dir DIR</code>.</p><table><tr><th>#</th><th>seed</th><th>seats</th><th>scores</th><th>winner</th><th>replay</th></tr>",
+        games.len(),
+        report.games
+    );
+    for game in games {
+        let seats = game
+            .bots
+            .iter()
+            .map(|b| html_escape(b))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let scores = game
+            .scores
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let winner = game
+            .winner
+            .map_or("draw".into(), |w| html_escape(&game.bots[w]));
+        let replay = game.replay.as_ref().map_or("-".into(), |path| {
+            format!("<a href=\"{0}\">{0}</a>", html_escape(path))
+        });
+        let _ = write!(
+            html,
+            "<tr><td>{}</td><td>{}</td><td>{seats}</td><td>{scores}</td><td>{winner}</td><td>{replay}</td></tr>",
+            game.index, game.seed
+        );
+    }
+    html.push_str("</table></body></html>\n");
+    html
+}
+
+fn ratings_svg(report: &StatsReport, fit: &arena_stats::GlobalFit, order: &[usize]) -> String {
+    let (mut low, mut high) = (-100.0f64, 100.0f64);
+    for bot in &fit.bots {
+        let (l, h) = bot
+            .rating_interval
+            .as_ref()
+            .map_or((bot.rating, bot.rating), |i| (i.low, i.high));
+        low = low.min(l);
+        high = high.max(h);
+    }
+    let row = 26.0;
+    let (left, width) = (160.0, 520.0);
+    let x = |value: f64| left + (value - low) / (high - low).max(1.0) * width;
+    let mut svg = format!(
+        "<svg width=\"{}\" height=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\" font-size=\"12\">",
+        left + width + 60.0,
+        row * order.len() as f64 + 30.0
+    );
+    let _ = write!(
+        svg,
+        "<line x1=\"{0}\" x2=\"{0}\" y1=\"0\" y2=\"{1}\" stroke=\"#999\" stroke-dasharray=\"3\"/>",
+        x(0.0),
+        row * order.len() as f64
+    );
+    for (line, &bot) in order.iter().enumerate() {
+        let Some(rated) = fit.bots.get(bot) else {
+            continue;
+        };
+        let y = row * line as f64 + row / 2.0;
+        let _ = write!(
+            svg,
+            "<text x=\"4\" y=\"{}\">{}</text>",
+            y + 4.0,
+            html_escape(&report.bots[bot])
+        );
+        if let Some(interval) = &rated.rating_interval {
+            let _ = write!(
+                svg,
+                "<line x1=\"{}\" x2=\"{}\" y1=\"{y}\" y2=\"{y}\" stroke=\"#36c\" stroke-width=\"3\"/>",
+                x(interval.low),
+                x(interval.high)
+            );
+        }
+        let _ = write!(
+            svg,
+            "<circle cx=\"{}\" cy=\"{y}\" r=\"5\" fill=\"#124\"/><text x=\"{}\" y=\"{}\">{:+.0}{}</text>",
+            x(rated.rating),
+            left + width + 8.0,
+            y + 4.0,
+            rated.rating,
+            rated
+                .rank_interval
+                .map_or(String::new(), |(a, b)| format!(" (rank {a}–{b})"))
+        );
+    }
+    let _ = write!(
+        svg,
+        "<text x=\"{}\" y=\"{}\">{:.0}</text><text x=\"{}\" y=\"{}\">{:.0}</text></svg>",
+        left,
+        row * order.len() as f64 + 20.0,
+        low,
+        left + width - 30.0,
+        row * order.len() as f64 + 20.0,
+        high
+    );
+    svg
+}
+
+fn histogram_svg(name: &str, histogram: &arena_stats::Histogram) -> String {
+    let (width, height) = (260.0, 90.0);
+    let most = histogram
+        .bins
+        .iter()
+        .map(|b| b.count)
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let bar = width / histogram.bins.len().max(1) as f64;
+    let mut svg = format!(
+        "<figure><svg width=\"{width}\" height=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\" font-size=\"11\">",
+        height + 16.0
+    );
+    for (i, bin) in histogram.bins.iter().enumerate() {
+        let h = bin.count as f64 / most * height;
+        let _ = write!(
+            svg,
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{h:.1}\" fill=\"#6a9\"><title>{}..{}: {}</title></rect>",
+            i as f64 * bar,
+            height - h,
+            (bar - 1.0).max(1.0),
+            bin.low,
+            bin.high,
+            bin.count
+        );
+    }
+    let _ = write!(
+        svg,
+        "<text x=\"0\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text></svg><figcaption>{}</figcaption></figure>",
+        height + 13.0,
+        histogram.min.map_or("-".into(), |v| format!("{v:.2}")),
+        width,
+        height + 13.0,
+        histogram.max.map_or("-".into(), |v| format!("{v:.2}")),
+        html_escape(name)
+    );
+    svg
+}
+
+const REPORT_CSS: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}th{background:#f4f4f4}td:nth-child(2){text-align:left}.heat td{text-align:center;min-width:70px}.none{background:#eee}.hists{display:flex;flex-wrap:wrap;gap:1em}figure{margin:0}figcaption{text-align:center;font-size:13px}code{background:#f4f4f4;padding:1px 4px}";

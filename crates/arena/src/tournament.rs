@@ -1,0 +1,329 @@
+//! `arena tournament` and `arena koth`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context, Result, anyhow, bail};
+use arena_core::process::DEFAULT_STDERR_CAP;
+use arena_core::registry::GameEntry;
+use arena_tournament::{
+    BotPlan, Plan, PlanRequest, Progress, RunOptions, RunSettings, Schedule, SeatOrders,
+};
+use clap::ValueEnum;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::cli::{
+    CoupOptions, clock_seed, find_game_with, seat_requests, split_name, unique_names,
+};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ScheduleArg {
+    RoundRobin,
+    Gauntlet,
+    Koth,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReplaysArg {
+    /// Every game when any bot is a process or the tournament has at most 10 000 games.
+    Auto,
+    All,
+    None,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    Text,
+    Json,
+    Csv,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct TournamentArgs {
+    /// The game (not needed with --resume).
+    game: Option<String>,
+    /// A player: `builtin:NAME`, a built-in bot's NAME, or a command line, optionally `LABEL=...`.
+    /// Default: every built-in bot of the game.
+    #[arg(long = "bot")]
+    bots: Vec<String>,
+    /// About this many games in all (rounded up to whole rounds).
+    #[arg(long, conflicts_with = "seeds")]
+    games: Option<u64>,
+    /// Seeds per group (rounds); every seed is played with every seat order of the group.
+    #[arg(long, alias = "rounds")]
+    seeds: Option<u64>,
+    /// Games at once (default: the number of cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Tournament seed: every game seed and group draw derives from it (default: from the clock).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Where the journal, replays and reports go (default: arena-out/GAME-SEED).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Continue the interrupted tournament in DIR (its plan is reused; no game is lost or repeated).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "game"])]
+    resume: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = ScheduleArg::RoundRobin)]
+    schedule: ScheduleArg,
+    /// The bot that plays every game of a gauntlet (its name).
+    #[arg(long)]
+    gauntlet: Option<String>,
+    /// Play every seed with all 24 seat orders (4-player games) instead of the 4 rotations.
+    #[arg(long)]
+    permutations: bool,
+    #[arg(long)]
+    league: Option<String>,
+    #[arg(long, value_enum, default_value_t = ReplaysArg::Auto)]
+    replays: ReplaysArg,
+    /// Working directory of the command bots: once for all, or once per --bot.
+    #[arg(long = "workdir")]
+    workdirs: Vec<PathBuf>,
+    #[arg(long)]
+    no_pause: bool,
+    #[arg(long, default_value_t = 1.0)]
+    time_scale: f64,
+    #[arg(long, default_value_t = DEFAULT_STDERR_CAP)]
+    stderr_cap: usize,
+    /// Stop as soon as a sequential test between the two bots decides: ELO0 ELO1.
+    #[arg(long, num_args = 2, value_names = ["ELO0", "ELO1"], allow_negative_numbers = true)]
+    sprt: Option<Vec<f64>>,
+    #[arg(long, default_value_t = 0.05)]
+    alpha: f64,
+    #[arg(long, default_value_t = 0.05)]
+    beta: f64,
+    /// How the leaderboard is printed (summary.json and leaderboard.csv are always written).
+    #[arg(long, value_enum, default_value_t = FormatArg::Text)]
+    format: FormatArg,
+    /// Bootstrap resamples for the rating intervals.
+    #[arg(long, default_value_t = 200)]
+    bootstrap: usize,
+    #[command(flatten)]
+    coup: CoupOptions,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct KothArgs {
+    game: String,
+    /// An entrant: `NAME=SPEC` (SPEC: `builtin:NAME`, a built-in bot's name or a command line).
+    #[arg(long = "bot", required = true)]
+    bots: Vec<String>,
+    #[arg(long, default_value_t = 10)]
+    rounds: u32,
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Where history files and the bots' working directories (DIR/NAME) go, as in the original
+    /// (default: a scratch directory, removed afterwards).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    #[arg(long, default_value_t = DEFAULT_STDERR_CAP)]
+    stderr_cap: usize,
+    #[command(flatten)]
+    coup: CoupOptions,
+}
+
+/// Set by the first Ctrl-C or SIGTERM: games stop starting, games in progress are abandoned.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+fn install_stop_handler() -> Result<()> {
+    ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            // A second interrupt: the user insists.
+            std::process::exit(130);
+        }
+    })
+    .context("cannot install the Ctrl-C handler")
+}
+
+pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
+    let (dir, plan, game) = match &args.resume {
+        Some(dir) => {
+            let plan = arena_tournament::load(dir)?;
+            let game = find_game_with(&plan.game, &args.coup)?;
+            (dir.clone(), plan, game)
+        }
+        None => new_plan(&args)?,
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let processes = plan.bots.iter().any(|b| b.builtin().is_none());
+    let jobs = args.jobs.unwrap_or(cores).max(1);
+    if processes && jobs > cores {
+        eprintln!(
+            "warning: {jobs} games at once on {cores} cores: process bots will share cores and may time out \
+             (each game has one bot thinking at a time; the default is one game per core)"
+        );
+    }
+    install_stop_handler()?;
+    let total = plan.total_games();
+    eprintln!(
+        "{}: {} bots, {} games ({} rounds), {jobs} at a time, seed {}, in {}",
+        plan.game,
+        plan.bots.len(),
+        total,
+        plan.rounds,
+        plan.seed,
+        dir.display()
+    );
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] {pos}/{len} games  {per_sec}  ETA {eta}",
+        )
+        .map_err(|e| anyhow!("progress bar: {e}"))?
+        .progress_chars("=> "),
+    );
+    let report_progress = |progress: Progress| bar.set_position(progress.done);
+    let mut sprt =
+        crate::report::sprt_rule(&plan, &dir, args.sprt.as_deref(), args.alpha, args.beta)?;
+    let outcome = arena_tournament::run(
+        game.as_ref(),
+        &dir,
+        &plan,
+        RunOptions {
+            jobs,
+            stop: &STOP,
+            on_progress: Some(&report_progress),
+            stop_rule: sprt
+                .as_mut()
+                .map(|rule| rule as &mut dyn arena_tournament::StopRule),
+        },
+    )?;
+    bar.finish_and_clear();
+    eprintln!(
+        "{} of {} games done ({} played now){}",
+        outcome.done,
+        outcome.total,
+        outcome.played,
+        if outcome.interrupted {
+            format!(
+                "; interrupted: continue with `arena tournament --resume {}`",
+                dir.display()
+            )
+        } else {
+            String::new()
+        }
+    );
+    crate::report::finish(&dir, &plan, args.format, args.bootstrap, sprt.as_ref())?;
+    Ok(if outcome.interrupted {
+        ExitCode::from(130)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)> {
+    let Some(game_id) = &args.game else {
+        bail!("name the game (arena tournament GAME ...) or give --resume DIR");
+    };
+    let game = find_game_with(game_id, &args.coup)?;
+    let texts: Vec<(Option<String>, String)> = if args.bots.is_empty() {
+        game.bots()
+            .into_iter()
+            .map(|(name, _)| (None, format!("builtin:{name}")))
+            .collect()
+    } else {
+        args.bots.iter().map(|b| split_name(b)).collect()
+    };
+    let mut seats = seat_requests(game.as_ref(), &texts, &args.workdirs)?;
+    unique_names(&mut seats);
+    let bots: Vec<BotPlan> = seats
+        .into_iter()
+        .map(|seat| BotPlan {
+            name: seat.name,
+            spec: seat.spec.label(),
+            workdir: seat.workdir,
+        })
+        .collect();
+    let schedule = match (args.schedule, &args.gauntlet) {
+        (ScheduleArg::Koth, _) => Schedule::Koth,
+        (ScheduleArg::Gauntlet, None) => bail!("--schedule gauntlet needs --gauntlet NAME"),
+        (_, Some(name)) => Schedule::Gauntlet {
+            bot: bots
+                .iter()
+                .position(|b| &b.name == name)
+                .ok_or_else(|| anyhow!("--gauntlet {name}: no bot of that name"))?,
+        },
+        (ScheduleArg::RoundRobin, None) => Schedule::RoundRobin,
+    };
+    let seed = args.seed.unwrap_or_else(clock_seed);
+    let processes = bots.iter().any(|b| b.builtin().is_none());
+    let mut request = PlanRequest {
+        game: game.id().to_string(),
+        variant: args.league.clone(),
+        players: game.players(),
+        bots,
+        schedule,
+        seat_orders: if args.permutations {
+            SeatOrders::Permutations
+        } else {
+            SeatOrders::Rotations
+        },
+        rounds: args.seeds,
+        games: args.games,
+        seed,
+        settings: RunSettings {
+            pause_idle: !args.no_pause,
+            time_scale: args.time_scale,
+            stderr_cap: args.stderr_cap,
+            replays: args.replays == ReplaysArg::All,
+        },
+    };
+    let probe = Plan::new(PlanRequest {
+        bots: request.bots.clone(),
+        game: request.game.clone(),
+        variant: request.variant.clone(),
+        settings: request.settings.clone(),
+        ..request
+    })?;
+    if args.replays == ReplaysArg::Auto {
+        request.settings.replays = processes || probe.total_games() <= 10_000;
+    }
+    let plan = Plan {
+        settings: request.settings,
+        ..probe
+    };
+    let dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("arena-out/{}-{seed}", plan.game)));
+    arena_tournament::create(&dir, &plan)?;
+    Ok((dir, plan, game))
+}
+
+pub fn koth(args: KothArgs) -> Result<ExitCode> {
+    if args.game != "coup" {
+        bail!(
+            "koth is Coup's format; for {} use `arena tournament {0} --schedule koth` (2-player games)",
+            args.game
+        );
+    }
+    let game = find_game_with("coup", &args.coup)?;
+    let texts: Vec<(Option<String>, String)> = args.bots.iter().map(|b| split_name(b)).collect();
+    let mut seats = seat_requests(game.as_ref(), &texts, &[])?;
+    unique_names(&mut seats);
+    let mut spec = arena_coup::KothSpec::new(
+        seats
+            .into_iter()
+            .map(|seat| arena_coup::KothBot {
+                name: seat.name,
+                spec: seat.spec,
+            })
+            .collect(),
+    );
+    spec.rounds = args.rounds;
+    spec.seed = args.seed.unwrap_or_else(clock_seed);
+    spec.dir = args.dir.clone();
+    spec.stderr_cap = args.stderr_cap;
+    if let Some(deck) = &args.coup.deck {
+        spec.config.deck = Some(deck.clone());
+    }
+    spec.config.no_shuffle |= args.coup.no_shuffle;
+    if let Some(limit) = args.coup.call_limit_ms {
+        spec.config.time_limit_ms = limit;
+    }
+    let report = arena_coup::run_koth(&spec).map_err(|e| anyhow!(e))?;
+    print!("{}", arena_coup::format_koth(&report));
+    eprintln!("seed {}", spec.seed);
+    Ok(ExitCode::SUCCESS)
+}
