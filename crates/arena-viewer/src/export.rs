@@ -1,0 +1,173 @@
+//! The viewer page: one HTML document with the replay, the script and the style inlined, so the same
+//! page works from the server and as a file opened from disk.
+
+use serde_json::Value;
+
+use crate::ViewerError;
+
+/// Games the viewer draws (the ids of `MatchRecord::game`).
+pub const GAMES: [&str; 5] = ["langwars", "langwars2", "negotiate", "spring2021", "coup"];
+
+const TEMPLATE: &str = include_str!("../assets/viewer.html");
+const STYLE: &str = include_str!("../assets/viewer.css");
+const SCRIPT_CORE: &str = include_str!("../assets/viewer.js");
+const SCRIPT_LANGWARS: &str = include_str!("../assets/langwars.js");
+const SCRIPT_SPRING: &str = include_str!("../assets/spring2021.js");
+const SCRIPT_COUP: &str = include_str!("../assets/coup.js");
+
+/// One replay record (the JSON `arena play --replay` writes) → a self-contained viewer page.
+pub fn export_html(replay_json: &str) -> Result<String, ViewerError> {
+    viewer_page(replay_json, None)
+}
+
+/// A link back to where the game was opened from (server pages only).
+pub struct Back {
+    pub href: String,
+    pub label: String,
+}
+
+/// Checks the record enough to be sure the page will draw it, then fills the template.
+pub(crate) fn viewer_page(replay_json: &str, back: Option<&Back>) -> Result<String, ViewerError> {
+    let record: Value = serde_json::from_str(replay_json)
+        .map_err(|e| ViewerError::NotAReplay(format!("invalid JSON: {e}")))?;
+    let game = record
+        .get("game")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ViewerError::NotAReplay("no `game` field".into()))?;
+    if !GAMES.contains(&game) {
+        return Err(ViewerError::UnknownGame(game.to_string()));
+    }
+    let players = record
+        .get("players")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ViewerError::NotAReplay("no `players` list".into()))?;
+    let frames = record
+        .get("frames")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    if frames == 0 {
+        return Err(ViewerError::NotAReplay(
+            "the record has no frames to show (it was played without recording frames)".into(),
+        ));
+    }
+    if record.get("outcome").and_then(Value::as_object).is_none() {
+        return Err(ViewerError::NotAReplay("no `outcome`".into()));
+    }
+    let names: Vec<&str> = players
+        .iter()
+        .map(|p| p.get("name").and_then(Value::as_str).unwrap_or("?"))
+        .collect();
+    let seed = record.get("seed").map(Value::to_string).unwrap_or_default();
+    let title = format!("{game} {seed}: {}", names.join(" vs "));
+
+    // JSON can only hold `<` inside strings, where `\u003c` means the same: no `</script>` can end
+    // the data block early, whatever a bot wrote to stderr.
+    let data = serde_json::to_string(&record)
+        .map_err(|e| ViewerError::NotAReplay(e.to_string()))?
+        .replace('<', "\\u003c");
+    let nav = match back {
+        Some(back) => format!(
+            "<a class=\"back\" href=\"{}\">← {}</a>",
+            escape(&back.href),
+            escape(&back.label)
+        ),
+        None => String::new(),
+    };
+    let script = [
+        SCRIPT_CORE,
+        SCRIPT_LANGWARS,
+        SCRIPT_SPRING,
+        SCRIPT_COUP,
+        "Arena.start();",
+    ]
+    .join("\n");
+    // Placeholders are replaced in one pass over the template so that no inserted text (which may
+    // contain anything) is searched for the next placeholder.
+    Ok(fill(
+        TEMPLATE,
+        &[
+            ("{{TITLE}}", &escape(&title)),
+            ("{{STYLE}}", STYLE),
+            ("{{NAV}}", &nav),
+            ("{{DATA}}", &data),
+            ("{{SCRIPT}}", &script),
+        ],
+    ))
+}
+
+/// Replaces each `{{KEY}}` of `template` by its value, in a single left-to-right pass.
+pub(crate) fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out =
+        String::with_capacity(template.len() + values.iter().map(|v| v.1.len()).sum::<usize>());
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start..];
+        match values.iter().find(|(key, _)| after.starts_with(key)) {
+            Some((key, value)) => {
+                out.push_str(value);
+                rest = &after[key.len()..];
+            }
+            None => {
+                out.push_str("{{");
+                rest = &after[2..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// HTML text and attribute escaping.
+pub(crate) fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_cannot_close_the_script() {
+        let record =
+            r#"{"game":"coup","players":[{"name":"</script><b>x"}],"frames":[{}],"outcome":{}}"#;
+        let page = export_html(record).expect("page");
+        assert!(!page.contains("</script><b>"));
+        assert!(page.contains("\\u003c/script>"));
+    }
+
+    #[test]
+    fn refuses_unknown_games_and_empty_records() {
+        let unknown = r#"{"game":"chess","players":[],"frames":[{}],"outcome":{}}"#;
+        assert!(matches!(
+            export_html(unknown),
+            Err(ViewerError::UnknownGame(_))
+        ));
+        let empty = r#"{"game":"coup","players":[],"frames":[],"outcome":{}}"#;
+        assert!(matches!(
+            export_html(empty),
+            Err(ViewerError::NotAReplay(_))
+        ));
+        assert!(matches!(
+            export_html("nope"),
+            Err(ViewerError::NotAReplay(_))
+        ));
+    }
+
+    #[test]
+    fn fill_does_not_rescan_values() {
+        let out = fill("a{{X}}b{{Y}}c{{", &[("{{X}}", "{{Y}}"), ("{{Y}}", "1")]);
+        assert_eq!(out, "a{{Y}}b1c{{");
+    }
+}

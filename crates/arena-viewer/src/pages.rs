@@ -1,0 +1,503 @@
+//! Server-rendered pages: the list of tournaments, one tournament (leaderboard, pairwise table, games)
+//! and error pages. Plain HTML with every inserted text escaped.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use arena_stats::{GameLog, GameResult, Interval, pairwise, summarize};
+
+use crate::export::{escape, fill};
+use crate::store::{
+    RootListing, Tournament, TournamentDir, score_text, score_value, url_path, url_segment,
+};
+
+const SITE_TEMPLATE: &str = include_str!("../assets/site.html");
+const SITE_STYLE: &str = include_str!("../assets/site.css");
+
+/// Games listed per page of a tournament.
+pub const GAMES_PER_PAGE: usize = 500;
+
+pub fn layout(title: &str, body: &str) -> String {
+    fill(
+        SITE_TEMPLATE,
+        &[
+            ("{{TITLE}}", &escape(title)),
+            ("{{STYLE}}", SITE_STYLE),
+            ("{{BODY}}", body),
+        ],
+    )
+}
+
+pub fn error_page(status: u16, reason: &str, detail: &str) -> String {
+    layout(
+        &format!("{status} {reason}"),
+        &format!(
+            "<h1>{status} {}</h1><p class=\"error\">{}</p><p><a href=\"/\">All tournaments</a></p>",
+            escape(reason),
+            escape(detail)
+        ),
+    )
+}
+
+/// The front page: every root with its tournaments and loose replays, then the files given.
+pub fn index(roots: &[(&Path, RootListing)], files: &[&Path]) -> String {
+    let mut body = String::from("<h1>arena</h1>");
+    if roots.is_empty() && files.is_empty() {
+        body.push_str("<p>Nothing to show: start the server with a tournament directory.</p>");
+    }
+    for (index, (path, listing)) in roots.iter().enumerate() {
+        let _ = write!(
+            body,
+            "<section><h2>{}</h2>",
+            escape(&path.display().to_string())
+        );
+        if listing.tournaments.is_empty() && listing.replays.is_empty() {
+            body.push_str(
+                "<p class=\"muted\">No tournament here (no tournament.json or results.jsonl, in the \
+                 directory or one level below) and no replay file.</p>",
+            );
+        }
+        if !listing.tournaments.is_empty() {
+            body.push_str("<table class=\"list\"><thead><tr><th>Tournament</th><th>Game</th><th>Bots</th><th>Games</th></tr></thead><tbody>");
+            for tournament in &listing.tournaments {
+                let loaded = crate::store::load_tournament(&tournament.path);
+                let (game, bots) = describe(&loaded);
+                let planned = loaded
+                    .info
+                    .as_ref()
+                    .and_then(|info| info.games.as_ref())
+                    .map(|g| format!(" / {}", score_text(g)))
+                    .unwrap_or_default();
+                let _ = write!(
+                    body,
+                    "<tr><td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td><td class=\"num\">{}{}</td></tr>",
+                    tournament.href(),
+                    escape(tournament.sub.as_deref().unwrap_or("(this directory)")),
+                    escape(&game),
+                    escape(&bots.join(", ")),
+                    loaded.results.len(),
+                    escape(&planned)
+                );
+            }
+            body.push_str("</tbody></table>");
+        }
+        if !listing.replays.is_empty() {
+            body.push_str("<h3>Replay files</h3><ul class=\"files\">");
+            for name in &listing.replays {
+                let _ = write!(
+                    body,
+                    "<li><a href=\"/g/{index}/{}\">{}</a></li>",
+                    url_path(name),
+                    escape(name)
+                );
+            }
+            body.push_str("</ul>");
+        }
+        body.push_str("</section>");
+    }
+    if !files.is_empty() {
+        body.push_str("<section><h2>Replay files</h2><ul class=\"files\">");
+        for (index, path) in files.iter().enumerate() {
+            let _ = write!(
+                body,
+                "<li><a href=\"/f/{index}\">{}</a></li>",
+                escape(&path.display().to_string())
+            );
+        }
+        body.push_str("</ul></section>");
+    }
+    layout("arena", &body)
+}
+
+/// Game id and bot names of a tournament, from `tournament.json` or else from its results.
+fn describe(tournament: &Tournament) -> (String, Vec<String>) {
+    let mut game = tournament
+        .info
+        .as_ref()
+        .and_then(|info| info.game.clone())
+        .or_else(|| tournament.results.first().and_then(|r| r.game.clone()))
+        .unwrap_or_else(|| "?".into());
+    if let Some(variant) = tournament.info.as_ref().and_then(|i| i.variant.as_ref()) {
+        let _ = write!(game, " ({variant})");
+    }
+    (game, bot_names(tournament))
+}
+
+/// Bots in their tournament order; when `tournament.json` is missing, in order of first appearance.
+fn bot_names(tournament: &Tournament) -> Vec<String> {
+    if let Some(info) = &tournament.info
+        && !info.bots.is_empty()
+    {
+        return info.bots.iter().map(|b| b.name.clone()).collect();
+    }
+    let mut names: Vec<String> = Vec::new();
+    for result in &tournament.results {
+        for name in &result.bots {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+    }
+    names
+}
+
+/// Filters of the games table.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct GameFilter {
+    pub bot: Option<String>,
+    pub page: Option<usize>,
+}
+
+pub fn tournament_page(
+    dir: &TournamentDir,
+    tournament: &Tournament,
+    filter: &GameFilter,
+) -> String {
+    let (game, names) = describe(tournament);
+    let title = dir
+        .sub
+        .clone()
+        .unwrap_or_else(|| dir.path.display().to_string());
+    let mut body = String::new();
+    let _ = write!(
+        body,
+        "<p><a href=\"/\">← All tournaments</a></p><h1>{}</h1><p class=\"meta\">{}",
+        escape(&title),
+        escape(&game)
+    );
+    if let Some(info) = &tournament.info {
+        if let Some(schedule) = &info.schedule {
+            let _ = write!(body, " · schedule {}", escape(&score_text(schedule)));
+        }
+        if let Some(seed) = &info.seed {
+            let _ = write!(body, " · seed {}", escape(&score_text(seed)));
+        }
+        let planned = info.games.as_ref().map(score_text);
+        let _ = write!(
+            body,
+            " · {} games played{}",
+            tournament.results.len(),
+            planned
+                .map(|p| format!(" of {}", escape(&p)))
+                .unwrap_or_default()
+        );
+    } else {
+        let _ = write!(body, " · {} games played", tournament.results.len());
+    }
+    body.push_str("</p>");
+    if let Some(error) = &tournament.info_error {
+        let _ = write!(body, "<p class=\"error\">{}</p>", escape(error));
+    }
+    if tournament.bad_lines > 0 {
+        let _ = write!(
+            body,
+            "<p class=\"warn\">{} line(s) of results.jsonl could not be read and are left out.</p>",
+            tournament.bad_lines
+        );
+    }
+    let specs: HashMap<&str, &str> = tournament
+        .info
+        .iter()
+        .flat_map(|info| info.bots.iter())
+        .map(|b| (b.name.as_str(), b.spec.as_str()))
+        .collect();
+    leaderboard(&mut body, tournament, &names, &specs);
+    games_table(&mut body, dir, tournament, filter);
+    layout(&format!("{title} · arena"), &body)
+}
+
+/// The journal as arena-stats' input: seats mapped to bot indices (from `seats`, or by name).
+fn game_log(tournament: &Tournament, names: &[String]) -> Result<GameLog, String> {
+    let index_of: HashMap<&str, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let mut games = Vec::with_capacity(tournament.results.len());
+    for result in &tournament.results {
+        let players: Vec<usize> = if result.seats.len() == result.ranks.len()
+            && result.seats.iter().all(|&s| s < names.len())
+        {
+            result.seats.clone()
+        } else {
+            result
+                .bots
+                .iter()
+                .map(|name| {
+                    index_of
+                        .get(name.as_str())
+                        .copied()
+                        .ok_or_else(|| format!("game {}: unknown bot `{name}`", result.index))
+                })
+                .collect::<Result<_, _>>()?
+        };
+        let scores = result
+            .scores
+            .iter()
+            .map(|s| {
+                score_value(s).ok_or_else(|| {
+                    format!(
+                        "game {}: score `{}` is not a number",
+                        result.index,
+                        score_text(s)
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        games.push(GameResult {
+            players,
+            scores,
+            ranks: result.ranks.clone(),
+            winner: result.winner,
+            faults: result.faults.clone(),
+            pair_id: None,
+        });
+    }
+    GameLog::new(names.to_vec(), games).map_err(|e| e.to_string())
+}
+
+fn percent(value: f64) -> String {
+    format!("{:.1}%", value * 100.0)
+}
+
+fn interval_percent(interval: &Option<Interval>) -> String {
+    match interval {
+        Some(i) => format!(
+            "{} <span class=\"ci\">[{} – {}]</span>",
+            percent(i.estimate),
+            percent(i.low),
+            percent(i.high)
+        ),
+        None => "–".into(),
+    }
+}
+
+fn leaderboard(
+    body: &mut String,
+    tournament: &Tournament,
+    names: &[String],
+    specs: &HashMap<&str, &str>,
+) {
+    body.push_str("<h2>Leaderboard</h2>");
+    if tournament.results.is_empty() {
+        body.push_str("<p class=\"muted\">No finished game yet.</p>");
+        return;
+    }
+    let log = match game_log(tournament, names) {
+        Ok(log) => log,
+        Err(e) => {
+            let _ = write!(
+                body,
+                "<p class=\"error\">Cannot compute statistics: {}</p>",
+                escape(&e)
+            );
+            return;
+        }
+    };
+    let mut summaries = summarize(&log);
+    // Points per game (a draw is half a win), then mean rank: the order of the contests' own tables.
+    let points = |s: &arena_stats::BotSummary| {
+        if s.games == 0 {
+            -1.0
+        } else {
+            (s.wins as f64 + s.draws as f64 / 2.0) / s.games as f64
+        }
+    };
+    summaries.sort_by(|a, b| {
+        points(b).total_cmp(&points(a)).then(
+            a.mean_rank
+                .unwrap_or(f64::MAX)
+                .total_cmp(&b.mean_rank.unwrap_or(f64::MAX)),
+        )
+    });
+    body.push_str(
+        "<table class=\"board\"><thead><tr><th>#</th><th>Bot</th><th>Games</th><th>W</th><th>D</th>\
+         <th>L</th><th>Win rate [95% CI]</th><th>Mean score [95% CI]</th><th>Mean rank</th>\
+         <th>Faults</th></tr></thead><tbody>",
+    );
+    for (place, s) in summaries.iter().enumerate() {
+        let score = match (&s.score, s.mean_score) {
+            (Some(i), _) => format!(
+                "{:.2} <span class=\"ci\">[{:.2} – {:.2}]</span>",
+                i.estimate, i.low, i.high
+            ),
+            (None, Some(mean)) => format!("{mean:.2}"),
+            (None, None) => "–".into(),
+        };
+        let faults = if s.faults.is_empty() {
+            "–".to_string()
+        } else {
+            s.faults
+                .iter()
+                .map(|(kind, n)| format!("{} {n}", escape(kind)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let spec = specs.get(s.name.as_str()).copied().unwrap_or("");
+        let _ = write!(
+            body,
+            "<tr><td class=\"num\">{}</td><td><a href=\"?bot={}\" title=\"{}\">{}</a></td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td>\
+             <td class=\"num\">{}</td><td>{}</td></tr>",
+            place + 1,
+            url_segment(&s.name),
+            escape(spec),
+            escape(&s.name),
+            s.games,
+            s.wins,
+            s.draws,
+            s.losses,
+            interval_percent(&s.win_rate),
+            score,
+            s.mean_rank.map_or("–".into(), |r| format!("{r:.2}")),
+            faults
+        );
+    }
+    body.push_str("</tbody></table>");
+
+    let table = pairwise(&log);
+    if names.len() < 2 {
+        return;
+    }
+    let order: Vec<usize> = summaries.iter().map(|s| s.bot).collect();
+    body.push_str(
+        "<h2>Head to head</h2><p class=\"muted\">Row against column: share of encounters the row bot \
+         finished ahead (draws count half), over the games both played.</p><table class=\"pairs\"><thead><tr><th></th>",
+    );
+    for &column in &order {
+        let _ = write!(body, "<th>{}</th>", escape(&names[column]));
+    }
+    body.push_str("</tr></thead><tbody>");
+    for &row in &order {
+        let _ = write!(body, "<tr><th>{}</th>", escape(&names[row]));
+        for &column in &order {
+            match table.get(row, column) {
+                Some(record) if row != column && record.games > 0 => {
+                    let share = record.score.as_ref().map_or(0.5, |i| i.estimate);
+                    // Green above one half, red below, stronger the further from it.
+                    let hue = if share >= 0.5 { 130 } else { 0 };
+                    let alpha = ((share - 0.5).abs() * 1.1).min(0.5);
+                    let _ = write!(
+                        body,
+                        "<td class=\"num\" style=\"background:hsla({hue},60%,45%,{alpha:.2})\" \
+                         title=\"{} W / {} D / {} L{}\">{}<span class=\"n\">{}</span></td>",
+                        record.wins,
+                        record.draws,
+                        record.losses,
+                        record
+                            .los
+                            .map(|l| format!(", LOS {}", percent(l)))
+                            .unwrap_or_default(),
+                        percent(share),
+                        record.games
+                    );
+                }
+                _ => body.push_str("<td class=\"none\"></td>"),
+            }
+        }
+        body.push_str("</tr>");
+    }
+    body.push_str("</tbody></table>");
+}
+
+fn games_table(
+    body: &mut String,
+    dir: &TournamentDir,
+    tournament: &Tournament,
+    filter: &GameFilter,
+) {
+    let selected: Vec<_> = tournament
+        .results
+        .iter()
+        .filter(|r| filter.bot.as_ref().is_none_or(|bot| r.bots.contains(bot)))
+        .collect();
+    let pages = selected.len().div_ceil(GAMES_PER_PAGE).max(1);
+    let page = filter.page.unwrap_or(1).clamp(1, pages);
+    let _ = write!(
+        body,
+        "<h2>Games</h2><p class=\"meta\">{} game(s)",
+        selected.len()
+    );
+    if let Some(bot) = &filter.bot {
+        let _ = write!(
+            body,
+            " with <b>{}</b> · <a href=\"{}\">all games</a>",
+            escape(bot),
+            dir.href()
+        );
+    }
+    if pages > 1 {
+        body.push_str(" · page");
+        let bot = filter
+            .bot
+            .as_ref()
+            .map(|b| format!("&bot={}", url_segment(b)))
+            .unwrap_or_default();
+        for p in 1..=pages {
+            if p == page {
+                let _ = write!(body, " <b>{p}</b>");
+            } else {
+                let _ = write!(body, " <a href=\"?page={p}{bot}\">{p}</a>");
+            }
+        }
+    }
+    body.push_str("</p>");
+    if selected.is_empty() {
+        return;
+    }
+    body.push_str(
+        "<table class=\"games\"><thead><tr><th>#</th><th>Seed</th><th>Seats (score)</th><th>Faults</th>\
+         <th></th></tr></thead><tbody>",
+    );
+    for result in selected
+        .iter()
+        .skip((page - 1) * GAMES_PER_PAGE)
+        .take(GAMES_PER_PAGE)
+    {
+        let mut seats = String::new();
+        for (seat, name) in result.bots.iter().enumerate() {
+            let score = result.scores.get(seat).map(score_text).unwrap_or_default();
+            let class = match (result.winner, result.ranks.get(seat)) {
+                (Some(w), _) if w == seat => "seat win",
+                (None, Some(1)) => "seat draw",
+                _ => "seat",
+            };
+            let _ = write!(
+                seats,
+                "<span class=\"{class}\">{} <b>{}</b></span>",
+                escape(name),
+                escape(&score)
+            );
+        }
+        let faults: Vec<String> = result
+            .faults
+            .iter()
+            .enumerate()
+            .filter(|(_, kinds)| !kinds.is_empty())
+            .map(|(seat, kinds)| {
+                format!(
+                    "{}: {}",
+                    escape(result.bots.get(seat).map_or("?", String::as_str)),
+                    escape(&kinds.join(", "))
+                )
+            })
+            .collect();
+        let watch = match &result.replay {
+            Some(replay) => format!(
+                "<a class=\"watch\" href=\"/g/{}/{}\">watch ▶</a>",
+                dir.root,
+                url_path(&dir.root_relative(replay))
+            ),
+            None => "<span class=\"muted\">no replay</span>".into(),
+        };
+        let _ = write!(
+            body,
+            "<tr><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{seats}</td><td class=\"faults\">{}</td><td>{watch}</td></tr>",
+            result.index,
+            escape(&result.seed.as_ref().map(score_text).unwrap_or_default()),
+            faults.join("<br>")
+        );
+    }
+    body.push_str("</tbody></table>");
+}

@@ -1,0 +1,291 @@
+//! Routes. Every handler answers a page: HTML for people (4xx pages included), JSON under `/raw`.
+//!
+//! - `/`: roots, their tournaments and replay files; the files given;
+//! - `/t/ROOT` and `/t/ROOT/SUB`: a tournament (leaderboard, head to head, games; `?bot=`, `?page=`);
+//! - `/g/ROOT/PATH`: the viewer of a replay under a root; `/raw/ROOT/PATH`: its JSON;
+//! - `/f/N`, `/f/N/raw`: the same for the N-th file given.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Query, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+
+use crate::export::{Back, viewer_page};
+use crate::pages::{self, GameFilter};
+use crate::store::{self, Refusal, is_replay_name, resolve_under};
+use crate::{ServeOptions, ViewerError};
+
+struct Served {
+    /// Canonical directories.
+    roots: Vec<PathBuf>,
+    /// Canonical replay files.
+    files: Vec<PathBuf>,
+}
+
+type Shared = Arc<Served>;
+type Param<T> = Result<axum::extract::Path<T>, PathRejection>;
+
+/// The application, for tests (`tower::ServiceExt::oneshot`) and for [`crate::Server`]. Checks that
+/// every directory and file exists and resolves them once: later requests compare against these.
+pub fn router(options: &ServeOptions) -> Result<Router, ViewerError> {
+    let canonical = |path: &PathBuf| {
+        std::fs::canonicalize(path).map_err(|source| ViewerError::Io {
+            path: path.clone(),
+            source,
+        })
+    };
+    let mut roots = Vec::new();
+    for dir in &options.dirs {
+        let root = canonical(dir)?;
+        if !root.is_dir() {
+            return Err(ViewerError::NotADirectory(dir.clone()));
+        }
+        roots.push(root);
+    }
+    let files = options
+        .files
+        .iter()
+        .map(canonical)
+        .collect::<Result<Vec<_>, _>>()?;
+    let state = Arc::new(Served { roots, files });
+    Ok(Router::new()
+        .route("/", get(index))
+        .route("/t/{root}", get(tournament_root))
+        .route("/t/{root}/{sub}", get(tournament_sub))
+        .route("/g/{root}/{*path}", get(game_under_root))
+        .route("/raw/{root}/{*path}", get(raw_under_root))
+        .route("/f/{index}", get(game_file))
+        .route("/f/{index}/raw", get(raw_file))
+        .fallback(not_found)
+        .with_state(state))
+}
+
+/// A refused request, rendered as an HTML page with its status.
+struct Problem {
+    status: StatusCode,
+    detail: String,
+}
+
+impl Problem {
+    fn new(status: StatusCode, detail: impl Into<String>) -> Self {
+        Problem {
+            status,
+            detail: detail.into(),
+        }
+    }
+}
+
+impl From<Refusal> for Problem {
+    fn from(refusal: Refusal) -> Self {
+        match refusal {
+            Refusal::BadPath(detail) => Problem::new(StatusCode::BAD_REQUEST, detail),
+            Refusal::Outside(detail) => Problem::new(StatusCode::FORBIDDEN, detail),
+            Refusal::Missing(detail) => Problem::new(StatusCode::NOT_FOUND, detail),
+        }
+    }
+}
+
+impl From<ViewerError> for Problem {
+    fn from(error: ViewerError) -> Self {
+        let status = match &error {
+            ViewerError::UnknownGame(_) | ViewerError::NotAReplay(_) => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
+            ViewerError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                StatusCode::NOT_FOUND
+            }
+            _ => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        Problem::new(status, error.to_string())
+    }
+}
+
+impl From<PathRejection> for Problem {
+    fn from(rejection: PathRejection) -> Self {
+        Problem::new(StatusCode::BAD_REQUEST, rejection.body_text())
+    }
+}
+
+impl IntoResponse for Problem {
+    fn into_response(self) -> Response {
+        let reason = self.status.canonical_reason().unwrap_or("Error");
+        let page = pages::error_page(self.status.as_u16(), reason, &self.detail);
+        (self.status, Html(page)).into_response()
+    }
+}
+
+async fn not_found() -> Problem {
+    Problem::new(StatusCode::NOT_FOUND, "no such page")
+}
+
+async fn index(State(served): State<Shared>) -> Html<String> {
+    let listings: Vec<_> = served
+        .roots
+        .iter()
+        .enumerate()
+        .map(|(i, root)| (root.as_path(), store::list_root(i, root)))
+        .collect();
+    let files: Vec<&Path> = served.files.iter().map(PathBuf::as_path).collect();
+    Html(pages::index(&listings, &files))
+}
+
+fn root_index(text: &str) -> Result<usize, Problem> {
+    text.parse().map_err(|_| {
+        Problem::new(
+            StatusCode::NOT_FOUND,
+            format!("no served directory `{text}`"),
+        )
+    })
+}
+
+async fn tournament_root(
+    State(served): State<Shared>,
+    params: Param<String>,
+    Query(filter): Query<GameFilter>,
+) -> Result<Html<String>, Problem> {
+    let axum::extract::Path(root) = params?;
+    tournament(&served, &root, None, &filter)
+}
+
+async fn tournament_sub(
+    State(served): State<Shared>,
+    params: Param<(String, String)>,
+    Query(filter): Query<GameFilter>,
+) -> Result<Html<String>, Problem> {
+    let axum::extract::Path((root, sub)) = params?;
+    tournament(&served, &root, Some(&sub), &filter)
+}
+
+fn tournament(
+    served: &Served,
+    root: &str,
+    sub: Option<&str>,
+    filter: &GameFilter,
+) -> Result<Html<String>, Problem> {
+    let dir = store::tournament(&served.roots, root_index(root)?, sub)?;
+    let loaded = store::load_tournament(&dir.path);
+    Ok(Html(pages::tournament_page(&dir, &loaded, filter)))
+}
+
+/// A replay under a root, checked: a replay name, inside the root after resolving symlinks, a file.
+fn replay_under_root(served: &Served, root: &str, path: &str) -> Result<PathBuf, Problem> {
+    let index = root_index(root)?;
+    let base = served.roots.get(index).ok_or_else(|| {
+        Problem::new(
+            StatusCode::NOT_FOUND,
+            format!("no served directory {index}"),
+        )
+    })?;
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if !is_replay_name(name) {
+        return Err(Problem::new(
+            StatusCode::BAD_REQUEST,
+            format!("`{path}` is not a replay file (.json or .json.gz)"),
+        ));
+    }
+    let file = resolve_under(base, path)?;
+    if !file.is_file() {
+        return Err(Problem::new(
+            StatusCode::NOT_FOUND,
+            format!("`{path}` is not a file"),
+        ));
+    }
+    Ok(file)
+}
+
+/// Where a replay under a root was opened from: its tournament if it is in one, else the front page.
+fn back_link(served: &Served, root: usize, path: &str) -> Back {
+    if let Some((sub, _)) = path.split_once('/')
+        && let Ok(dir) = store::tournament(&served.roots, root, Some(sub))
+    {
+        return Back {
+            href: dir.href(),
+            label: sub.to_string(),
+        };
+    }
+    if let Some(base) = served.roots.get(root)
+        && store::is_tournament(base)
+    {
+        return Back {
+            href: format!("/t/{root}"),
+            label: "tournament".into(),
+        };
+    }
+    Back {
+        href: "/".into(),
+        label: "all tournaments".into(),
+    }
+}
+
+fn viewer(file: &Path, back: &Back) -> Result<Response, Problem> {
+    let text = store::read_text(file)?;
+    let page = viewer_page(&text, Some(back))?;
+    Ok(Html(page).into_response())
+}
+
+fn raw(file: &Path) -> Result<Response, Problem> {
+    let text = store::read_text(file)?;
+    let mut response = text.into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    Ok(response)
+}
+
+async fn game_under_root(
+    State(served): State<Shared>,
+    params: Param<(String, String)>,
+) -> Result<Response, Problem> {
+    let axum::extract::Path((root, path)) = params?;
+    let file = replay_under_root(&served, &root, &path)?;
+    viewer(&file, &back_link(&served, root_index(&root)?, &path))
+}
+
+async fn raw_under_root(
+    State(served): State<Shared>,
+    params: Param<(String, String)>,
+) -> Result<Response, Problem> {
+    let axum::extract::Path((root, path)) = params?;
+    raw(&replay_under_root(&served, &root, &path)?)
+}
+
+fn given_file(served: &Served, index: &str) -> Result<PathBuf, Problem> {
+    index
+        .parse::<usize>()
+        .ok()
+        .and_then(|i| served.files.get(i))
+        .cloned()
+        .ok_or_else(|| {
+            Problem::new(
+                StatusCode::NOT_FOUND,
+                format!("no replay file number `{index}`"),
+            )
+        })
+}
+
+async fn game_file(
+    State(served): State<Shared>,
+    params: Param<String>,
+) -> Result<Response, Problem> {
+    let axum::extract::Path(index) = params?;
+    let file = given_file(&served, &index)?;
+    let back = Back {
+        href: "/".into(),
+        label: "home".into(),
+    };
+    viewer(&file, &back)
+}
+
+async fn raw_file(
+    State(served): State<Shared>,
+    params: Param<String>,
+) -> Result<Response, Problem> {
+    let axum::extract::Path(index) = params?;
+    raw(&given_file(&served, &index)?)
+}

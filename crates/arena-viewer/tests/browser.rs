@@ -1,0 +1,398 @@
+//! The viewer in a real headless browser: Debian's `chromium` driven through `chromidriver`
+//! (package `chromium-driver`) over the W3C WebDriver protocol, spoken here with a few lines of HTTP.
+//!
+//! For each of the five games' fixtures: the page loads with no console error, stepping forward with
+//! the keyboard changes what is drawn, the last position shows the recorded final scores, and
+//! screenshots are saved under `target/viewer-screenshots/`. The exported page is checked from a
+//! `file://` URL as well (no server).
+//!
+//! Without a browser the test says so and passes, except under CI (`CI` set), where `.ci/run`
+//! installs it and a missing browser is a failure.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+const RIGHT: &str = "\u{E014}";
+const END: &str = "\u{E010}";
+const HOME: &str = "\u{E011}";
+
+fn find(env: &str, candidates: &[&str]) -> Option<PathBuf> {
+    if let Ok(path) = std::env::var(env) {
+        return Some(PathBuf::from(path));
+    }
+    candidates.iter().map(PathBuf::from).find(|p| p.is_file())
+}
+
+/// One HTTP/1.1 request with `Connection: close`; the body is read to the end (chunked or not).
+fn http(addr: SocketAddr, method: &str, path: &str, body: Option<&Value>) -> Result<Value, String> {
+    let payload = body.map(Value::to_string).unwrap_or_default();
+    let mut stream = TcpStream::connect(addr).map_err(|e| e.to_string())?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .map_err(|e| e.to_string())?;
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{payload}",
+        payload.len()
+    );
+    stream
+        .write_all(request.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let mut reader = BufReader::new(stream);
+    let mut status = String::new();
+    reader.read_line(&mut status).map_err(|e| e.to_string())?;
+    let mut chunked = false;
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).map_err(|e| e.to_string())?;
+        if line.trim().is_empty() {
+            break;
+        }
+        let lower = line.to_ascii_lowercase();
+        if lower.starts_with("transfer-encoding:") && lower.contains("chunked") {
+            chunked = true;
+        }
+        if let Some(value) = lower.strip_prefix("content-length:") {
+            length = value.trim().parse::<usize>().ok();
+        }
+    }
+    // chromedriver keeps the connection open whatever the request says: read what the headers announce.
+    let mut body = Vec::new();
+    if let Some(length) = length {
+        body.resize(length, 0);
+        reader.read_exact(&mut body).map_err(|e| e.to_string())?;
+    } else if chunked {
+        loop {
+            let mut size = String::new();
+            reader.read_line(&mut size).map_err(|e| e.to_string())?;
+            let size = usize::from_str_radix(size.trim(), 16).map_err(|e| e.to_string())?;
+            if size == 0 {
+                break;
+            }
+            let mut chunk = vec![0; size + 2];
+            reader.read_exact(&mut chunk).map_err(|e| e.to_string())?;
+            body.extend_from_slice(&chunk[..size]);
+        }
+    } else {
+        reader.read_to_end(&mut body).map_err(|e| e.to_string())?;
+    }
+    let value: Value = serde_json::from_slice(&body).map_err(|e| format!("{status}: {e}"))?;
+    if !status.contains(" 200") {
+        return Err(format!("{} {path}: {}", status.trim(), value));
+    }
+    Ok(value)
+}
+
+struct Driver {
+    process: Child,
+    addr: SocketAddr,
+    session: String,
+    _profile: tempfile::TempDir,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = http(
+            self.addr,
+            "DELETE",
+            &format!("/session/{}", self.session),
+            None,
+        );
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+impl Driver {
+    fn start(chromedriver: &Path, chromium: &Path) -> Driver {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("free port")
+            .port();
+        let process = Command::new(chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start chromedriver");
+        let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+        let started = Instant::now();
+        while http(addr, "GET", "/status", None).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "chromedriver did not start"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let profile = tempfile::tempdir().expect("profile dir");
+        let capabilities = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": chromium,
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    "--disable-dev-shm-usage", "--hide-scrollbars", "--window-size=1400,1000",
+                    format!("--user-data-dir={}", profile.path().display()),
+                ],
+            },
+            "goog:loggingPrefs": {"browser": "ALL"},
+        }}});
+        let session = http(addr, "POST", "/session", Some(&capabilities))
+            .unwrap_or_else(|e| panic!("new browser session: {e}"));
+        let session = session["value"]["sessionId"]
+            .as_str()
+            .expect("session id")
+            .to_string();
+        Driver {
+            process,
+            addr,
+            session,
+            _profile: profile,
+        }
+    }
+
+    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let path = format!("/session/{}{path}", self.session);
+        http(self.addr, method, &path, body.as_ref())
+            .unwrap_or_else(|e| panic!("{method} {path}: {e}"))["value"]
+            .take()
+    }
+
+    fn goto(&self, url: &str) {
+        self.call("POST", "/url", Some(json!({ "url": url })));
+    }
+
+    fn eval(&self, script: &str) -> Value {
+        self.call(
+            "POST",
+            "/execute/sync",
+            Some(json!({"script": script, "args": []})),
+        )
+    }
+
+    fn press(&self, key: &str) {
+        self.call(
+            "POST",
+            "/actions",
+            Some(
+                json!({"actions": [{"type": "key", "id": "keyboard", "actions": [
+                {"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}]}]}),
+            ),
+        );
+    }
+
+    fn screenshot(&self, path: &Path) {
+        let data = self.call("GET", "/screenshot", None);
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(data.as_str().expect("base64"))
+            .expect("png");
+        std::fs::write(path, png).expect("write screenshot");
+    }
+
+    /// Console messages at level SEVERE since the last call (errors, failed loads).
+    fn console_errors(&self) -> Vec<String> {
+        let logs = self.call("POST", "/se/log", Some(json!({"type": "browser"})));
+        logs.as_array()
+            .into_iter()
+            .flatten()
+            .filter(|entry| entry["level"] == "SEVERE")
+            .map(|entry| entry["message"].as_str().unwrap_or("?").to_string())
+            .collect()
+    }
+
+    fn wait_for(&self, script: &str) {
+        let started = Instant::now();
+        while self.eval(script) != Value::Bool(true) {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "timed out waiting for {script}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+fn screenshot_dir() -> PathBuf {
+    // CARGO_TARGET_TMPDIR is TARGET/tmp: keep the screenshots next to it, where CI keeps artefacts.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .map(|target| target.join("viewer-screenshots"))
+        .unwrap_or_else(|| PathBuf::from("viewer-screenshots"));
+    std::fs::create_dir_all(&dir).expect("screenshot dir");
+    dir
+}
+
+fn score_text(score: &Value) -> String {
+    match score {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// One viewer page: loads, steps, ends on the recorded scores, no console error.
+fn check_viewer(driver: &Driver, url: &str, game: &str, shots: &Path, tag: &str) {
+    driver.goto(url);
+    driver.wait_for("return !!window.arenaViewer");
+    assert_eq!(
+        driver.eval("return arenaViewer.position()"),
+        json!(0),
+        "{game}: starts at the first position"
+    );
+    let drawn = "return document.getElementById('stage').innerHTML + document.getElementById('side').innerHTML";
+    let before = driver.eval(drawn);
+    driver.press(RIGHT);
+    assert_eq!(
+        driver.eval("return arenaViewer.position()"),
+        json!(1),
+        "{game}: → steps"
+    );
+    assert_eq!(
+        driver.eval("return location.hash"),
+        json!("#turn=2"),
+        "{game}: the URL links to the position"
+    );
+    let after = driver.eval(drawn);
+    assert_ne!(
+        before, after,
+        "{game}: stepping forward changes the drawing"
+    );
+    driver.press(RIGHT);
+    driver.press(RIGHT);
+    driver.screenshot(&shots.join(format!("{tag}-early.png")));
+    // Every option of the renderer redraws without error.
+    driver
+        .eval("document.querySelectorAll('.toggles input').forEach((b) => b.click()); return true");
+    driver
+        .eval("document.querySelectorAll('.toggles input').forEach((b) => b.click()); return true");
+
+    driver.press(END);
+    let count = driver.eval("return arenaViewer.count");
+    let last = count.as_u64().expect("count") - 1;
+    assert_eq!(
+        driver.eval("return arenaViewer.position()"),
+        json!(last),
+        "{game}: End goes to the last position"
+    );
+    let record: Value = serde_json::from_str(&common::fixture(game)).expect("json");
+    let expected: Vec<String> = record["outcome"]["scores"]
+        .as_array()
+        .expect("scores")
+        .iter()
+        .map(score_text)
+        .collect();
+    let shown = driver.eval(
+        "if (document.getElementById('final').hidden) return null; \
+         return [...document.querySelectorAll('[data-final-score]')].map((e) => e.textContent)",
+    );
+    assert_eq!(
+        shown,
+        json!(expected),
+        "{game}: the last position shows the recorded final scores"
+    );
+    driver.screenshot(&shots.join(format!("{tag}.png")));
+
+    // Home, then a link to a given position.
+    driver.press(HOME);
+    assert_eq!(driver.eval("return arenaViewer.position()"), json!(0));
+    driver.goto(&format!("{url}#turn=3"));
+    driver.wait_for("return !!window.arenaViewer && arenaViewer.position() === 2");
+
+    let errors = driver.console_errors();
+    assert!(errors.is_empty(), "{game}: console errors: {errors:?}");
+}
+
+#[test]
+fn viewer_pages_in_a_headless_browser() {
+    let chromedriver = find("ARENA_CHROMEDRIVER", &["/usr/bin/chromedriver"]);
+    let chromium = find("ARENA_CHROMIUM", &["/usr/bin/chromium"]);
+    let (Some(chromedriver), Some(chromium)) = (chromedriver, chromium) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI needs chromium and chromedriver: apt-get install -y chromium chromium-driver"
+        );
+        eprintln!(
+            "SKIPPED: no chromium/chromedriver (apt-get install -y chromium chromium-driver)"
+        );
+        return;
+    };
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    common::tournament_tree(dir.path());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let server = runtime
+        .block_on(arena_viewer::Server::bind(arena_viewer::ServeOptions {
+            dirs: vec![dir.path().to_path_buf()],
+            files: Vec::new(),
+            port: 0,
+        }))
+        .expect("bind");
+    let base = server.url();
+    runtime.spawn(server.run());
+
+    let shots = screenshot_dir();
+    let driver = Driver::start(&chromedriver, &chromium);
+
+    // The console check itself: an error on a page must be seen.
+    driver.goto("data:text/html,<script>console.error('probe-error')</script>");
+    let probe = driver.console_errors();
+    assert!(
+        probe.iter().any(|m| m.contains("probe-error")),
+        "console errors are not collected: {probe:?}"
+    );
+
+    // The front page and a tournament page.
+    driver.goto(&base);
+    driver.screenshot(&shots.join("index.png"));
+    driver.goto(&format!("{base}t/0/lw"));
+    assert_eq!(
+        driver.eval("return document.querySelectorAll('table.board tbody tr').length"),
+        json!(6),
+        "one leaderboard row per bot"
+    );
+    driver.screenshot(&shots.join("tournament.png"));
+    let errors = driver.console_errors();
+    assert!(
+        errors.is_empty(),
+        "server pages: console errors: {errors:?}"
+    );
+
+    let pages = [
+        ("langwars", "g/0/lw/replays/000000.json.gz"),
+        ("langwars2", "g/0/lw/replays/000001.json.gz"),
+        ("negotiate", "g/0/lw/replays/000002.json.gz"),
+        ("spring2021", "g/0/duels/replays/spring.json"),
+        ("coup", "g/0/duels/replays/coup.json.gz"),
+    ];
+    for (game, path) in pages {
+        check_viewer(&driver, &format!("{base}{path}"), game, &shots, game);
+    }
+
+    // The exported page, opened from disk.
+    for game in ["negotiate", "coup"] {
+        let page = arena_viewer::export_html(&common::fixture(game)).expect("export");
+        let file = dir.path().join(format!("{game}.html"));
+        std::fs::write(&file, page).expect("write");
+        check_viewer(
+            &driver,
+            &format!("file://{}", file.display()),
+            game,
+            &shots,
+            &format!("{game}-exported"),
+        );
+    }
+    drop(driver);
+    runtime.shutdown_background();
+}

@@ -1,0 +1,101 @@
+//! Fixtures shared by the server and browser tests: a tournament directory laid out as the tournament
+//! runner writes it, with the committed replays gzip-compressed.
+
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub const GAMES: [&str; 5] = ["langwars", "langwars2", "negotiate", "spring2021", "coup"];
+
+pub fn data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+}
+
+pub fn fixture(game: &str) -> String {
+    std::fs::read_to_string(data_dir().join(format!("{game}.json"))).expect("fixture")
+}
+
+pub fn gzip(text: &str) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(text.as_bytes()).expect("gzip");
+    encoder.finish().expect("gzip")
+}
+
+/// `root/` holds two tournaments: `root/lw` (the three Lang Wars games as one "tournament" of four
+/// bots, replays compressed) and `root/duels` (spring2021 and coup, one plain and one compressed), plus
+/// a loose replay file.
+pub fn tournament_tree(root: &Path) {
+    const BOTS: [&str; 6] = [
+        "greedy", "random", "random#2", "random#3", "slow", "greedy#2",
+    ];
+    let lw = root.join("lw");
+    std::fs::create_dir_all(lw.join("replays")).expect("mkdir");
+    let mut results = String::new();
+    for (index, game) in ["langwars", "langwars2", "negotiate"].iter().enumerate() {
+        let record: serde_json::Value = serde_json::from_str(&fixture(game)).expect("json");
+        let name = format!("replays/{index:06}.json.gz");
+        std::fs::write(lw.join(&name), gzip(&fixture(game))).expect("write");
+        let bots: Vec<String> = record["players"]
+            .as_array()
+            .expect("players")
+            .iter()
+            .map(|p| p["name"].as_str().expect("name").to_string())
+            .collect();
+        let faults: Vec<Vec<String>> = record["players"]
+            .as_array()
+            .expect("players")
+            .iter()
+            .map(|p| {
+                p["faults"]
+                    .as_array()
+                    .map(|f| {
+                        f.iter()
+                            .map(|f| f["fault"]["kind"].as_str().unwrap_or("?").to_string())
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            })
+            .collect();
+        let line = serde_json::json!({
+            "index": index,
+            "game": game,
+            "variant": null,
+            "seed": record["seed"],
+            "seats": bots.iter().map(|b| BOTS.iter().position(|x| x == b).expect("bot")).collect::<Vec<_>>(),
+            "bots": bots,
+            "scores": record["outcome"]["scores"],
+            "ranks": record["outcome"]["ranks"],
+            "winner": record["outcome"]["winner"],
+            "faults": faults,
+            "replay": name,
+        });
+        results.push_str(&line.to_string());
+        results.push('\n');
+    }
+    // A game without a replay and a damaged last line (a game being written when the page is read).
+    results.push_str(r#"{"index":3,"game":"langwars2","seed":9,"seats":[0,1,2,3],"bots":["greedy","random","random#2","random#3"],"scores":["13/2",1,0,-2],"ranks":[1,2,3,4],"winner":0,"faults":[[],[],[],[]],"replay":null}"#);
+    results.push_str("\n{\"index\":4,\"ga");
+    std::fs::write(lw.join("results.jsonl"), results).expect("write");
+    std::fs::write(
+        lw.join("tournament.json"),
+        r#"{"game":"langwars2","variant":null,"bots":[{"name":"greedy","spec":"builtin:greedy"},{"name":"random","spec":"builtin:random"},{"name":"random#2","spec":"builtin:random"},{"name":"random#3","spec":"builtin:random"},{"name":"slow","spec":"python3 slowbot.py"},{"name":"greedy#2","spec":"builtin:greedy"}],"schedule":"rotate","seed":1,"games":10}"#,
+    )
+    .expect("write");
+
+    let duels = root.join("duels");
+    std::fs::create_dir_all(duels.join("replays")).expect("mkdir");
+    std::fs::write(duels.join("replays/spring.json"), fixture("spring2021")).expect("write");
+    std::fs::write(duels.join("replays/coup.json.gz"), gzip(&fixture("coup"))).expect("write");
+    std::fs::write(
+        duels.join("results.jsonl"),
+        concat!(
+            r#"{"index":0,"game":"spring2021","variant":"bronze","seed":7,"seats":[0,1],"bots":["planner","wood1"],"scores":[158,51],"ranks":[1,2],"winner":0,"faults":[[],[]],"replay":"replays/spring.json"}"#,
+            "\n",
+            r#"{"index":1,"game":"coup","variant":null,"seed":3,"seats":[0,1],"bots":["calculator","bandit"],"scores":[0,1],"ranks":[2,1],"winner":1,"faults":[[],[]],"replay":"replays/coup.json.gz"}"#,
+            "\n"
+        ),
+    )
+    .expect("write");
+    std::fs::write(root.join("loose.json"), fixture("coup")).expect("write");
+}

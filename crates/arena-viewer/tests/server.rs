@@ -1,0 +1,264 @@
+//! The server in process (tower `oneshot`): pages, replays, and every kind of bad request.
+
+mod common;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use tower::ServiceExt;
+
+use arena_viewer::{ServeOptions, Server, ViewerError, export_html, router};
+
+struct Answer {
+    status: StatusCode,
+    content_type: String,
+    body: String,
+}
+
+async fn get(app: &axum::Router, uri: &str) -> Answer {
+    let response = app
+        .clone()
+        .oneshot(Request::get(uri).body(Body::empty()).expect("request"))
+        .await
+        .expect("infallible");
+    let status = response.status();
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .expect("body");
+    Answer {
+        status,
+        content_type,
+        body: String::from_utf8_lossy(&bytes).into_owned(),
+    }
+}
+
+fn setup() -> (tempfile::TempDir, axum::Router) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("runs");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    common::tournament_tree(&root);
+    let app = router(&ServeOptions {
+        dirs: vec![root],
+        files: vec![common::data_dir().join("negotiate.json")],
+        port: 0,
+    })
+    .expect("router");
+    (dir, app)
+}
+
+#[tokio::test]
+async fn index_lists_tournaments_replays_and_files() {
+    let (_dir, app) = setup();
+    let page = get(&app, "/").await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.content_type.starts_with("text/html"));
+    assert!(page.body.contains("href=\"/t/0/lw\""), "{}", page.body);
+    assert!(page.body.contains("href=\"/t/0/duels\""));
+    assert!(page.body.contains("href=\"/g/0/loose.json\""));
+    assert!(page.body.contains("href=\"/f/0\""));
+}
+
+#[tokio::test]
+async fn tournament_page_has_leaderboard_pairs_and_games() {
+    let (_dir, app) = setup();
+    let page = get(&app, "/t/0/lw").await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    assert!(page.body.contains("Leaderboard"));
+    assert!(page.body.contains("Head to head"));
+    // Four games read, the damaged last line reported, not fatal.
+    assert!(page.body.contains("4 games played of 10"), "{}", page.body);
+    assert!(
+        page.body
+            .contains("1 line(s) of results.jsonl could not be read")
+    );
+    assert!(
+        page.body
+            .contains("href=\"/g/0/lw/replays/000000.json.gz\"")
+    );
+    assert!(page.body.contains("no replay"));
+    assert!(page.body.contains("13/2"));
+    assert!(
+        page.body.contains("timeout 1"),
+        "the slow bot's fault is counted"
+    );
+    // Filter by bot.
+    let only = get(&app, "/t/0/lw?bot=slow").await;
+    assert!(
+        only.body.contains("1 game(s) with <b>slow</b>"),
+        "{}",
+        only.body
+    );
+    let duels = get(&app, "/t/0/duels").await;
+    assert_eq!(duels.status, StatusCode::OK);
+    assert!(duels.body.contains("planner"));
+}
+
+#[tokio::test]
+async fn every_game_opens_in_the_viewer() {
+    let (_dir, app) = setup();
+    for uri in [
+        "/g/0/lw/replays/000000.json.gz",
+        "/g/0/lw/replays/000001.json.gz",
+        "/g/0/lw/replays/000002.json.gz",
+        "/g/0/duels/replays/spring.json",
+        "/g/0/duels/replays/coup.json.gz",
+        "/g/0/loose.json",
+        "/f/0",
+    ] {
+        let page = get(&app, uri).await;
+        assert_eq!(page.status, StatusCode::OK, "{uri}: {}", page.body);
+        assert!(page.body.contains("id=\"replay\""), "{uri}");
+        assert!(page.body.contains("Arena.start();"), "{uri}");
+    }
+    let back = get(&app, "/g/0/lw/replays/000000.json.gz").await;
+    assert!(
+        back.body.contains("href=\"/t/0/lw\""),
+        "link back to the tournament"
+    );
+    let raw = get(&app, "/raw/0/duels/replays/coup.json.gz").await;
+    assert_eq!(raw.status, StatusCode::OK);
+    assert_eq!(raw.content_type, "application/json");
+    let record: serde_json::Value = serde_json::from_str(&raw.body).expect("decompressed JSON");
+    assert_eq!(record["game"], "coup");
+}
+
+#[tokio::test]
+async fn bad_requests_get_clear_4xx_pages() {
+    let (dir, app) = setup();
+    let root = dir.path().join("runs");
+    // A symlink inside the served directory that leads outside it, and a secret next to the root.
+    std::fs::write(dir.path().join("secret.json"), common::fixture("coup")).expect("write");
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(dir.path().join("secret.json"), root.join("link.json"))
+            .expect("symlink");
+        std::os::unix::fs::symlink(dir.path(), root.join("escape")).expect("symlink");
+    }
+    // Not a record of a known game.
+    let mut chess: serde_json::Value =
+        serde_json::from_str(&common::fixture("coup")).expect("json");
+    chess["game"] = "chess".into();
+    std::fs::write(root.join("chess.json"), chess.to_string()).expect("write");
+    std::fs::write(root.join("broken.json.gz"), b"\x1f\x8bnot gzip").expect("write");
+    std::fs::create_dir_all(root.join("dir.json")).expect("mkdir");
+
+    let cases: &[(&str, StatusCode)] = &[
+        ("/g/0/../../etc/passwd", StatusCode::BAD_REQUEST),
+        ("/g/0/..%2F..%2Fetc%2Fpasswd", StatusCode::BAD_REQUEST),
+        ("/g/0/lw/../../secret.json", StatusCode::BAD_REQUEST),
+        ("/g/0/%2Fetc%2Fpasswd", StatusCode::BAD_REQUEST),
+        ("/g/0//etc/hosts.json", StatusCode::BAD_REQUEST),
+        ("/raw/0/../secret.json", StatusCode::BAD_REQUEST),
+        ("/g/0/lw/results.jsonl", StatusCode::BAD_REQUEST),
+        ("/g/0/lw/tournament.json", StatusCode::BAD_REQUEST),
+        ("/g/0/missing.json", StatusCode::NOT_FOUND),
+        ("/g/0/dir.json", StatusCode::NOT_FOUND),
+        ("/g/7/loose.json", StatusCode::NOT_FOUND),
+        ("/g/x/loose.json", StatusCode::NOT_FOUND),
+        ("/g/0/chess.json", StatusCode::UNPROCESSABLE_ENTITY),
+        ("/g/0/broken.json.gz", StatusCode::UNPROCESSABLE_ENTITY),
+        ("/t/0/nothing", StatusCode::NOT_FOUND),
+        ("/t/0/..", StatusCode::BAD_REQUEST),
+        ("/t/9", StatusCode::NOT_FOUND),
+        ("/f/1", StatusCode::NOT_FOUND),
+        ("/f/-1", StatusCode::NOT_FOUND),
+        ("/etc/passwd", StatusCode::NOT_FOUND),
+        ("/g/0/%ff.json", StatusCode::BAD_REQUEST),
+    ];
+    #[cfg(unix)]
+    let symlinks: &[(&str, StatusCode)] = &[
+        ("/g/0/link.json", StatusCode::FORBIDDEN),
+        ("/raw/0/link.json", StatusCode::FORBIDDEN),
+        ("/g/0/escape/secret.json", StatusCode::FORBIDDEN),
+        ("/t/0/escape", StatusCode::FORBIDDEN),
+    ];
+    #[cfg(not(unix))]
+    let symlinks: &[(&str, StatusCode)] = &[];
+    for (uri, expected) in cases.iter().chain(symlinks) {
+        let page = get(&app, uri).await;
+        assert_eq!(page.status, *expected, "{uri}: {}", page.body);
+        assert!(
+            page.content_type.starts_with("text/html"),
+            "{uri}: an HTML page, not {}",
+            page.content_type
+        );
+        assert!(
+            page.body.contains(&format!("<h1>{}", expected.as_u16())),
+            "{uri}: {}",
+            page.body
+        );
+        assert!(!page.body.contains("\"game\""), "{uri}: leaked a file");
+    }
+    // The symlinked escape is not listed either.
+    let index = get(&app, "/").await;
+    assert!(!index.body.contains("link.json"));
+    assert!(!index.body.contains("escape"));
+}
+
+#[tokio::test]
+async fn bind_reports_the_address_and_serves_over_loopback() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    common::tournament_tree(dir.path());
+    let server = Server::bind(ServeOptions::view(common::data_dir().join("coup.json"), 0))
+        .await
+        .expect("bind");
+    let addr = server.local_addr();
+    assert!(addr.ip().is_loopback());
+    assert_ne!(addr.port(), 0);
+    assert_eq!(server.file_url(0), Some(format!("http://{addr}/f/0")));
+    assert_eq!(server.file_url(1), None);
+    let task = tokio::spawn(server.run());
+    // A plain HTTP/1.0 request over loopback: the page comes back whole.
+    let response = tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
+        let mut stream = std::net::TcpStream::connect(addr).expect("connect");
+        stream
+            .write_all(b"GET /f/0 HTTP/1.0\r\nHost: localhost\r\n\r\n")
+            .expect("write");
+        let mut text = String::new();
+        stream.read_to_string(&mut text).expect("read");
+        text
+    })
+    .await
+    .expect("join");
+    assert!(response.starts_with("HTTP/1.0 200"), "{response}");
+    assert!(response.contains("Arena.start();"));
+    task.abort();
+}
+
+#[tokio::test]
+async fn bind_refuses_missing_inputs() {
+    let missing = ServeOptions {
+        dirs: vec!["/definitely/not/here".into()],
+        ..Default::default()
+    };
+    assert!(matches!(
+        Server::bind(missing).await,
+        Err(ViewerError::Io { .. })
+    ));
+    let file_as_dir = ServeOptions {
+        dirs: vec![common::data_dir().join("coup.json")],
+        ..Default::default()
+    };
+    assert!(matches!(
+        Server::bind(file_as_dir).await,
+        Err(ViewerError::NotADirectory(_))
+    ));
+}
+
+#[test]
+fn export_inlines_everything() {
+    for game in common::GAMES {
+        let page = export_html(&common::fixture(game)).expect("export");
+        assert!(page.starts_with("<!doctype html>"));
+        // Self-contained: no external script, style or fetch.
+        assert!(!page.contains("src=\"http"), "{game}");
+        assert!(!page.contains("<link rel=\"stylesheet\""), "{game}");
+        assert!(!page.contains("fetch("), "{game}");
+    }
+}
