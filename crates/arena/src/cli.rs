@@ -65,8 +65,9 @@ struct PlayArgs {
     /// `LABEL=...`; once per seat.
     #[arg(long = "bot", required = true)]
     bots: Vec<String>,
-    /// Game seed (default: drawn from the clock, printed and recorded).
-    #[arg(long)]
+    /// Game seed (default: drawn from the clock, printed and recorded). Negative values are taken as
+    /// their 64-bit pattern (Spring 2021 seeds are Java longs).
+    #[arg(long, value_parser = parse_seed, allow_negative_numbers = true)]
     seed: Option<u64>,
     /// Where to write the replay (default: GAME-SEED.replay.json).
     #[arg(long)]
@@ -225,6 +226,13 @@ pub fn seat_requests(
         .collect()
 }
 
+/// A seed: an unsigned 64-bit integer, or a signed one taken as its bit pattern.
+pub fn parse_seed(text: &str) -> Result<u64, String> {
+    text.parse::<u64>()
+        .or_else(|_| text.parse::<i64>().map(|seed| seed as u64))
+        .map_err(|_| format!("`{text}` is not a seed (a 64-bit integer)"))
+}
+
 /// `NAME=SPEC` names a player; a `=` inside a command (after a space or a slash) does not.
 pub fn split_name(text: &str) -> (Option<String>, String) {
     match text.split_once('=') {
@@ -320,7 +328,11 @@ fn write_replay(path: &Path, result: &GameResult) -> Result<()> {
 
 /// The result of one game as a table: seats, names, exact scores, ranks, faults, winner.
 pub fn result_table(game: &str, seed: u64, result: &GameResult, replay: &Path) -> String {
-    let mut text = format!("{game}  seed {seed}\n");
+    let mut text = if seed > i64::MAX as u64 {
+        format!("{game}  seed {seed} (= {} as a signed 64-bit seed)\n", seed as i64)
+    } else {
+        format!("{game}  seed {seed}\n")
+    };
     let width = result
         .names
         .iter()

@@ -57,7 +57,7 @@ pub struct TournamentArgs {
     #[arg(long)]
     jobs: Option<usize>,
     /// Tournament seed: every game seed and group draw derives from it (default: from the clock).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::cli::parse_seed, allow_negative_numbers = true)]
     seed: Option<u64>,
     /// Where the journal, replays and reports go (default: arena-out/GAME-SEED).
     #[arg(long)]
@@ -111,7 +111,7 @@ pub struct KothArgs {
     bots: Vec<String>,
     #[arg(long, default_value_t = 10)]
     rounds: u32,
-    #[arg(long)]
+    #[arg(long, value_parser = crate::cli::parse_seed, allow_negative_numbers = true)]
     seed: Option<u64>,
     /// Where history files and the bots' working directories (DIR/NAME) go, as in the original
     /// (default: a scratch directory, removed afterwards).
@@ -174,6 +174,7 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
         .progress_chars("=> "),
     );
     let report_progress = |progress: Progress| bar.set_position(progress.done);
+    let started = std::time::Instant::now();
     let mut sprt =
         crate::report::sprt_rule(&plan, &dir, args.sprt.as_deref(), args.alpha, args.beta)?;
     let outcome = arena_tournament::run(
@@ -190,11 +191,13 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
         },
     )?;
     bar.finish_and_clear();
+    let seconds = started.elapsed().as_secs_f64();
     eprintln!(
-        "{} of {} games done ({} played now){}",
+        "{} of {} games done ({} played now in {seconds:.2} s: {:.0} games/s){}",
         outcome.done,
         outcome.total,
         outcome.played,
+        outcome.played as f64 / seconds.max(1e-9),
         if outcome.interrupted {
             format!(
                 "; interrupted: continue with `arena tournament --resume {}`",

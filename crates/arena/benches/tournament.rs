@@ -1,0 +1,136 @@
+//! Tournament figures (issue 5), each from real `arena tournament` runs:
+//! - `scaling`: games/s of built-in bots with 1 and with 2 worker threads (the play phase);
+//! - `memory`: peak RSS of a 1 000 000-game langwars2 tournament;
+//! - `timeouts`: process bots that think for half their time limit, at the default concurrency and at
+//!   twice the cores: how many answers time out.
+//!
+//! Run: `cargo bench -p arena --bench tournament [-- scaling|memory|timeouts]` (all three by default).
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+
+fn main() {
+    let wanted: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let run = |name: &str| wanted.is_empty() || wanted.iter().any(|w| w == name);
+    let dir = tempfile::tempdir().expect("temp dir");
+    if run("scaling") {
+        scaling(dir.path());
+    }
+    if run("memory") {
+        memory(dir.path());
+    }
+    if run("timeouts") {
+        timeouts(dir.path());
+    }
+}
+
+/// Runs a tournament and returns (games/s of the play phase as arena reports it, stderr).
+fn tournament(dir: &Path, name: &str, args: &[&str]) -> (f64, String) {
+    let out = dir.join(name);
+    let output = Command::new(ARENA)
+        .arg("tournament")
+        .args(args)
+        .args(["--out", out.to_str().expect("utf-8"), "--format", "csv"])
+        .output()
+        .expect("arena runs");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "arena failed: {stderr}");
+    let rate = stderr
+        .lines()
+        .find_map(|line| line.split(": ").nth(1)?.strip_suffix(" games/s)")?.parse().ok())
+        .unwrap_or_else(|| panic!("no rate in: {stderr}"));
+    (rate, stderr)
+}
+
+fn scaling(dir: &Path) {
+    for (label, bots) in [
+        ("langwars2, the four built-in bots", vec![]),
+        ("langwars2, four random bots", vec!["random"; 4]),
+    ] {
+        let mut args = vec!["langwars2", "--seed", "5", "--replays", "none"];
+        for bot in &bots {
+            args.extend(["--bot", bot]);
+        }
+        let games = if bots.is_empty() { "20000" } else { "2000000" };
+        args.extend(["--games", games]);
+        let mut one = Vec::new();
+        let mut two = Vec::new();
+        for round in 0..3 {
+            let (rate, _) = tournament(dir, &format!("one-{label}-{round}"), &[args.as_slice(), &["--jobs", "1"]].concat());
+            one.push(rate);
+            let (rate, _) = tournament(dir, &format!("two-{label}-{round}"), &[args.as_slice(), &["--jobs", "2"]].concat());
+            two.push(rate);
+        }
+        let best = |rates: &[f64]| rates.iter().copied().fold(0.0, f64::max);
+        println!(
+            "scaling ({label}, {games} games): 1 job {:.0} games/s, 2 jobs {:.0} games/s: {:.2}x (best of 3)",
+            best(&one),
+            best(&two),
+            best(&two) / best(&one)
+        );
+    }
+}
+
+fn memory(dir: &Path) {
+    let started = Instant::now();
+    let (rate, _) = tournament(
+        dir,
+        "memory",
+        &[
+            "langwars2", "--seed", "6", "--games", "1000000", "--replays", "none", "--bot", "random",
+            "--bot", "random", "--bot", "random", "--bot", "random",
+        ],
+    );
+    let peak = peak_child_rss_kb();
+    println!(
+        "memory: 1 000 000 langwars2 games (play {:.0} games/s, whole run with statistics {:.1} s): peak RSS {:.1} MB",
+        rate,
+        started.elapsed().as_secs_f64(),
+        peak as f64 / 1024.0
+    );
+}
+
+/// Largest peak RSS of the children waited for so far, in KiB.
+fn peak_child_rss_kb() -> i64 {
+    // SAFETY: getrusage only writes the struct it is given.
+    unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage.ru_maxrss
+    }
+}
+
+fn timeouts(dir: &Path) {
+    let bot = dir.join("cpu_bot");
+    let source = format!("{}/benches/cpu_bot.c", env!("CARGO_MANIFEST_DIR"));
+    let status = Command::new("cc")
+        .args(["-O2", "-o"])
+        .arg(&bot)
+        .arg(&source)
+        .status()
+        .expect("cc builds the thinking bot");
+    assert!(status.success());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Lang Wars limits scaled to 40 ms (time-scale 0.04); each answer burns 20 ms of CPU.
+    let command = format!("{} 20000", bot.display());
+    for jobs in [cores, 2 * cores] {
+        let name = format!("timeouts-{jobs}");
+        let jobs_text = jobs.to_string();
+        let args = [
+            "langwars2", "--seed", "8", "--games", "1000", "--time-scale", "0.04", "--replays", "none",
+            "--jobs", &jobs_text, "--bot", &command, "--bot", &command, "--bot", &command, "--bot", &command,
+        ];
+        let (rate, _) = tournament(dir, &name, &args);
+        let journal = std::fs::read_to_string(dir.join(&name).join("results.jsonl")).expect("journal");
+        let timeouts = journal.matches("\"timeout\"").count();
+        let games = journal.lines().count();
+        println!(
+            "timeouts: {games} games with bots thinking half their limit, {jobs} games at once on {cores} cores \
+             ({}): {timeouts} timeouts ({rate:.1} games/s)",
+            if jobs == cores { "the default" } else { "forced to twice the cores" }
+        );
+    }
+}
