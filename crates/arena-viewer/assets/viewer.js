@@ -149,11 +149,15 @@ const Arena = (() => {
 
     // What each bot was sent and answered at this position (process bots have texts; built-in ones an action).
     const io = document.getElementById("io");
+    let ioOpen = false;
     function drawIo(i) {
       io.replaceChildren();
       const indices = view.steps ? view.steps(i) : [];
       if (!indices.length) return;
-      io.append(el("h2", {}, "Bots' input and output here"));
+      // Closed by default (it shows secret moves); stays open while stepping once opened.
+      const box = el("details", { open: ioOpen }, el("summary", {}, "Bots' input and output at this position (" + indices.length + ")"));
+      box.addEventListener("toggle", () => { ioOpen = box.open; });
+      io.append(box);
       for (const k of indices) {
         const step = record.steps[k];
         if (!step) continue;
@@ -166,7 +170,7 @@ const Arena = (() => {
         if (step.input !== undefined) body.append(el("details", {}, el("summary", {}, "input"), el("pre", {}, step.input)));
         if (step.output !== undefined) body.append(el("div", {}, "output ", el("code", {}, JSON.stringify(step.output))));
         else if (step.action !== undefined) body.append(el("div", {}, "action ", el("code", {}, JSON.stringify(step.action))));
-        io.append(el("div", { class: "io-step" }, head, body));
+        box.append(el("div", { class: "io-step" }, head, body));
       }
     }
 

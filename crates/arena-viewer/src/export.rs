@@ -28,19 +28,19 @@ pub struct Back {
 
 /// Checks the record enough to be sure the page will draw it, then fills the template.
 pub(crate) fn viewer_page(replay_json: &str, back: Option<&Back>) -> Result<String, ViewerError> {
-    let record: Value = serde_json::from_str(replay_json)
+    let mut record: Value = serde_json::from_str(replay_json)
         .map_err(|e| ViewerError::NotAReplay(format!("invalid JSON: {e}")))?;
     let game = record
         .get("game")
         .and_then(Value::as_str)
+        .map(str::to_string)
         .ok_or_else(|| ViewerError::NotAReplay("no `game` field".into()))?;
-    if !GAMES.contains(&game) {
-        return Err(ViewerError::UnknownGame(game.to_string()));
+    if !GAMES.contains(&game.as_str()) {
+        return Err(ViewerError::UnknownGame(game));
     }
-    let players = record
-        .get("players")
-        .and_then(Value::as_array)
-        .ok_or_else(|| ViewerError::NotAReplay("no `players` list".into()))?;
+    if record.get("players").and_then(Value::as_array).is_none() {
+        return Err(ViewerError::NotAReplay("no `players` list".into()));
+    }
     let frames = record
         .get("frames")
         .and_then(Value::as_array)
@@ -53,11 +53,31 @@ pub(crate) fn viewer_page(replay_json: &str, back: Option<&Back>) -> Result<Stri
     if record.get("outcome").and_then(Value::as_object).is_none() {
         return Err(ViewerError::NotAReplay("no `outcome`".into()));
     }
+    // Seeds are u64: JavaScript numbers would round them (2^53), so the page gets them as text.
+    if let Some(seed) = record.get_mut("seed") {
+        exact_text(seed);
+    }
+    if let Some(players) = record.get_mut("players").and_then(Value::as_array_mut) {
+        for player in players {
+            if let Some(seed) = player.get_mut("bot_seed") {
+                exact_text(seed);
+            }
+        }
+    }
+    let players = record
+        .get("players")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
     let names: Vec<&str> = players
         .iter()
         .map(|p| p.get("name").and_then(Value::as_str).unwrap_or("?"))
         .collect();
-    let seed = record.get("seed").map(Value::to_string).unwrap_or_default();
+    let seed = match record.get("seed") {
+        Some(Value::String(seed)) => seed.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
     let title = format!("{game} {seed}: {}", names.join(" vs "));
 
     // JSON can only hold `<` inside strings, where `\u003c` means the same: no `</script>` can end
@@ -93,6 +113,13 @@ pub(crate) fn viewer_page(replay_json: &str, back: Option<&Back>) -> Result<Stri
             ("{{SCRIPT}}", &script),
         ],
     ))
+}
+
+/// A JSON integer as a string with the same digits.
+fn exact_text(value: &mut Value) {
+    if value.is_u64() || value.is_i64() {
+        *value = Value::String(value.to_string());
+    }
 }
 
 /// Replaces each `{{KEY}}` of `template` by its value, in a single left-to-right pass.

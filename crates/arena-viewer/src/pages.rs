@@ -185,6 +185,14 @@ pub fn tournament_page(
     } else {
         let _ = write!(body, " · {} games played", tournament.results.len());
     }
+    if dir.path.join(crate::store::REPORT_FILE).is_file() {
+        let _ = write!(
+            body,
+            " · <a href=\"{}/{}\">report</a>",
+            dir.href(),
+            crate::store::REPORT_FILE
+        );
+    }
     body.push_str("</p>");
     if let Some(error) = &tournament.info_error {
         let _ = write!(body, "<p class=\"error\">{}</p>", escape(error));
@@ -251,7 +259,7 @@ fn game_log(tournament: &Tournament, names: &[String]) -> Result<GameLog, String
             ranks: result.ranks.clone(),
             winner: result.winner,
             faults: result.faults.clone(),
-            pair_id: None,
+            pair_id: result.pair,
         });
     }
     GameLog::new(names.to_vec(), games).map_err(|e| e.to_string())
@@ -296,7 +304,7 @@ fn leaderboard(
         }
     };
     let mut summaries = summarize(&log);
-    // Points per game (a draw is half a win), then mean rank: the order of the contests' own tables.
+    // Points per game (a draw is half a win) and mean rank, as the contests' own tables ordered them.
     let points = |s: &arena_stats::BotSummary| {
         if s.games == 0 {
             -1.0
@@ -304,12 +312,17 @@ fn leaderboard(
             (s.wins as f64 + s.draws as f64 / 2.0) / s.games as f64
         }
     };
+    let rank = |s: &arena_stats::BotSummary| s.mean_rank.unwrap_or(f64::MAX);
+    // Four-player games: the mean rank says more than the share of outright wins.
+    let many_seats = tournament.results.iter().any(|r| r.ranks.len() > 2);
     summaries.sort_by(|a, b| {
-        points(b).total_cmp(&points(a)).then(
-            a.mean_rank
-                .unwrap_or(f64::MAX)
-                .total_cmp(&b.mean_rank.unwrap_or(f64::MAX)),
-        )
+        let by_points = points(b).total_cmp(&points(a));
+        let by_rank = rank(a).total_cmp(&rank(b));
+        if many_seats {
+            by_rank.then(by_points)
+        } else {
+            by_points.then(by_rank)
+        }
     });
     body.push_str(
         "<table class=\"board\"><thead><tr><th>#</th><th>Bot</th><th>Games</th><th>W</th><th>D</th>\

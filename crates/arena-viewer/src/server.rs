@@ -1,7 +1,8 @@
 //! Routes. Every handler answers a page: HTML for people (4xx pages included), JSON under `/raw`.
 //!
 //! - `/`: roots, their tournaments and replay files; the files given;
-//! - `/t/ROOT` and `/t/ROOT/SUB`: a tournament (leaderboard, head to head, games; `?bot=`, `?page=`);
+//! - `/t/ROOT` and `/t/ROOT/SUB`: a tournament (leaderboard, head to head, games; `?bot=`, `?page=`),
+//!   with its `report.html` and its replays below it (`/t/ROOT/SUB/replays/N.json.gz`);
 //! - `/g/ROOT/PATH`: the viewer of a replay under a root; `/raw/ROOT/PATH`: its JSON;
 //! - `/f/N`, `/f/N/raw`: the same for the N-th file given.
 
@@ -9,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::rejection::PathRejection;
+use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
@@ -17,7 +18,7 @@ use axum::routing::get;
 
 use crate::export::{Back, viewer_page};
 use crate::pages::{self, GameFilter};
-use crate::store::{self, Refusal, is_replay_name, resolve_under};
+use crate::store::{self, REPORT_FILE, Refusal, is_replay_name, resolve_under};
 use crate::{ServeOptions, ViewerError};
 
 struct Served {
@@ -56,7 +57,7 @@ pub fn router(options: &ServeOptions) -> Result<Router, ViewerError> {
     Ok(Router::new()
         .route("/", get(index))
         .route("/t/{root}", get(tournament_root))
-        .route("/t/{root}/{sub}", get(tournament_sub))
+        .route("/t/{root}/{*rest}", get(tournament_inside))
         .route("/g/{root}/{*path}", get(game_under_root))
         .route("/raw/{root}/{*path}", get(raw_under_root))
         .route("/f/{index}", get(game_file))
@@ -105,6 +106,12 @@ impl From<ViewerError> for Problem {
     }
 }
 
+impl From<QueryRejection> for Problem {
+    fn from(rejection: QueryRejection) -> Self {
+        Problem::new(StatusCode::BAD_REQUEST, rejection.body_text())
+    }
+}
+
 impl From<PathRejection> for Problem {
     fn from(rejection: PathRejection) -> Self {
         Problem::new(StatusCode::BAD_REQUEST, rejection.body_text())
@@ -146,30 +153,56 @@ fn root_index(text: &str) -> Result<usize, Problem> {
 async fn tournament_root(
     State(served): State<Shared>,
     params: Param<String>,
-    Query(filter): Query<GameFilter>,
+    query: Result<Query<GameFilter>, QueryRejection>,
 ) -> Result<Html<String>, Problem> {
     let axum::extract::Path(root) = params?;
-    tournament(&served, &root, None, &filter)
+    let Query(filter) = query?;
+    let dir = store::tournament(&served.roots, root_index(&root)?, None)?;
+    let loaded = store::load_tournament(&dir.path);
+    Ok(Html(pages::tournament_page(&dir, &loaded, &filter)))
 }
 
-async fn tournament_sub(
+/// `/t/ROOT/REST`: a tournament one level below the root (`SUB`), its report (`[SUB/]report.html`) or
+/// one of its replays (`[SUB/]replays/N.json.gz`), so that the report's relative links open the viewer.
+async fn tournament_inside(
     State(served): State<Shared>,
     params: Param<(String, String)>,
-    Query(filter): Query<GameFilter>,
-) -> Result<Html<String>, Problem> {
-    let axum::extract::Path((root, sub)) = params?;
-    tournament(&served, &root, Some(&sub), &filter)
-}
-
-fn tournament(
-    served: &Served,
-    root: &str,
-    sub: Option<&str>,
-    filter: &GameFilter,
-) -> Result<Html<String>, Problem> {
-    let dir = store::tournament(&served.roots, root_index(root)?, sub)?;
-    let loaded = store::load_tournament(&dir.path);
-    Ok(Html(pages::tournament_page(&dir, &loaded, filter)))
+    query: Result<Query<GameFilter>, QueryRejection>,
+) -> Result<Response, Problem> {
+    let axum::extract::Path((root, rest)) = params?;
+    let Query(filter) = query?;
+    let index = root_index(&root)?;
+    let (first, inside) = match rest.split_once('/') {
+        Some((first, inside)) => (first, Some(inside)),
+        None => (rest.as_str(), None),
+    };
+    let (dir, inside) = match store::tournament(&served.roots, index, Some(first)) {
+        Ok(dir) => (dir, inside),
+        // Not a tournament below the root: one of the root's own files, if the root is a tournament.
+        Err(refusal) => match store::tournament(&served.roots, index, None) {
+            Ok(dir) if !matches!(refusal, Refusal::BadPath(_)) => (dir, Some(rest.as_str())),
+            _ => return Err(refusal.into()),
+        },
+    };
+    match inside {
+        None | Some("") => {
+            let loaded = store::load_tournament(&dir.path);
+            Ok(Html(pages::tournament_page(&dir, &loaded, &filter)).into_response())
+        }
+        Some(REPORT_FILE) => {
+            let report = resolve_under(&dir.path, REPORT_FILE)?;
+            let text = std::fs::read_to_string(&report).map_err(|source| ViewerError::Io {
+                path: report.clone(),
+                source,
+            })?;
+            Ok(Html(text).into_response())
+        }
+        Some(path) => {
+            let relative = dir.root_relative(path);
+            let file = replay_under_root(&served, &root, &relative)?;
+            viewer(&file, &back_link(&served, index, &relative))
+        }
+    }
 }
 
 /// A replay under a root, checked: a replay name, inside the root after resolving symlinks, a file.

@@ -12,6 +12,8 @@ use crate::ViewerError;
 /// Files that mark a directory as a tournament's output.
 pub const TOURNAMENT_FILE: &str = "tournament.json";
 pub const RESULTS_FILE: &str = "results.jsonl";
+/// The tournament runner's own HTML report, when it has written one.
+pub const REPORT_FILE: &str = "report.html";
 
 /// Decompressed replays larger than this are refused: a gzip bomb must not exhaust memory.
 const MAX_REPLAY_BYTES: u64 = 512 << 20;
@@ -256,6 +258,9 @@ pub struct ResultLine {
     pub faults: Vec<Vec<String>>,
     #[serde(default)]
     pub replay: Option<String>,
+    /// Games on the same seed in other seat orders share it (paired statistics).
+    #[serde(default)]
+    pub pair: Option<u64>,
 }
 
 pub struct Tournament {

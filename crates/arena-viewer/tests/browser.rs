@@ -299,6 +299,15 @@ fn check_viewer(driver: &Driver, url: &str, game: &str, shots: &Path, tag: &str)
         "{game}: the last position shows the recorded final scores"
     );
     driver.screenshot(&shots.join(format!("{tag}.png")));
+    // u64 seeds survive the trip through JavaScript.
+    let seed = record["seed"].to_string();
+    assert_eq!(
+        driver.eval(&format!(
+            "return document.getElementById('subtitle').textContent.includes('seed {seed} ')"
+        )),
+        json!(true),
+        "{game}: the seed is shown exactly"
+    );
 
     // Home, then a link to a given position.
     driver.press(HOME);

@@ -93,6 +93,14 @@ async fn tournament_page_has_leaderboard_pairs_and_games() {
         "{}",
         only.body
     );
+    assert!(page.body.contains("href=\"/t/0/lw/report.html\""));
+    // The runner's report, and its relative replay links resolved below the tournament.
+    let report = get(&app, "/t/0/lw/report.html").await;
+    assert_eq!(report.status, StatusCode::OK);
+    assert!(report.body.contains("href=\"replays/000001.json.gz\""));
+    let linked = get(&app, "/t/0/lw/replays/000001.json.gz").await;
+    assert_eq!(linked.status, StatusCode::OK, "{}", linked.body);
+    assert!(linked.body.contains("Arena.start();"));
     let duels = get(&app, "/t/0/duels").await;
     assert_eq!(duels.status, StatusCode::OK);
     assert!(duels.body.contains("planner"));
@@ -165,6 +173,15 @@ async fn bad_requests_get_clear_4xx_pages() {
         ("/t/0/nothing", StatusCode::NOT_FOUND),
         ("/t/0/..", StatusCode::BAD_REQUEST),
         ("/t/9", StatusCode::NOT_FOUND),
+        ("/t/0/lw?page=abc", StatusCode::BAD_REQUEST),
+        ("/t/0/lw/../../secret.json", StatusCode::BAD_REQUEST),
+        (
+            "/t/0/lw/replays/../../../secret.json",
+            StatusCode::BAD_REQUEST,
+        ),
+        ("/t/0/lw/missing.json", StatusCode::NOT_FOUND),
+        ("/t/0/lw/results.jsonl", StatusCode::BAD_REQUEST),
+        ("/t/0/duels/report.html", StatusCode::NOT_FOUND),
         ("/f/1", StatusCode::NOT_FOUND),
         ("/f/-1", StatusCode::NOT_FOUND),
         ("/etc/passwd", StatusCode::NOT_FOUND),

@@ -83,6 +83,12 @@ pub fn tournament_tree(root: &Path) {
     )
     .expect("write");
 
+    std::fs::write(
+        lw.join("report.html"),
+        "<!doctype html><title>report</title><a href=\"replays/000001.json.gz\">game 1</a>",
+    )
+    .expect("write");
+
     let duels = root.join("duels");
     std::fs::create_dir_all(duels.join("replays")).expect("mkdir");
     std::fs::write(duels.join("replays/spring.json"), fixture("spring2021")).expect("write");
