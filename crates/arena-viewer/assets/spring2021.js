@@ -57,7 +57,9 @@ Arena.register(["spring2021"], (record, ui) => {
   function board(frame) {
     const shadow = new Map(frame.shadows.map(([cell, s]) => [cell, s]));
     const half = size / 2;
-    const root = svg("svg", { class: "hexboard", viewBox: (-half) + " " + (-half) + " " + size + " " + size, width: size, height: size });
+    // Rows span 4.5·R above and below the centre; the sun never goes higher than sin 60° of its circle.
+    const halfHeight = Math.max(4.5 * R + 24, (half - 18) * Math.sin(Math.PI / 3) + 18);
+    const root = svg("svg", { class: "hexboard", viewBox: (-half) + " " + (-halfHeight) + " " + size + " " + 2 * halfHeight, width: size, height: 2 * halfHeight });
     // The sun sits opposite the side shadows fall to; its arrow points the way shadows are cast.
     const dir = frame.sun_direction;
     const angle = -60 * dir;
@@ -67,8 +69,8 @@ Arena.register(["spring2021"], (record, ui) => {
     const sx = -dx * sunDist;
     const sy = -dy * sunDist;
     root.append(svg("g", { class: "sun" },
-      svg("line", { x1: sx, y1: sy, x2: sx + dx * 34, y2: sy + dy * 34, class: "sun-ray", "marker-end": "url(#arrow)" }),
-      svg("circle", { cx: sx, cy: sy, r: 12, class: "sun-disc" })));
+      svg("line", { x1: sx, y1: sy, x2: sx + dx * 44, y2: sy + dy * 44, class: "sun-ray", "marker-end": "url(#arrow)" }),
+      svg("circle", { cx: sx, cy: sy, r: 13, class: "sun-disc" }, svg("title", {}, "the sun: shadows fall the way the arrow points"))));
     root.prepend(svg("defs", {}, svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 5, refY: 5, markerWidth: 5, markerHeight: 5, orient: "auto-start-reverse" },
       svg("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#e8a400" }))));
     const actionsByCell = new Map();

@@ -402,6 +402,68 @@ fn viewer_pages_in_a_headless_browser() {
             &format!("{game}-exported"),
         );
     }
+    rare_events(&driver, dir.path(), &shots);
     drop(driver);
     runtime.shutdown_background();
+}
+
+/// Events the committed games do not have (an illegal action, a deactivation, a forfeit), written into
+/// copies of the fixtures: the viewer must show them, without console errors.
+fn rare_events(driver: &Driver, dir: &Path, shots: &Path) {
+    let mut spring: Value = serde_json::from_str(&common::fixture("spring2021")).expect("json");
+    let frames = spring["frames"].as_array_mut().expect("frames");
+    let at = frames
+        .iter()
+        .position(|f| f["kind"] == "actions")
+        .expect("an actions frame");
+    frames[at]["illegal"] = json!([[0, "cell 26 is a hole"]]);
+    frames[at]["deactivated"] = json!([[1, "timeout: no answer within 100 ms"]]);
+    for frame in &mut frames[at..] {
+        frame["active"] = json!([true, false]);
+    }
+    let file = dir.join("spring-events.html");
+    std::fs::write(
+        &file,
+        arena_viewer::export_html(&spring.to_string()).expect("export"),
+    )
+    .expect("write");
+    driver.goto(&format!("file://{}#turn={}", file.display(), at + 1));
+    driver.wait_for("return !!window.arenaViewer");
+    let side = driver.eval("return document.getElementById('side').textContent");
+    let side = side.as_str().unwrap_or_default();
+    assert!(side.contains("illegal: cell 26 is a hole"), "{side}");
+    assert!(side.contains("deactivated: timeout"), "{side}");
+    driver.screenshot(&shots.join("spring2021-events.png"));
+    driver.press(RIGHT);
+    let side = driver.eval("return document.getElementById('side').textContent");
+    assert!(
+        side.as_str().unwrap_or_default().contains("deactivated"),
+        "a deactivated player stays marked"
+    );
+
+    let mut coup: Value = serde_json::from_str(&common::fixture("coup")).expect("json");
+    let frames = coup["frames"].as_array_mut().expect("frames");
+    let last = frames.len() - 1;
+    frames[last]["event"] = json!({"kind": "forfeit", "reason": "the history file was modified"});
+    frames[last]["wrote"] = json!("");
+    let file = dir.join("coup-events.html");
+    std::fs::write(
+        &file,
+        arena_viewer::export_html(&coup.to_string()).expect("export"),
+    )
+    .expect("write");
+    driver.goto(&format!("file://{}", file.display()));
+    driver.wait_for("return !!window.arenaViewer");
+    driver.press(END);
+    let stage = driver.eval("return document.getElementById('stage').textContent");
+    assert!(
+        stage
+            .as_str()
+            .unwrap_or_default()
+            .contains("forfeits: the history file was modified"),
+        "{stage}"
+    );
+    driver.screenshot(&shots.join("coup-forfeit.png"));
+    let errors = driver.console_errors();
+    assert!(errors.is_empty(), "rare events: console errors: {errors:?}");
 }
