@@ -117,7 +117,7 @@ impl Driver {
             .and_then(|l| l.local_addr())
             .expect("free port")
             .port();
-        let process = Command::new(chromedriver)
+        let mut process = Command::new(chromedriver)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -126,10 +126,12 @@ impl Driver {
         let addr: SocketAddr = ([127, 0, 0, 1], port).into();
         let started = Instant::now();
         while http(addr, "GET", "/status", None).is_err() {
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "chromedriver did not start"
-            );
+            if started.elapsed() > Duration::from_secs(20) {
+                // Not left running after the failed test.
+                let _ = process.kill();
+                let _ = process.wait();
+                panic!("chromedriver did not start");
+            }
             std::thread::sleep(Duration::from_millis(100));
         }
         let profile = tempfile::tempdir().expect("profile dir");
@@ -146,8 +148,14 @@ impl Driver {
             },
             "goog:loggingPrefs": {"browser": "ALL"},
         }}});
-        let session = http(addr, "POST", "/session", Some(&capabilities))
-            .unwrap_or_else(|e| panic!("new browser session: {e}"));
+        let session = match http(addr, "POST", "/session", Some(&capabilities)) {
+            Ok(session) => session,
+            Err(e) => {
+                let _ = process.kill();
+                let _ = process.wait();
+                panic!("new browser session: {e}");
+            }
+        };
         let session = session["value"]["sessionId"]
             .as_str()
             .expect("session id")
