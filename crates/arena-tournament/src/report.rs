@@ -322,7 +322,11 @@ pub fn leaderboard_text(plan: &Plan, report: &StatsReport) -> String {
                 )
             })
             .collect();
-        let _ = writeln!(out, "2014 contests' Elo: {}", elo.join(", "));
+        let _ = writeln!(
+            out,
+            "2014 contests' Elo (K=32, schedule order, noisy): {}",
+            elo.join(", ")
+        );
     }
     out.push('\n');
     out.push_str(&pairwise_text(report));
@@ -476,7 +480,7 @@ pub fn report_html(plan: &Plan, report: &StatsReport, games: &[Entry]) -> String
         plan.rounds,
         plan.bots.len()
     );
-    html.push_str("<h2>Leaderboard</h2><table><tr><th>#</th><th>bot</th><th>games</th><th>W</th><th>D</th><th>L</th><th>win rate [95%]</th><th>mean score</th><th>mean rank</th><th>TrueSkill</th><th>Weng-Lin</th><th>2014 Elo</th></tr>");
+    html.push_str("<h2>Leaderboard</h2><table><tr><th>#</th><th>bot</th><th>games</th><th>W</th><th>D</th><th>L</th><th>win rate [95%]</th><th>mean score</th><th>mean rank</th><th>TrueSkill</th><th>Weng-Lin</th><th title=\"the 2014 contests' 4-player Elo, K=32, in schedule order: it follows the last games and is noisy\">2014 Elo*</th></tr>");
     for (place, &bot) in order.iter().enumerate() {
         let s = &report.summaries[bot];
         let skill = |r: Option<&arena_stats::SkillRating>| {
@@ -501,7 +505,7 @@ pub fn report_html(plan: &Plan, report: &StatsReport, games: &[Entry]) -> String
             report.elo_2014.ratings.get(bot).copied().unwrap_or(0.0),
         );
     }
-    html.push_str("</table>");
+    html.push_str("</table><p><small>* the 2014 contests' Elo (K = 32, games in schedule order): it follows the most recent games and is noisy; the ratings below are the order-invariant fit.</small></p>");
 
     html.push_str("<h2>Ratings with 95% intervals</h2>");
     match &report.global_fit {
@@ -620,7 +624,7 @@ fn ratings_svg(report: &StatsReport, fit: &arena_stats::GlobalFit, order: &[usiz
     let x = |value: f64| left + (value - low) / (high - low).max(1.0) * width;
     let mut svg = format!(
         "<svg width=\"{}\" height=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\" font-size=\"12\">",
-        left + width + 60.0,
+        left + width + 150.0,
         row * order.len() as f64 + 30.0
     );
     let _ = write!(

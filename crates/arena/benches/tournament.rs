@@ -13,7 +13,10 @@ use std::time::Instant;
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 
 fn main() {
-    let wanted: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let wanted: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let run = |name: &str| wanted.is_empty() || wanted.iter().any(|w| w == name);
     let dir = tempfile::tempdir().expect("temp dir");
     if run("scaling") {
@@ -40,7 +43,13 @@ fn tournament(dir: &Path, name: &str, args: &[&str]) -> (f64, String) {
     assert!(output.status.success(), "arena failed: {stderr}");
     let rate = stderr
         .lines()
-        .find_map(|line| line.split(": ").nth(1)?.strip_suffix(" games/s)")?.parse().ok())
+        .find_map(|line| {
+            line.split(": ")
+                .nth(1)?
+                .strip_suffix(" games/s)")?
+                .parse()
+                .ok()
+        })
         .unwrap_or_else(|| panic!("no rate in: {stderr}"));
     (rate, stderr)
 }
@@ -59,9 +68,17 @@ fn scaling(dir: &Path) {
         let mut one = Vec::new();
         let mut two = Vec::new();
         for round in 0..3 {
-            let (rate, _) = tournament(dir, &format!("one-{label}-{round}"), &[args.as_slice(), &["--jobs", "1"]].concat());
+            let (rate, _) = tournament(
+                dir,
+                &format!("one-{label}-{round}"),
+                &[args.as_slice(), &["--jobs", "1"]].concat(),
+            );
             one.push(rate);
-            let (rate, _) = tournament(dir, &format!("two-{label}-{round}"), &[args.as_slice(), &["--jobs", "2"]].concat());
+            let (rate, _) = tournament(
+                dir,
+                &format!("two-{label}-{round}"),
+                &[args.as_slice(), &["--jobs", "2"]].concat(),
+            );
             two.push(rate);
         }
         let best = |rates: &[f64]| rates.iter().copied().fold(0.0, f64::max);
@@ -80,8 +97,21 @@ fn memory(dir: &Path) {
         dir,
         "memory",
         &[
-            "langwars2", "--seed", "6", "--games", "1000000", "--replays", "none", "--bot", "random",
-            "--bot", "random", "--bot", "random", "--bot", "random",
+            "langwars2",
+            "--seed",
+            "6",
+            "--games",
+            "1000000",
+            "--replays",
+            "none",
+            "--bot",
+            "random",
+            "--bot",
+            "random",
+            "--bot",
+            "random",
+            "--bot",
+            "random",
         ],
     );
     let peak = peak_child_rss_kb();
@@ -120,17 +150,39 @@ fn timeouts(dir: &Path) {
         let name = format!("timeouts-{jobs}");
         let jobs_text = jobs.to_string();
         let args = [
-            "langwars2", "--seed", "8", "--games", "1000", "--time-scale", "0.04", "--replays", "none",
-            "--jobs", &jobs_text, "--bot", &command, "--bot", &command, "--bot", &command, "--bot", &command,
+            "langwars2",
+            "--seed",
+            "8",
+            "--games",
+            "1000",
+            "--time-scale",
+            "0.04",
+            "--replays",
+            "none",
+            "--jobs",
+            &jobs_text,
+            "--bot",
+            &command,
+            "--bot",
+            &command,
+            "--bot",
+            &command,
+            "--bot",
+            &command,
         ];
         let (rate, _) = tournament(dir, &name, &args);
-        let journal = std::fs::read_to_string(dir.join(&name).join("results.jsonl")).expect("journal");
+        let journal =
+            std::fs::read_to_string(dir.join(&name).join("results.jsonl")).expect("journal");
         let timeouts = journal.matches("\"timeout\"").count();
         let games = journal.lines().count();
         println!(
             "timeouts: {games} games with bots thinking half their limit, {jobs} games at once on {cores} cores \
              ({}): {timeouts} timeouts ({rate:.1} games/s)",
-            if jobs == cores { "the default" } else { "forced to twice the cores" }
+            if jobs == cores {
+                "the default"
+            } else {
+                "forced to twice the cores"
+            }
         );
     }
 }

@@ -48,6 +48,27 @@ enum Command {
     Tournament(Box<crate::tournament::TournamentArgs>),
     /// Coup's King of the Hill as the original ran it: R rounds of every ordered pair, 1 point per win.
     Koth(crate::tournament::KothArgs),
+    /// A local web server: tournaments, leaderboards, and every game in the replay viewer.
+    Serve {
+        /// Directories to serve (tournament directories, or directories holding them); default: `.`.
+        #[arg(long = "dir")]
+        dirs: Vec<PathBuf>,
+        /// Port on 127.0.0.1 (0: any free port).
+        #[arg(long, default_value_t = 8000)]
+        port: u16,
+    },
+    /// Open one replay file (JSON or .json.gz) in the viewer.
+    View {
+        file: PathBuf,
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+    },
+    /// Write one self-contained HTML file that replays the game from disk, with no server.
+    Export {
+        file: PathBuf,
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Run a built-in bot as an external program speaking the game's real protocol.
     Bot {
         game: String,
@@ -124,6 +145,9 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         } => bench(&game, seconds, league.as_deref()),
         Command::Bot { game, name, args } => bot(&game, &name, &args),
         Command::Tournament(args) => crate::tournament::tournament(*args),
+        Command::Serve { dirs, port } => serve(dirs, port),
+        Command::View { file, port } => view(file, port),
+        Command::Export { file, output } => export(&file, &output),
         Command::Koth(args) => crate::tournament::koth(args),
     }
 }
@@ -329,7 +353,10 @@ fn write_replay(path: &Path, result: &GameResult) -> Result<()> {
 /// The result of one game as a table: seats, names, exact scores, ranks, faults, winner.
 pub fn result_table(game: &str, seed: u64, result: &GameResult, replay: &Path) -> String {
     let mut text = if seed > i64::MAX as u64 {
-        format!("{game}  seed {seed} (= {} as a signed 64-bit seed)\n", seed as i64)
+        format!(
+            "{game}  seed {seed} (= {} as a signed 64-bit seed)\n",
+            seed as i64
+        )
     } else {
         format!("{game}  seed {seed}\n")
     };
@@ -401,6 +428,41 @@ fn bench(game: &str, seconds: f64, league: Option<&str>) -> Result<ExitCode> {
         report.elapsed.as_secs_f64()
     );
     println!("{}: {:.0} games/s", game.id(), report.games_per_second());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn serve(mut dirs: Vec<PathBuf>, port: u16) -> Result<ExitCode> {
+    if dirs.is_empty() {
+        dirs.push(PathBuf::from("."));
+    }
+    let options = arena_viewer::ServeOptions {
+        dirs,
+        files: Vec::new(),
+        port,
+    };
+    runtime()?.block_on(interruptible(arena_viewer::serve(options, |server| {
+        println!("arena serve: {} (Ctrl-C to stop)", server.url());
+    })))??;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn view(file: PathBuf, port: u16) -> Result<ExitCode> {
+    runtime()?.block_on(interruptible(async move {
+        let server =
+            arena_viewer::Server::bind(arena_viewer::ServeOptions::view(file, port)).await?;
+        println!(
+            "arena view: {} (Ctrl-C to stop)",
+            server.file_url(0).unwrap_or_else(|| server.url())
+        );
+        server.run().await
+    }))??;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn export(file: &Path, output: &Path) -> Result<ExitCode> {
+    let html = arena_viewer::export_file(file)?;
+    std::fs::write(output, html).with_context(|| format!("cannot write {}", output.display()))?;
+    println!("wrote {}", output.display());
     Ok(ExitCode::SUCCESS)
 }
 

@@ -28,7 +28,10 @@ fn journal(dir: &Path) -> BTreeMap<u64, serde_json::Value> {
         let index = entry["index"].as_u64().expect("index");
         // The replay path is the same in both runs, its content is checked separately.
         entry.as_object_mut().expect("object").remove("replay");
-        assert!(games.insert(index, entry).is_none(), "game {index} journaled twice");
+        assert!(
+            games.insert(index, entry).is_none(),
+            "game {index} journaled twice"
+        );
     }
     games
 }
@@ -36,7 +39,9 @@ fn journal(dir: &Path) -> BTreeMap<u64, serde_json::Value> {
 /// A small deterministic generator for the kill moments (the test must not depend on the clock's luck
 /// for what it checks, only for where the kills land).
 fn next(state: &mut u64) -> u64 {
-    *state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    *state = state
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     *state >> 33
 }
 
@@ -44,7 +49,17 @@ fn next(state: &mut u64) -> u64 {
 fn kill_9_at_random_moments_then_resume_loses_and_repeats_nothing() {
     let root = tempfile::tempdir().expect("temp dir");
     let reference = root.path().join("reference");
-    let common = ["langwars2", "--seed", "77", "--games", "2400", "--replays", "all", "--jobs", "2"];
+    let common = [
+        "langwars2",
+        "--seed",
+        "77",
+        "--games",
+        "2400",
+        "--replays",
+        "all",
+        "--jobs",
+        "2",
+    ];
     let status = tournament(&common)
         .args(["--out", reference.to_str().expect("utf-8 path")])
         .status()
@@ -58,7 +73,10 @@ fn kill_9_at_random_moments_then_resume_loses_and_repeats_nothing() {
     let killed_arg = killed.to_str().expect("utf-8 path");
     let mut rng = 12345u64;
     let mut kills = 0;
-    let mut child = tournament(&common).args(["--out", killed_arg]).spawn().expect("starts");
+    let mut child = tournament(&common)
+        .args(["--out", killed_arg])
+        .spawn()
+        .expect("starts");
     loop {
         let delay = Duration::from_millis(30 + next(&mut rng) % 400);
         let started = Instant::now();
@@ -78,13 +96,21 @@ fn kill_9_at_random_moments_then_resume_loses_and_repeats_nothing() {
         child.wait().expect("reaped");
         kills += 1;
         assert!(kills < 200, "the tournament never finished");
-        child = tournament(&["--resume", killed_arg]).spawn().expect("resumes");
+        child = tournament(&["--resume", killed_arg])
+            .spawn()
+            .expect("resumes");
     }
-    assert!(kills >= 2, "the test killed the run only {kills} times; make it longer");
+    assert!(
+        kills >= 2,
+        "the test killed the run only {kills} times; make it longer"
+    );
 
     let resumed = journal(&killed);
     assert_eq!(resumed.len(), expected.len(), "no gaps");
-    assert_eq!(resumed, expected, "identical results to the uninterrupted run");
+    assert_eq!(
+        resumed, expected,
+        "identical results to the uninterrupted run"
+    );
 
     // Every journaled game has its whole replay.
     for index in [0u64, 1, 777, 2399] {
