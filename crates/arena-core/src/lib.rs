@@ -18,6 +18,7 @@ pub mod runner;
 pub mod score;
 pub mod seed;
 pub mod stream;
+pub mod testing;
 
 pub use agent::{Agent, AgentLog, BuiltinAgent, Reply};
 pub use game::{

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use arena_core::registry::{GameEntry, GameRequest, GameResult, PlayerSpec, SeatRequest};
+use arena_core::testing::assert_no_process_left;
 use arena_core::{FaultKind, MatchOptions};
 use serde_json::Value;
 
@@ -49,36 +50,6 @@ async fn play(modes: [&str; 4], piddir: &Path) -> GameResult {
         })
         .await
         .expect("the game runs")
-}
-
-/// True while `pid` is a live process (zombies count as gone: they only wait to be reaped).
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
-        Err(_) => false,
-    }
-}
-
-fn assert_nothing_left(piddir: &Path) {
-    let pids: Vec<u32> = std::fs::read_dir(piddir)
-        .expect("pid dir")
-        .filter_map(|entry| {
-            let name = entry.ok()?.file_name().to_string_lossy().into_owned();
-            name.strip_suffix(".pid")?.parse().ok()
-        })
-        .collect();
-    assert!(!pids.is_empty(), "the bots recorded their pids");
-    // Killing is immediate, reaping by init may take a moment.
-    for _ in 0..50 {
-        if pids.iter().all(|&pid| !alive(pid)) {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let left: Vec<u32> = pids.into_iter().filter(|&pid| alive(pid)).collect();
-    panic!("processes left behind: {left:?}");
 }
 
 fn fault_kinds(result: &GameResult, seat: usize) -> Vec<FaultKind> {
@@ -137,7 +108,7 @@ async fn well_behaved_processes_play_like_in_process_bots() {
     );
     assert_eq!(steps[0]["output"], "1 1 1 1 1");
     assert!(steps[2].get("input").is_none());
-    assert_nothing_left(&dir);
+    assert_no_process_left(&dir);
 }
 
 #[tokio::test]
@@ -149,7 +120,7 @@ async fn never_ready_and_late_ready_play_zeros_all_game() {
         assert!(zeros_from(&moves_of(&result, seat), 1));
     }
     assert!(result.faults[2].is_empty() && result.faults[3].is_empty());
-    assert_nothing_left(&dir);
+    assert_no_process_left(&dir);
 }
 
 #[tokio::test]
@@ -169,7 +140,7 @@ async fn hang_crash_and_early_exit_are_faults_then_target_zero() {
         .as_u64()
         .expect("step");
     assert_eq!(result.record["steps"][step as usize]["player"], 0);
-    assert_nothing_left(&dir);
+    assert_no_process_left(&dir);
 }
 
 #[tokio::test]
@@ -200,7 +171,7 @@ async fn malformed_answers_are_sanitised_like_the_official_runner() {
     // Debug text on stdout is the answer (as in 2014): target 0; the real move line is stale next turn.
     assert!(zeros_from(&moves_of(&result, 3), 1));
     assert_eq!(result.record["steps"][3]["output"], "thinking hard");
-    assert_nothing_left(&dir);
+    assert_no_process_left(&dir);
 }
 
 #[tokio::test]
@@ -217,7 +188,7 @@ async fn what_2014_bots_did_is_accepted() {
         assert_eq!(moves[0], vec![1, 1, 1, 1, 1], "seat {seat}");
         assert_eq!(moves[8], vec![1, 1, 1, 1, 1], "seat {seat}");
     }
-    assert_nothing_left(&dir);
+    assert_no_process_left(&dir);
 }
 
 #[tokio::test]
@@ -247,7 +218,7 @@ async fn stray_text_floods_children_and_bad_endings_are_contained() {
         "stderr is capped"
     );
     assert!(flood["stderr_dropped"].as_u64().expect("dropped") > 1_000_000);
-    assert_nothing_left(&dir);
+    assert_no_process_left(&dir);
 
     let (_guard, dir) = tempdir();
     let result = play(["banner", "abort_at_end", "ok", "builtin:greedy"], &dir).await;
@@ -259,7 +230,7 @@ async fn stray_text_floods_children_and_bad_endings_are_contained() {
         );
     }
     assert_eq!(moves_of(&result, 0)[0], vec![1, 1, 1, 1, 1]);
-    assert_nothing_left(&dir);
+    assert_no_process_left(&dir);
 }
 
 #[tokio::test]

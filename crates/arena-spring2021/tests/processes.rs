@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use arena_core::registry::{GameRequest, GameResult, PlayerSpec, SeatRequest};
+use arena_core::testing::assert_no_process_left;
 use arena_core::{FaultKind, MatchOptions};
 use arena_spring2021::entry;
 
@@ -44,35 +45,6 @@ async fn play(modes: [&str; 2], piddir: &Path, time_scale: f64) -> GameResult {
         })
         .await
         .expect("the game runs")
-}
-
-/// True while `pid` is a live process (zombies count as gone: they only wait to be reaped).
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
-        Err(_) => false,
-    }
-}
-
-fn assert_nothing_left(piddir: &Path) {
-    let pids: Vec<u32> = std::fs::read_dir(piddir)
-        .expect("pid dir")
-        .filter_map(|entry| {
-            let name = entry.ok()?.file_name().to_string_lossy().into_owned();
-            name.strip_suffix(".pid")?.parse().ok()
-        })
-        .collect();
-    assert!(!pids.is_empty(), "the bots recorded their pids");
-    for _ in 0..100 {
-        if pids.iter().all(|&pid| !alive(pid)) {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let left: Vec<u32> = pids.into_iter().filter(|&pid| alive(pid)).collect();
-    panic!("processes left behind: {left:?}");
 }
 
 fn tempdir() -> (tempfile::TempDir, PathBuf) {
@@ -132,7 +104,7 @@ async fn well_behaved_process_plays_a_whole_game() {
             .iter()
             .any(|f| f["kind"] == "gathering" && f["gathered"][0].as_i64() > Some(0))
     );
-    assert_nothing_left(&dir);
+    assert_no_process_left(&dir);
 }
 
 #[tokio::test]
@@ -143,7 +115,7 @@ async fn first_turn_timeout_deactivates() {
     // The referee still served player 1 in that frame, then ended the game.
     let steps = result.record["steps"].as_array().expect("steps");
     assert_eq!(steps.len(), 2);
-    assert_nothing_left(&dir);
+    assert_no_process_left(&dir);
 }
 
 #[tokio::test]
@@ -151,7 +123,7 @@ async fn later_turn_timeout_deactivates() {
     let (_guard, dir) = tempdir();
     let result = play(["ok", "slow_later"], &dir, 2.0).await;
     assert_deactivated(&result, 1, FaultKind::Timeout);
-    assert_nothing_left(&dir);
+    assert_no_process_left(&dir);
 }
 
 #[tokio::test]
@@ -165,7 +137,7 @@ async fn unparsable_output_deactivates() {
             .as_str()
             .is_some_and(|o| o.starts_with("hello world"))
     }));
-    assert_nothing_left(&dir);
+    assert_no_process_left(&dir);
 }
 
 #[tokio::test]
@@ -173,7 +145,7 @@ async fn crash_deactivates() {
     let (_guard, dir) = tempdir();
     let result = play(["ok", "crash"], &dir, 10.0).await;
     assert_deactivated(&result, 1, FaultKind::Crashed);
-    assert_nothing_left(&dir);
+    assert_no_process_left(&dir);
 }
 
 #[tokio::test]
@@ -189,5 +161,5 @@ async fn stderr_flood_and_spinning_at_the_end_are_contained() {
     let flood = &result.record["players"][0];
     assert!(flood["stderr"].as_str().expect("stderr kept").len() <= 4096);
     assert!(flood["stderr_dropped"].as_u64().expect("dropped counted") > 0);
-    assert_nothing_left(&dir);
+    assert_no_process_left(&dir);
 }

@@ -242,7 +242,7 @@ fn fixed_groups(n: usize, players: usize, schedule: Schedule) -> Option<Vec<Vec<
             return None;
         }
         let mut groups = Vec::new();
-        combinations(&others, free, &mut Vec::new(), 0, &mut |chosen| {
+        selections(&others, free, false, &mut Vec::new(), 0, &mut |chosen| {
             let mut group = must.clone();
             group.extend_from_slice(chosen);
             groups.push(group);
@@ -253,7 +253,7 @@ fn fixed_groups(n: usize, players: usize, schedule: Schedule) -> Option<Vec<Vec<
     let field: Vec<usize> = must.iter().chain(&others).copied().collect();
     let extra = players - field.len();
     let mut groups = Vec::new();
-    multisets(&field, extra, &mut Vec::new(), 0, &mut |chosen| {
+    selections(&field, extra, true, &mut Vec::new(), 0, &mut |chosen| {
         let mut group = field.clone();
         group.extend_from_slice(chosen);
         group.sort_unstable();
@@ -273,9 +273,11 @@ fn binomial(n: usize, k: usize) -> u64 {
     (0..k as u64).fold(1, |acc, i| acc * (n as u64 - i) / (i + 1))
 }
 
-fn combinations(
+/// Every size-`k` selection of `items` in index order: combinations, or multisets when `repeat`.
+fn selections(
     items: &[usize],
     k: usize,
+    repeat: bool,
     chosen: &mut Vec<usize>,
     from: usize,
     out: &mut dyn FnMut(&[usize]),
@@ -286,25 +288,14 @@ fn combinations(
     }
     for i in from..items.len() {
         chosen.push(items[i]);
-        combinations(items, k, chosen, i + 1, out);
-        chosen.pop();
-    }
-}
-
-fn multisets(
-    items: &[usize],
-    k: usize,
-    chosen: &mut Vec<usize>,
-    from: usize,
-    out: &mut dyn FnMut(&[usize]),
-) {
-    if chosen.len() == k {
-        out(chosen);
-        return;
-    }
-    for i in from..items.len() {
-        chosen.push(items[i]);
-        multisets(items, k, chosen, i, out);
+        selections(
+            items,
+            k,
+            repeat,
+            chosen,
+            if repeat { i } else { i + 1 },
+            out,
+        );
         chosen.pop();
     }
 }
