@@ -1,0 +1,199 @@
+//! The `arena` command as a user runs it.
+
+use std::process::{Command, Output};
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+
+fn arena(args: &[&str]) -> Output {
+    Command::new(ARENA).args(args).output().expect("arena runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn shared(file: &str) -> String {
+    format!(
+        "{}/../../../shared/conformance/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn list_names_every_game_and_bot() {
+    let output = arena(&["list"]);
+    assert!(output.status.success());
+    insta::assert_snapshot!(stdout(&output));
+}
+
+#[test]
+fn play_prints_exact_scores_and_writes_the_replay() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let replay = dir.path().join("game.json");
+    let output = arena(&[
+        "play",
+        "langwars2",
+        "--bot",
+        "greedy",
+        "--bot",
+        "builtin:random",
+        "--bot",
+        "focus",
+        "--bot",
+        "spread",
+        "--seed",
+        "4",
+        "--replay",
+        replay.to_str().expect("utf-8"),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let table = stdout(&output).replace(replay.to_str().expect("utf-8"), "REPLAY");
+    insta::assert_snapshot!(table);
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&replay).expect("replay written"))
+            .expect("JSON");
+    assert_eq!(record["game"], "langwars2");
+    assert_eq!(record["seed"], 4);
+    assert_eq!(record["frames"].as_array().expect("frames").len(), 9);
+}
+
+#[test]
+fn conformance_reports_counts_and_fails_on_a_difference() {
+    let output = arena(&["conformance", "negotiate", &shared("langwars-nc.jsonl")]);
+    assert!(output.status.success());
+    assert_eq!(
+        stdout(&output).trim_end(),
+        "conformance: 30/30 games conform"
+    );
+
+    // The N&C transcripts checked as Lang Wars 2 differ in every game.
+    let output = arena(&["conformance", "langwars2", &shared("langwars-nc.jsonl")]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert!(
+        text.ends_with("conformance: 0/30 games conform\n"),
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().count(),
+        31,
+        "one difference per game, then the summary"
+    );
+}
+
+#[test]
+fn builtin_bots_run_as_processes_with_the_same_results() {
+    let command = format!("{ARENA} bot langwars2 greedy");
+    let as_process = arena(&[
+        "play",
+        "langwars2",
+        "--bot",
+        &command,
+        "--bot",
+        "random",
+        "--bot",
+        "focus",
+        "--bot",
+        "spread",
+        "--seed",
+        "9",
+        "--replay",
+        "/dev/null",
+    ]);
+    let in_process = arena(&[
+        "play",
+        "langwars2",
+        "--bot",
+        "greedy",
+        "--bot",
+        "random",
+        "--bot",
+        "focus",
+        "--bot",
+        "spread",
+        "--seed",
+        "9",
+        "--replay",
+        "/dev/null",
+    ]);
+    assert!(as_process.status.success());
+    let scores = |output: &Output| -> Vec<String> {
+        stdout(output)
+            .lines()
+            .skip(2)
+            .take(4)
+            .map(|line| {
+                line.split_whitespace()
+                    .nth(2)
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect()
+    };
+    assert_eq!(scores(&as_process), scores(&in_process));
+}
+
+#[test]
+fn mistakes_get_errors_that_say_what_to_do() {
+    let output = arena(&["play", "langwars9", "--bot", "random"]);
+    assert_eq!(output.status.code(), Some(2));
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        error.contains("unknown game `langwars9`") && error.contains("langwars2"),
+        "{error}"
+    );
+
+    let output = arena(&["play", "langwars2", "--bot", "random"]);
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        error.contains("4-player game: give --bot 4 times"),
+        "{error}"
+    );
+
+    let output = arena(&[
+        "play",
+        "spring2021",
+        "--bot",
+        "random",
+        "--bot",
+        "random",
+        "--deck",
+        "__",
+    ]);
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(error.contains("Coup options"), "{error}");
+}
+
+#[test]
+fn export_writes_a_self_contained_page() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let replay = dir.path().join("coup.json");
+    let page = dir.path().join("coup.html");
+    let output = arena(&[
+        "play",
+        "coup",
+        "--bot",
+        "calculator",
+        "--bot",
+        "challenger",
+        "--seed",
+        "3",
+        "--replay",
+        replay.to_str().expect("utf-8"),
+    ]);
+    assert!(output.status.success());
+    let output = arena(&[
+        "export",
+        replay.to_str().expect("utf-8"),
+        "-o",
+        page.to_str().expect("utf-8"),
+    ]);
+    assert!(output.status.success());
+    let html = std::fs::read_to_string(page).expect("page written");
+    assert!(html.starts_with("<!doctype html>") && html.contains("calculator"));
+    assert!(!html.contains("src=\"http"), "no external scripts");
+}
