@@ -156,6 +156,11 @@ pub fn ranks_of(scores: &[Score]) -> Vec<u32> {
 /// A built-in strategy, run in process on typed observations.
 pub trait Bot<G: Game>: Send {
     fn act(&mut self, obs: &G::Obs) -> G::Action;
+    /// Makes the bot exactly as `BotEntry::make(seed)` would, for a new game, and says so; a bot that
+    /// cannot (the default) is made anew. Saves an allocation per seat in hot loops.
+    fn reset(&mut self, _seed: u64) -> bool {
+        false
+    }
 }
 
 /// A named built-in bot and how to make one from a seed.

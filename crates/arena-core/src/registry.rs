@@ -289,9 +289,16 @@ pub fn bench_in_process<G: Game>(
             batch.clear();
             G::new_batch(config, &seeds, &mut batch);
             for (game, &seed) in batch.iter_mut().zip(&seeds) {
-                players.clear();
-                players
-                    .extend((0..game.num_players()).map(|seat| (bot.make)(bot_seed(seed, seat))));
+                let seats = game.num_players();
+                let reused = players.len() == seats
+                    && players
+                        .iter_mut()
+                        .enumerate()
+                        .all(|(seat, player)| player.reset(bot_seed(seed, seat)));
+                if !reused {
+                    players.clear();
+                    players.extend((0..seats).map(|seat| (bot.make)(bot_seed(seed, seat))));
+                }
                 let outcome = play_in_process(game, &mut players, &mut obs);
                 checksum = checksum.wrapping_add(outcome.winner.map_or(-1, |w| w as i64));
             }

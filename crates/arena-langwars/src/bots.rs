@@ -45,15 +45,23 @@ impl Bot<LangWars> for RandomBot {
         // below 2^-29 for 8 targets). Independent picks keep the multiplications off one long chain.
         let slots = obs.slots();
         let targets = obs.targets as u64;
+        let scale = |draw: u64| (((draw & 0xffff_ffff) * targets) >> 32) as u8;
         let mut picks = [0u8; MAX_SLOTS];
-        for pair in picks[..slots].chunks_mut(2) {
-            let draw = self.rng.next_u64();
-            for (half, pick) in pair.iter_mut().enumerate() {
-                let part = (draw >> (32 * half)) & 0xffff_ffff;
-                *pick = ((part * targets) >> 32) as u8;
-            }
+        let first = self.rng.next_u64();
+        picks[0] = scale(first);
+        picks[1] = scale(first >> 32);
+        if slots > 2 {
+            let second = self.rng.next_u64();
+            picks[2] = scale(second);
+            picks[3] = scale(second >> 32);
+            picks[4] = scale(self.rng.next_u64());
         }
         Move::from_slots(picks, slots)
+    }
+
+    fn reset(&mut self, seed: u64) -> bool {
+        self.rng = bot_rng(seed);
+        true
     }
 }
 

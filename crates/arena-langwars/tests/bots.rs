@@ -64,3 +64,22 @@ fn bot_side_reads_exactly_what_the_referee_writes() {
         assert!(end.is_none(), "end of input is the end of the game");
     }
 }
+
+#[test]
+fn a_reset_bot_plays_like_a_new_one() {
+    for entry in bots::catalog() {
+        let mut reused = (entry.make)(1);
+        let mut game = LangWars::with_edition(Edition::Lw2, 5);
+        let mut obs = Observation::default();
+        let player = game.to_act().expect("turn 1");
+        game.observe(player, &mut obs);
+        reused.act(&obs);
+        if !reused.reset(42) {
+            continue;
+        }
+        let mut fresh = (entry.make)(42);
+        for _ in 0..20 {
+            assert_eq!(reused.act(&obs), fresh.act(&obs), "{}", entry.name);
+        }
+    }
+}
