@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::FutureExt;
+use nix::sched::{CpuSet, sched_setaffinity};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -65,8 +66,13 @@ pub struct ProcessEnd {
 }
 
 impl BotProcess {
-    /// Starts `argv` in `workdir` as the leader of a new process group.
-    pub fn spawn(argv: &[String], workdir: Option<&Path>, stderr_cap: usize) -> io::Result<Self> {
+    /// Starts `argv` in `workdir` as the leader of a new process group, on `cpu` only if given.
+    pub fn spawn(
+        argv: &[String],
+        workdir: Option<&Path>,
+        stderr_cap: usize,
+        cpu: Option<usize>,
+    ) -> io::Result<Self> {
         let (program, args) = argv
             .split_first()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
@@ -80,6 +86,17 @@ impl BotProcess {
             .kill_on_drop(true);
         if let Some(dir) = workdir {
             command.current_dir(dir);
+        }
+        if let Some(cpu) = cpu {
+            let mut cpus = CpuSet::new();
+            cpus.set(cpu).map_err(io::Error::from)?;
+            // SAFETY: between fork and exec the closure makes one system call (sched_setaffinity),
+            // which is async-signal-safe, and touches no lock or allocation.
+            unsafe {
+                command.pre_exec(move || {
+                    sched_setaffinity(Pid::from_raw(0), &cpus).map_err(io::Error::from)
+                });
+            }
         }
         let mut child = command.spawn()?;
         let pid = child
@@ -252,4 +269,33 @@ impl Drop for BotProcess {
 /// True while any process of the group is alive (zombies included until reaped).
 pub fn group_alive(pgid: i32) -> bool {
     killpg(Pid::from_raw(pgid), None).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn allowed_cpus(pid: i32) -> String {
+        std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .expect("status")
+            .lines()
+            .find_map(|line| line.strip_prefix("Cpus_allowed_list:"))
+            .expect("Cpus_allowed_list")
+            .trim()
+            .to_string()
+    }
+
+    #[tokio::test]
+    async fn a_pinned_bot_runs_on_its_cpu_only_and_is_killed_with_its_group() {
+        let argv = vec!["sleep".to_string(), "30".to_string()];
+        let mut pinned = BotProcess::spawn(&argv, None, 1024, Some(0)).expect("spawns");
+        assert_eq!(allowed_cpus(pinned.pgid()), "0");
+        let mut free = BotProcess::spawn(&argv, None, 1024, None).expect("spawns");
+        let everything = allowed_cpus(std::process::id() as i32);
+        assert_eq!(allowed_cpus(free.pgid()), everything);
+        let group = pinned.pgid();
+        pinned.end().await;
+        free.end().await;
+        assert!(!group_alive(group), "the group is gone once ended");
+    }
 }

@@ -199,6 +199,7 @@ pub fn stream_seats<G: StreamProtocol>(
                         workdir: seat.workdir.clone(),
                         stderr_cap: request.stderr_cap,
                         time_scale: request.options.time_scale,
+                        cpu: request.options.cpu,
                     })),
                     None,
                 ),

@@ -18,6 +18,9 @@ pub struct MatchOptions {
     pub time_scale: f64,
     /// Keep the game's per-frame state in the record.
     pub record_frames: bool,
+    /// Pin this game's bot processes to one CPU, so that parallel games never make two thinking bots
+    /// share a core (the scheduler otherwise does now and then, for milliseconds).
+    pub cpu: Option<usize>,
 }
 
 impl Default for MatchOptions {
@@ -26,6 +29,7 @@ impl Default for MatchOptions {
             pause_idle: true,
             time_scale: 1.0,
             record_frames: true,
+            cpu: None,
         }
     }
 }

@@ -23,6 +23,8 @@ pub struct ProcessSpec {
     pub stderr_cap: usize,
     /// Multiplies the handshake limit, like every other limit.
     pub time_scale: f64,
+    /// The CPU the process (and its children) may run on.
+    pub cpu: Option<usize>,
 }
 
 /// A line read from a bot, or why none came.
@@ -176,6 +178,7 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
                 &self.spec.argv,
                 self.spec.workdir.as_deref(),
                 self.spec.stderr_cap,
+                self.spec.cpu,
             )
             .map_err(|error| {
                 Fault::new(

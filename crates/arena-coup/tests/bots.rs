@@ -106,6 +106,7 @@ fn external_bots_play_like_in_process_ones() {
                 pause_idle: true,
                 time_scale: 1.0,
                 record_frames: true,
+                cpu: None,
             },
             stderr_cap: 4096,
         };

@@ -99,6 +99,7 @@ fn arena_game(
         pause_idle: false,
         time_scale: 1.0,
         record_frames: false,
+        cpu: None,
     };
     let record = runtime.block_on(run_match::<Coup>(&config, 0, seats, &options));
     for player in &record.players {

@@ -43,6 +43,9 @@ pub trait StopRule: Send {
 
 pub struct RunOptions<'a> {
     pub jobs: usize,
+    /// Pin each worker's bot processes to one CPU (worker `w` to CPU `w mod cpus`): two thinking bots
+    /// of parallel games then never share a core.
+    pub pin_cpus: bool,
     /// Set (by a signal handler) to stop: no new games start, games in progress are abandoned (their
     /// bots killed) and not journaled.
     pub stop: &'a AtomicBool,
@@ -88,7 +91,8 @@ pub fn run(
     let wants_entries = options.stop_rule.is_some();
     std::thread::scope(|scope| -> Result<(), TournamentError> {
         let (sender, receiver) = mpsc::sync_channel::<Batch>(jobs * 4);
-        for _ in 0..jobs {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        for worker_index in 0..jobs {
             let sender = sender.clone();
             let worker = Worker {
                 entry,
@@ -99,6 +103,7 @@ pub fn run(
                 stop: options.stop,
                 decided: &decided,
                 wants_entries,
+                cpu: options.pin_cpus.then_some(worker_index % cpus),
             };
             scope.spawn(move || worker.run(sender));
         }
@@ -155,6 +160,7 @@ struct Worker<'a> {
     stop: &'a AtomicBool,
     decided: &'a AtomicBool,
     wants_entries: bool,
+    cpu: Option<usize>,
 }
 
 impl Worker<'_> {
@@ -287,6 +293,7 @@ impl Worker<'_> {
                 pause_idle: plan.settings.pause_idle,
                 time_scale: plan.settings.time_scale,
                 record_frames: plan.settings.replays,
+                cpu: self.cpu,
             },
             stderr_cap: plan.settings.stderr_cap,
         };

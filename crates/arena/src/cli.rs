@@ -330,6 +330,7 @@ fn play(args: PlayArgs) -> Result<ExitCode> {
             pause_idle: !args.no_pause,
             time_scale: args.time_scale,
             record_frames: true,
+            cpu: None,
         },
         stderr_cap: args.stderr_cap,
     };

@@ -82,6 +82,9 @@ pub struct TournamentArgs {
     workdirs: Vec<PathBuf>,
     #[arg(long)]
     no_pause: bool,
+    /// Do not pin each game's bot processes to a core of its own (pinning is on by default).
+    #[arg(long)]
+    no_pin: bool,
     #[arg(long, default_value_t = 1.0)]
     time_scale: f64,
     #[arg(long, default_value_t = DEFAULT_STDERR_CAP)]
@@ -183,6 +186,7 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
         &plan,
         RunOptions {
             jobs,
+            pin_cpus: !args.no_pin,
             stop: &STOP,
             on_progress: Some(&report_progress),
             stop_rule: sprt
