@@ -14,7 +14,7 @@ use flate2::Compression;
 use flate2::write::GzEncoder;
 
 use crate::TournamentError;
-use crate::journal::{self, Done, Entry};
+use crate::journal::{self, Done, Entry, EntryRef, SeatNames};
 use crate::schedule::{Plan, ScheduledGame};
 
 /// Where replays go, relative to the tournament directory.
@@ -24,6 +24,8 @@ pub const REPLAY_DIR: &str = "replays";
 /// replayed identically on resume). Process games are sent one by one.
 const BATCH_GAMES: usize = 256;
 const BATCH_AGE: Duration = Duration::from_millis(100);
+/// Indices a worker claims at a time for games of built-in bots.
+const BUILTIN_CLAIM: u64 = 64;
 
 /// Progress as games finish.
 #[derive(Clone, Copy, Debug)]
@@ -104,6 +106,7 @@ pub fn run(
                 decided: &decided,
                 wants_entries,
                 cpu: options.pin_cpus.then_some(worker_index % cpus),
+                names: plan.bots.iter().map(|b| b.name.clone()).collect(),
             };
             scope.spawn(move || worker.run(sender));
         }
@@ -161,6 +164,7 @@ struct Worker<'a> {
     decided: &'a AtomicBool,
     wants_entries: bool,
     cpu: Option<usize>,
+    names: Vec<String>,
 }
 
 impl Worker<'_> {
@@ -191,16 +195,30 @@ impl Worker<'_> {
         };
         let mut in_batch = 0usize;
         let mut batch_started = Instant::now();
+        // Games of built-in bots take microseconds: claiming them one by one would make the shared
+        // cursor's cache line bounce between cores on every game. Process games are claimed singly so
+        // that the last ones spread over every worker.
+        let claim = if self.plan.bots.iter().all(|b| b.builtin().is_some()) {
+            BUILTIN_CLAIM
+        } else {
+            1
+        };
+        let (mut next, mut end) = (0u64, 0u64);
         while !self.stopping() {
-            let index = self.cursor.fetch_add(1, Ordering::SeqCst);
-            if index >= total {
+            if next == end {
+                next = self.cursor.fetch_add(claim, Ordering::Relaxed);
+                end = (next + claim).min(total);
+            }
+            if next >= total {
                 break;
             }
+            let index = next;
+            next += 1;
             if self.done.contains(index) {
                 continue;
             }
             let game = self.plan.game(index);
-            let (finished, slow) = match self.play(&runtime, &game) {
+            let finished = match self.play(&runtime, &game) {
                 Ok(Some(finished)) => finished,
                 Ok(None) => break,
                 Err(error) => {
@@ -208,19 +226,16 @@ impl Worker<'_> {
                     break;
                 }
             };
-            match serde_json::to_vec(&finished) {
-                Ok(line) => {
-                    batch.lines.extend_from_slice(&line);
-                    batch.lines.push(b'\n');
-                }
-                Err(e) => {
-                    batch.error = Some(format!("cannot encode a result: {e}"));
-                    break;
-                }
+            let line = finished.entry(self.plan, &game, &self.names);
+            if let Err(e) = serde_json::to_writer(&mut batch.lines, &line) {
+                batch.error = Some(format!("cannot encode a result: {e}"));
+                break;
             }
+            batch.lines.push(b'\n');
             if self.wants_entries {
-                batch.entries.push(finished);
+                batch.entries.push(line.to_entry());
             }
+            let slow = finished.slow;
             in_batch += 1;
             if slow || in_batch >= BATCH_GAMES || batch_started.elapsed() >= BATCH_AGE {
                 let full = std::mem::replace(
@@ -241,19 +256,13 @@ impl Worker<'_> {
         let _ = sender.send(batch);
     }
 
-    /// One game; `None` when it was abandoned because of a stop. The flag says whether it was slow (a
-    /// process game), so its line is journaled at once.
+    /// One game; `None` when it was abandoned because of a stop.
     fn play(
         &self,
         runtime: &tokio::runtime::Runtime,
         game: &ScheduledGame,
-    ) -> Result<Option<(Entry, bool)>, String> {
+    ) -> Result<Option<Finished>, String> {
         let plan = self.plan;
-        let names: Vec<String> = game
-            .seats
-            .iter()
-            .map(|&b| plan.bots[b].name.clone())
-            .collect();
         let builtin: Option<Vec<String>> = game
             .seats
             .iter()
@@ -263,11 +272,12 @@ impl Worker<'_> {
             let outcome = self
                 .entry
                 .play_builtin(plan.variant.as_deref(), bots, game.seed)?;
-            let faults = vec![Vec::new(); game.seats.len()];
-            return Ok(Some((
-                entry_of(plan, game, names, outcome, faults, None),
-                false,
-            )));
+            return Ok(Some(Finished {
+                faults: vec![Vec::new(); game.seats.len()],
+                outcome,
+                replay: None,
+                slow: false,
+            }));
         }
         let seats = game
             .seats
@@ -312,16 +322,16 @@ impl Worker<'_> {
         } else {
             None
         };
-        let faults = result
-            .faults
-            .iter()
-            .map(|faults| faults.iter().map(|f| f.kind).collect())
-            .collect();
-        let slow = builtin.is_none();
-        Ok(Some((
-            entry_of(plan, game, names, result.outcome, faults, replay),
-            slow,
-        )))
+        Ok(Some(Finished {
+            faults: result
+                .faults
+                .iter()
+                .map(|faults| faults.iter().map(|f| f.kind).collect())
+                .collect(),
+            outcome: result.outcome,
+            replay,
+            slow: builtin.is_none(),
+        }))
     }
 
     /// Writes the replay compressed, atomically (a journaled game always has its whole replay).
@@ -347,26 +357,38 @@ async fn wait_for(flag: &AtomicBool) {
     }
 }
 
-fn entry_of(
-    plan: &Plan,
-    game: &ScheduledGame,
-    names: Vec<String>,
+/// A game a worker has played, before it becomes a journal line.
+struct Finished {
     outcome: Outcome,
     faults: Vec<Vec<arena_core::FaultKind>>,
     replay: Option<String>,
-) -> Entry {
-    Entry {
-        index: game.index,
-        game: plan.game.clone(),
-        variant: plan.variant.clone(),
-        seed: game.seed,
-        pair: game.pair,
-        seats: game.seats.clone(),
-        bots: names,
-        scores: outcome.scores,
-        ranks: outcome.ranks,
-        winner: outcome.winner,
-        faults,
-        replay,
+    /// A process game: journaled at once rather than batched.
+    slow: bool,
+}
+
+impl Finished {
+    fn entry<'a>(
+        &'a self,
+        plan: &'a Plan,
+        game: &'a ScheduledGame,
+        names: &'a [String],
+    ) -> EntryRef<'a> {
+        EntryRef {
+            index: game.index,
+            game: &plan.game,
+            variant: plan.variant.as_deref(),
+            seed: game.seed,
+            pair: game.pair,
+            seats: &game.seats,
+            bots: SeatNames {
+                seats: &game.seats,
+                names,
+            },
+            scores: &self.outcome.scores,
+            ranks: &self.outcome.ranks,
+            winner: self.outcome.winner,
+            faults: &self.faults,
+            replay: self.replay.as_deref(),
+        }
     }
 }

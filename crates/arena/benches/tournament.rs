@@ -32,8 +32,21 @@ fn main() {
 
 /// Runs a tournament and returns (games/s of the play phase as arena reports it, stderr).
 fn tournament(dir: &Path, name: &str, args: &[&str]) -> (f64, String) {
+    tournament_on(None, dir, name, args)
+}
+
+/// The same, confined to the CPUs in `cpus` (a `taskset -c` list) when given.
+fn tournament_on(cpus: Option<&str>, dir: &Path, name: &str, args: &[&str]) -> (f64, String) {
     let out = dir.join(name);
-    let output = Command::new(ARENA)
+    let mut command = match cpus {
+        Some(list) => {
+            let mut taskset = Command::new("taskset");
+            taskset.args(["-c", list, ARENA]);
+            taskset
+        }
+        None => Command::new(ARENA),
+    };
+    let output = command
         .arg("tournament")
         .args(args)
         .args(["--out", out.to_str().expect("utf-8"), "--format", "csv"])
@@ -68,22 +81,23 @@ fn scaling(dir: &Path) {
         let mut one = Vec::new();
         let mut two = Vec::new();
         for round in 0..3 {
-            let (rate, _) = tournament(
-                dir,
-                &format!("one-{label}-{round}"),
-                &[args.as_slice(), &["--jobs", "1"]].concat(),
-            );
+            // The whole process on one core (its journal writer included), then on two.
+            let one_core = [args.as_slice(), &["--jobs", "1"]].concat();
+            let (rate, _) =
+                tournament_on(Some("0"), dir, &format!("one-{label}-{round}"), &one_core);
             one.push(rate);
-            let (rate, _) = tournament(
+            let two_cores = [args.as_slice(), &["--jobs", "2"]].concat();
+            let (rate, _) = tournament_on(
+                Some("0,1"),
                 dir,
                 &format!("two-{label}-{round}"),
-                &[args.as_slice(), &["--jobs", "2"]].concat(),
+                &two_cores,
             );
             two.push(rate);
         }
         let best = |rates: &[f64]| rates.iter().copied().fold(0.0, f64::max);
         println!(
-            "scaling ({label}, {games} games): 1 job {:.0} games/s, 2 jobs {:.0} games/s: {:.2}x (best of 3)",
+            "scaling ({label}, {games} games): 1 core {:.0} games/s, 2 cores {:.0} games/s: {:.2}x (best of 3)",
             best(&one),
             best(&two),
             best(&two) / best(&one)
