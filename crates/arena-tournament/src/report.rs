@@ -202,17 +202,22 @@ fn faults_text(faults: &std::collections::BTreeMap<String, u64>) -> String {
         .join(", ")
 }
 
-/// The leaderboard and pairwise table as text.
-pub fn leaderboard_text(plan: &Plan, report: &StatsReport) -> String {
-    let mut out = String::new();
-    let four = plan.players > 2;
-    let width = report
+/// Width of the bot-name column.
+fn name_width(report: &StatsReport) -> usize {
+    report
         .bots
         .iter()
         .map(|b| b.len())
         .max()
         .unwrap_or(3)
-        .max(3);
+        .max(3)
+}
+
+/// The leaderboard and pairwise table as text.
+pub fn leaderboard_text(plan: &Plan, report: &StatsReport) -> String {
+    let mut out = String::new();
+    let four = plan.players > 2;
+    let width = name_width(report);
     if plan.schedule == Schedule::Koth {
         // The original KotH leaderboard: one point per win.
         let _ = writeln!(out, "King of the Hill ({} games):", report.games);
@@ -339,13 +344,7 @@ pub fn leaderboard_text(plan: &Plan, report: &StatsReport) -> String {
 /// Win rate of each row against each column (draws count half), with the likelihood of superiority.
 pub fn pairwise_text(report: &StatsReport) -> String {
     let order = standings(report);
-    let width = report
-        .bots
-        .iter()
-        .map(|b| b.len())
-        .max()
-        .unwrap_or(3)
-        .max(3);
+    let width = name_width(report);
     let mut out = format!("{:<width$}", "row vs column");
     for &column in &order {
         let _ = write!(out, " {:>16}", truncate(&report.bots[column], 16));

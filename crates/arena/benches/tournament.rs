@@ -158,9 +158,11 @@ fn timeouts(dir: &Path) {
         .expect("cc builds the thinking bot");
     assert!(status.success());
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    // Lang Wars limits scaled to 40 ms (time-scale 0.04); each answer burns 20 ms of CPU.
-    let command = format!("{} 20000", bot.display());
-    for jobs in [cores, 2 * cores] {
+    // Lang Wars limits scaled to 100 ms (time-scale 0.1, to keep the run under half an hour); each
+    // answer burns 50 ms of CPU. The default concurrency plays 1000 games (36 000 answers); twice the
+    // cores plays 200, enough to show what happens.
+    let command = format!("{} 50000", bot.display());
+    for (jobs, games) in [(cores, "1000"), (2 * cores, "200")] {
         let name = format!("timeouts-{jobs}");
         let jobs_text = jobs.to_string();
         let args = [
@@ -168,9 +170,9 @@ fn timeouts(dir: &Path) {
             "--seed",
             "8",
             "--games",
-            "1000",
+            games,
             "--time-scale",
-            "0.04",
+            "0.1",
             "--replays",
             "none",
             "--jobs",
@@ -190,8 +192,9 @@ fn timeouts(dir: &Path) {
         let timeouts = journal.matches("\"timeout\"").count();
         let games = journal.lines().count();
         println!(
-            "timeouts: {games} games with bots thinking half their limit, {jobs} games at once on {cores} cores \
-             ({}): {timeouts} timeouts ({rate:.1} games/s)",
+            "timeouts: {games} games ({} answers) with bots thinking half their limit, {jobs} games at once on \
+             {cores} cores ({}): {timeouts} timeouts ({rate:.1} games/s)",
+            games * 36,
             if jobs == cores {
                 "the default"
             } else {
