@@ -98,7 +98,7 @@ impl BotProcess {
                 });
             }
         }
-        let mut child = command.spawn()?;
+        let mut child = spawn_retrying(|| command.spawn())?;
         let pid = child
             .id()
             .ok_or_else(|| io::Error::other("process exited before it could be tracked"))?;
@@ -266,6 +266,24 @@ impl Drop for BotProcess {
     }
 }
 
+/// Runs `spawn` again while it fails with ETXTBSY ("text file busy"): an executable that was just
+/// written (a bot compiled a moment ago, a script a test wrote) can be briefly held open for writing by
+/// another thread's fork that has not reached its exec yet. A few short retries always outlast that.
+pub fn spawn_retrying<T>(mut spawn: impl FnMut() -> io::Result<T>) -> io::Result<T> {
+    const ETXTBSY: i32 = nix::errno::Errno::ETXTBSY as i32;
+    let mut pause = Duration::from_millis(2);
+    for _ in 0..6 {
+        match spawn() {
+            Err(error) if error.raw_os_error() == Some(ETXTBSY) => {
+                std::thread::sleep(pause);
+                pause *= 2;
+            }
+            other => return other,
+        }
+    }
+    spawn()
+}
+
 /// True while any process of the group is alive (zombies included until reaped).
 pub fn group_alive(pgid: i32) -> bool {
     killpg(Pid::from_raw(pgid), None).is_ok()
@@ -283,6 +301,27 @@ mod tests {
             .expect("Cpus_allowed_list")
             .trim()
             .to_string()
+    }
+
+    #[test]
+    fn spawning_retries_while_the_executable_is_busy_and_only_then() {
+        let busy = || io::Error::from_raw_os_error(nix::errno::Errno::ETXTBSY as i32);
+        let mut calls = 0;
+        let result = spawn_retrying(|| {
+            calls += 1;
+            if calls < 3 { Err(busy()) } else { Ok(calls) }
+        });
+        assert_eq!(result.expect("third try works"), 3);
+        let mut calls = 0;
+        let result: io::Result<()> = spawn_retrying(|| {
+            calls += 1;
+            Err(io::Error::from(io::ErrorKind::NotFound))
+        });
+        assert_eq!(
+            result.expect_err("not found").kind(),
+            io::ErrorKind::NotFound
+        );
+        assert_eq!(calls, 1, "other errors are not retried");
     }
 
     #[tokio::test]

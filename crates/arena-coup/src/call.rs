@@ -158,7 +158,7 @@ pub fn run_process(
     }
     let started = Instant::now();
     let deadline = started + limit;
-    let mut child = command.spawn()?;
+    let mut child = arena_core::process::spawn_retrying(|| command.spawn())?;
     let pid = child.id() as i32;
     let mut stdout_pipe = child.stdout.take();
     let mut stderr_pipe = child.stderr.take();
