@@ -158,6 +158,11 @@ pub trait GameEntry: Send + Sync {
     ) -> Result<(), String>;
 }
 
+/// A transcript file's text, or an error that names the file.
+pub fn read_transcripts(path: &std::path::Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
 /// Looks up a built-in bot by name.
 pub fn find_bot<'a, G: Game>(
     bots: &'a [BotEntry<G>],

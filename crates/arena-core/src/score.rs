@@ -105,13 +105,6 @@ impl<'de> Deserialize<'de> for Score {
     }
 }
 
-impl std::ops::Add for Score {
-    type Output = Score;
-    fn add(self, other: Score) -> Score {
-        Score(self.0 + other.0)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

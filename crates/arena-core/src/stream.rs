@@ -135,7 +135,6 @@ pub struct StreamAgent<G: StreamProtocol> {
     spec: ProcessSpec,
     process: Option<BotProcess>,
     lines: LineBuffer,
-    input: String,
     log: AgentLog,
     /// `resume` was asked for: continue the bot right after its next input is written, so that it wakes
     /// once, with its input already there.
@@ -149,16 +148,10 @@ impl<G: StreamProtocol> StreamAgent<G> {
             spec,
             process: None,
             lines: LineBuffer::default(),
-            input: String::new(),
             log: AgentLog::default(),
             resume_pending: false,
             _game: std::marker::PhantomData,
         }
-    }
-
-    /// The process group id while the process runs (tests use it to check nothing is left behind).
-    pub fn pgid(&self) -> Option<i32> {
-        self.process.as_ref().map(BotProcess::pgid)
     }
 
     async fn stop(&mut self) {
@@ -222,9 +215,8 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
         limit: Duration,
     ) -> BoxFuture<'a, Reply<G::Action>> {
         Box::pin(async move {
-            self.input.clear();
-            G::encode_input(obs, first, &mut self.input);
-            let input = self.input.clone();
+            let mut input = String::new();
+            G::encode_input(obs, first, &mut input);
             let Some(process) = self.process.as_mut() else {
                 return Reply {
                     answer: Answer::Fault(Fault::new(FaultKind::Crashed, "not running")),

@@ -335,8 +335,7 @@ pub fn check_transcript(game: &Transcript) -> Option<String> {
 
 /// Checks every game of a `coup.jsonl` file.
 pub fn conformance_file(path: &Path) -> Result<Vec<ConformanceCase>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = registry::read_transcripts(path)?;
     let mut cases = Vec::new();
     for (number, line) in text.lines().enumerate() {
         if line.trim().is_empty() {

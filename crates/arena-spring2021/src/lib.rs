@@ -89,8 +89,7 @@ impl GameEntry for SpringEntry {
     }
 
     fn conformance(&self, path: &Path) -> Result<Vec<ConformanceCase>, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = registry::read_transcripts(path)?;
         conformance::check_text(&text)
     }
 

@@ -49,17 +49,26 @@ fn config(plan: &Plan, bootstrap: usize, sprt: Option<SprtSetup>) -> StatsConfig
 }
 
 /// Statistics of every game in the journal, fed in schedule order (so they do not depend on which
-/// worker finished first). Memory stays bounded however many games there are.
-pub fn compute(dir: &Path, plan: &Plan, bootstrap: usize) -> Result<StatsReport, TournamentError> {
+/// worker finished first), and the first games for the report's list, in one pass. Memory stays
+/// bounded however many games there are.
+pub fn compute(
+    dir: &Path,
+    plan: &Plan,
+    bootstrap: usize,
+) -> Result<(StatsReport, Vec<Entry>), TournamentError> {
     let names = plan.bots.iter().map(|b| b.name.clone()).collect();
     let mut stats = Accumulator::new(names, config(plan, bootstrap, None));
+    let mut first_games = Vec::new();
     for entry in journal::entries_in_order(dir)? {
         let entry = entry?;
         stats
             .add(&game_result(&entry))
             .map_err(|e| TournamentError::Invalid(format!("game {}: {e}", entry.index)))?;
+        if first_games.len() < REPORT_GAME_LINKS {
+            first_games.push(entry);
+        }
     }
-    Ok(stats.report())
+    Ok((stats.report(), first_games))
 }
 
 /// Stops a two-bot tournament as soon as the sequential probability ratio test decides.
@@ -133,8 +142,13 @@ impl StopRule for SprtRule {
     }
 }
 
-/// Writes `summary.json`, `leaderboard.csv` and `report.html`.
-pub fn write_outputs(dir: &Path, plan: &Plan, report: &StatsReport) -> Result<(), TournamentError> {
+/// Writes `summary.json`, `leaderboard.csv` and `report.html` (which lists `games`).
+pub fn write_outputs(
+    dir: &Path,
+    plan: &Plan,
+    report: &StatsReport,
+    games: &[Entry],
+) -> Result<(), TournamentError> {
     let summary = serde_json::to_string_pretty(&serde_json::json!({
         "game": plan.game,
         "variant": plan.variant,
@@ -149,10 +163,7 @@ pub fn write_outputs(dir: &Path, plan: &Plan, report: &StatsReport) -> Result<()
     };
     write(SUMMARY_FILE, &summary)?;
     write(LEADERBOARD_FILE, &leaderboard_csv(report))?;
-    let games: Vec<Entry> = journal::entries_in_order(dir)?
-        .take(REPORT_GAME_LINKS)
-        .collect::<Result<_, _>>()?;
-    write(REPORT_FILE, &report_html(plan, report, &games))
+    write(REPORT_FILE, &report_html(plan, report, games))
 }
 
 /// Bots in leaderboard order: by the global fit's rating when there is one, else by win rate.

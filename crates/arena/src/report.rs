@@ -34,8 +34,8 @@ pub fn finish(
     bootstrap: usize,
     sprt: Option<&SprtRule>,
 ) -> Result<()> {
-    let stats = report::compute(dir, plan, bootstrap)?;
-    report::write_outputs(dir, plan, &stats)?;
+    let (stats, first_games) = report::compute(dir, plan, bootstrap)?;
+    report::write_outputs(dir, plan, &stats, &first_games)?;
     match format {
         FormatArg::Text => {
             print!("{}", report::leaderboard_text(plan, &stats));
