@@ -33,19 +33,8 @@ use crate::game::{GameResult, InputError, Tally};
 use crate::histogram::{Histogram, ScoreHistogram};
 use crate::pairwise::{PairwiseTable, PairwiseTally};
 use crate::sequential::{EloConfig, EloRatings, EloTally, SkillRatings, SkillTally};
-use crate::sprt::{
-    PairedResults, Pairing, SprtConfig, SprtError, SprtStatus, Trinomial, points_against,
-    sprt_pentanomial, sprt_trinomial,
-};
+use crate::sprt::{SequentialSprt, SprtReport, SprtSetup};
 use crate::summary::{BotSummary, SummaryTally};
-
-/// A sequential test of bot `a` against bot `b` (indices into the bot names).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SprtSetup {
-    pub config: SprtConfig,
-    pub a: usize,
-    pub b: usize,
-}
 
 /// Settings of an [`Accumulator`].
 #[derive(Clone, Copy, Debug)]
@@ -72,41 +61,6 @@ impl Default for StatsConfig {
             fit_sample_units: 20_000,
             sprt: None,
             score_bins: 20,
-        }
-    }
-}
-
-/// Which counts an SPRT decision rests on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SprtBasis {
-    /// Complete pairs of A-vs-B games sharing a `pair_id`.
-    Pentanomial,
-    /// Single games, when no complete pair exists yet.
-    Trinomial,
-}
-
-/// State of the sequential test after the games so far.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SprtReport {
-    pub setup: SprtSetup,
-    /// As [`crate::paired_results`] computes it.
-    pub paired: PairedResults,
-    /// As [`crate::trinomial_results`] computes it.
-    pub trinomial: Trinomial,
-    pub pentanomial_status: Result<SprtStatus, SprtError>,
-    pub trinomial_status: Result<SprtStatus, SprtError>,
-    /// The test to stop on: the pentanomial one as soon as one pair is complete (pairing cancels
-    /// the seeds' luck), the trinomial one before that or without pair ids.
-    pub basis: SprtBasis,
-}
-
-impl SprtReport {
-    /// The status of the test named by `basis`.
-    pub fn status(&self) -> &Result<SprtStatus, SprtError> {
-        match self.basis {
-            SprtBasis::Pentanomial => &self.pentanomial_status,
-            SprtBasis::Trinomial => &self.trinomial_status,
         }
     }
 }
@@ -153,15 +107,15 @@ pub struct Footprint {
     pub sample_games: usize,
     /// Ranges of consecutive pair ids remembered as seen.
     pub seen_id_ranges: usize,
-    /// Pair ids with A-vs-B games remembered by the SPRT.
+    /// Units the SPRT holds open (incomplete).
     pub sprt_ids: usize,
 }
 
 /// Streaming statistics over games fed in play order; see the module docs.
 ///
 /// Memory: O(bots² + bots × (seats + fault kinds + histogram bins)) for the counts, plus the fit
-/// sample (at most `fit_sample_units` units), the seen pair-id ranges, and with an SPRT one small
-/// entry per pair id in which A met B.
+/// sample (at most `fit_sample_units` units), the seen pair-id ranges, and with an SPRT its open
+/// (incomplete) units.
 #[derive(Clone, Debug)]
 pub struct Accumulator {
     bot_names: Vec<String>,
@@ -174,7 +128,8 @@ pub struct Accumulator {
     weng_lin: SkillTally<WengLinConfig>,
     elo: EloTally,
     sample: FitSampler,
-    sprt: Option<SprtTally>,
+    sprt: Option<SequentialSprt>,
+    sprt_held: bool,
     histograms: Vec<ScoreHistogram>,
 }
 
@@ -188,11 +143,8 @@ impl Accumulator {
             weng_lin: SkillTally::new(bot_count, config.weng_lin),
             elo: EloTally::new(bot_count, config.elo),
             sample: FitSampler::new(config.fit_sample_units, config.fit.seed),
-            sprt: config.sprt.map(|setup| SprtTally {
-                setup,
-                trinomial: Trinomial::default(),
-                pairing: Pairing::default(),
-            }),
+            sprt: config.sprt.map(SequentialSprt::new),
+            sprt_held: false,
             histograms: vec![ScoreHistogram::new(config.score_bins); bot_count],
             bot_names,
             config,
@@ -218,12 +170,23 @@ impl Accumulator {
         self.elo.add(game);
         self.sample.add(game);
         if let Some(sprt) = &mut self.sprt {
-            sprt.add(game);
+            if self.sprt_held {
+                sprt.skip(game);
+            } else {
+                sprt.add(game);
+            }
         }
         for (&bot, &score) in game.players.iter().zip(&game.scores) {
             self.histograms[bot].add(score);
         }
         Ok(())
+    }
+
+    /// Stops feeding the sequential test: later games count everywhere else but are reported as
+    /// uncounted by the test. For a reader that finds a game missing from a schedule-ordered
+    /// journal: the test may only see games in order.
+    pub fn hold_sprt(&mut self) {
+        self.sprt_held = true;
     }
 
     /// Games added so far.
@@ -233,7 +196,7 @@ impl Accumulator {
 
     /// SPRT status from the games so far; `None` without an SPRT setup. O(1).
     pub fn sprt(&self) -> Option<SprtReport> {
-        self.sprt.as_ref().map(SprtTally::report)
+        self.sprt.as_ref().map(SequentialSprt::report)
     }
 
     /// Every statistic over the games so far. Runs the global fit (with its bootstrap) on the
@@ -265,45 +228,7 @@ impl Accumulator {
             sample_units: self.sample.units.len(),
             sample_games: self.sample.units.iter().map(|unit| unit.seats.len()).sum(),
             seen_id_ranges: self.sample.seen_ids.ranges.len(),
-            sprt_ids: self.sprt.as_ref().map_or(0, |sprt| sprt.pairing.ids()),
-        }
-    }
-}
-
-#[derive(Clone, Debug)]
-struct SprtTally {
-    setup: SprtSetup,
-    trinomial: Trinomial,
-    pairing: Pairing,
-}
-
-impl SprtTally {
-    fn add(&mut self, game: &GameResult) {
-        let SprtSetup { a, b, .. } = self.setup;
-        // Same bot twice gives no results, as in `trinomial_results` and `paired_results`.
-        if a == b {
-            return;
-        }
-        if let Some(points) = points_against(game, a, b) {
-            self.trinomial.record(points);
-            self.pairing.record(game.pair_id, points);
-        }
-    }
-
-    fn report(&self) -> SprtReport {
-        let paired = self.pairing.results;
-        let has_pairs = paired.pairs.counts.iter().any(|&count| count > 0);
-        SprtReport {
-            setup: self.setup,
-            paired,
-            trinomial: self.trinomial,
-            pentanomial_status: sprt_pentanomial(&self.setup.config, &paired.pairs),
-            trinomial_status: sprt_trinomial(&self.setup.config, &self.trinomial),
-            basis: if has_pairs {
-                SprtBasis::Pentanomial
-            } else {
-                SprtBasis::Trinomial
-            },
+            sprt_ids: self.sprt.as_ref().map_or(0, SequentialSprt::open_units),
         }
     }
 }

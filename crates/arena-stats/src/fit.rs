@@ -78,6 +78,28 @@ pub struct BotFit {
     pub rating_interval: Option<Interval>,
     /// Bootstrap 2.5 % / 97.5 % percentiles of the rank, rounded outward to whole ranks.
     pub rank_interval: Option<(u32, u32)>,
+    /// Set when the games cannot bound this bot's rating on one side (it never finished behind,
+    /// or never ahead of, any bot outside its group): its maximum-likelihood rating is infinite,
+    /// `rating` is then only where the prior holds it, and `rating_interval` is `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unbounded: Option<Unbounded>,
+    /// For an unbounded bot, the finite end of its 95 % profile-likelihood interval (the lowest
+    /// rating the games allow for one unbounded above, the highest for one unbounded below), on
+    /// the scale the other bots' ratings are shown on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating_bound: Option<f64>,
+}
+
+/// Which side of a rating the games leave open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unbounded {
+    /// Never finished behind a bot outside its group: no upper limit.
+    Above,
+    /// Never finished ahead of a bot outside its group: no lower limit.
+    Below,
+    /// No game decided against any bot outside its group: not comparable at all.
+    Both,
 }
 
 /// Result of [`global_fit`].
@@ -449,12 +471,162 @@ fn to_ratings(log_strength: &[f64]) -> Vec<f64> {
     ratings.iter().map(|r| r - mean).collect()
 }
 
-/// Competition ranks of ratings, highest first.
+/// Ratings closer than this (Elo points) are equal: the fit's rounding noise is around 1e-13, and
+/// no contest cares about a millionth of a point.
+const RATING_TIE: f64 = 1e-6;
+
+/// Competition ranks of ratings, highest first; equal ratings share the better rank.
 fn ranks_of(ratings: &[f64]) -> Vec<u32> {
     ratings
         .iter()
-        .map(|mine| 1 + ratings.iter().filter(|other| *other > mine).count() as u32)
+        .map(|mine| {
+            1 + ratings
+                .iter()
+                .filter(|other| **other > mine + RATING_TIE)
+                .count() as u32
+        })
         .collect()
+}
+
+/// Groups of bots that the games tie together (strongly connected components of the "finished
+/// ahead of" graph), each with the side on which nothing outside it bounds its ratings.
+fn unbounded_groups(
+    bot_count: usize,
+    orderings: &[Ordering],
+    weights: &[f64],
+) -> Vec<(Vec<usize>, Unbounded)> {
+    if bot_count < 2 {
+        return Vec::new();
+    }
+    let mut ahead_of = vec![vec![false; bot_count]; bot_count];
+    for (ordering, &weight) in orderings.iter().zip(weights) {
+        if weight <= 0.0 {
+            continue;
+        }
+        for (position, &better) in ordering.iter().enumerate() {
+            for &worse in &ordering[position + 1..] {
+                if better != worse {
+                    ahead_of[better][worse] = true;
+                }
+            }
+        }
+    }
+    let reach = |start: usize, forward: bool| {
+        let mut seen = vec![false; bot_count];
+        let mut stack = vec![start];
+        seen[start] = true;
+        while let Some(bot) = stack.pop() {
+            for other in 0..bot_count {
+                let edge = if forward {
+                    ahead_of[bot][other]
+                } else {
+                    ahead_of[other][bot]
+                };
+                if edge && !seen[other] {
+                    seen[other] = true;
+                    stack.push(other);
+                }
+            }
+        }
+        seen
+    };
+    let mut component = vec![usize::MAX; bot_count];
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for bot in 0..bot_count {
+        if component[bot] != usize::MAX {
+            continue;
+        }
+        let (down, up) = (reach(bot, true), reach(bot, false));
+        let members: Vec<usize> = (0..bot_count).filter(|&b| down[b] && up[b]).collect();
+        for &member in &members {
+            component[member] = groups.len();
+        }
+        groups.push(members);
+    }
+    if groups.len() < 2 {
+        return Vec::new();
+    }
+    groups
+        .into_iter()
+        .enumerate()
+        .filter_map(|(index, members)| {
+            let outside = |b: usize| component[b] != index;
+            let beaten_by_outside =
+                (0..bot_count).any(|o| outside(o) && members.iter().any(|&m| ahead_of[o][m]));
+            let beats_outside =
+                (0..bot_count).any(|o| outside(o) && members.iter().any(|&m| ahead_of[m][o]));
+            let side = match (beaten_by_outside, beats_outside) {
+                (true, true) => return None,
+                (false, true) => Unbounded::Above,
+                (true, false) => Unbounded::Below,
+                (false, false) => Unbounded::Both,
+            };
+            Some((members, side))
+        })
+        .collect()
+}
+
+/// Log-likelihood of the weighted orderings (no prior) with the group's log-strengths shifted
+/// by `shift`.
+fn log_likelihood(
+    orderings: &[Ordering],
+    weights: &[f64],
+    log_strength: &[f64],
+    group: &[bool],
+    shift: f64,
+) -> f64 {
+    let strength = |bot: usize| (log_strength[bot] + if group[bot] { shift } else { 0.0 }).exp();
+    let mut total = 0.0;
+    for (ordering, &weight) in orderings.iter().zip(weights) {
+        if weight <= 0.0 || ordering.len() < 2 {
+            continue;
+        }
+        let mut running: f64 = ordering.iter().map(|&bot| strength(bot)).sum();
+        for &bot in &ordering[..ordering.len() - 1] {
+            let own = strength(bot);
+            total += weight * (own.ln() - running.ln());
+            running -= own;
+        }
+    }
+    total
+}
+
+/// The finite end of a one-sided 95 % profile-likelihood interval for a group the games leave
+/// unbounded on one side: the shift (in log-strength) at which the log-likelihood is χ²₁(0.95)/2
+/// below its limit on the open side.
+fn profile_bound(
+    orderings: &[Ordering],
+    weights: &[f64],
+    log_strength: &[f64],
+    members: &[usize],
+    side: Unbounded,
+) -> Option<f64> {
+    // χ²₁ 95 % quantile / 2: the usual likelihood-ratio interval.
+    const DROP: f64 = 3.841_458_820_694_124 / 2.0;
+    // Far enough that the open side's limit is reached to double precision for any real field.
+    const FAR: f64 = 60.0;
+    let mut group = vec![false; log_strength.len()];
+    members.iter().for_each(|&m| group[m] = true);
+    let ll = |shift: f64| log_likelihood(orderings, weights, log_strength, &group, shift);
+    let (open, closed) = match side {
+        Unbounded::Above => (FAR, -FAR),
+        Unbounded::Below => (-FAR, FAR),
+        Unbounded::Both => return None,
+    };
+    let target = ll(open) - DROP;
+    if !(target.is_finite()) || ll(closed) >= target {
+        return None;
+    }
+    let (mut inside, mut outside) = (open, closed);
+    for _ in 0..200 {
+        let middle = 0.5 * (inside + outside);
+        if ll(middle) >= target {
+            inside = middle;
+        } else {
+            outside = middle;
+        }
+    }
+    Some(0.5 * (inside + outside))
 }
 
 /// Uniform index below `bound` (> 0), by rejection so every index is exactly equally likely.
@@ -550,6 +722,22 @@ pub(crate) fn global_fit_of<'a>(
         }
     }
 
+    let mut unbounded: Vec<Option<(Unbounded, Option<f64>)>> = vec![None; bot_count];
+    let scale = 400.0 / std::f64::consts::LN_10;
+    for (members, side) in unbounded_groups(bot_count, &design.orderings, &weights) {
+        let shift = profile_bound(
+            &design.orderings,
+            &weights,
+            &point.log_strength,
+            &members,
+            side,
+        );
+        for &member in &members {
+            let bound = shift.map(|shift| ratings[member] + shift * scale);
+            unbounded[member] = Some((side, bound));
+        }
+    }
+
     let tail = (1.0 - CONFIDENCE) / 2.0;
     let bots = (0..bot_count)
         .map(|bot| {
@@ -571,8 +759,11 @@ pub(crate) fn global_fit_of<'a>(
                 bot,
                 rating: ratings[bot],
                 rank: ranks[bot],
-                rating_interval,
+                // The bootstrap of an unbounded rating only resamples the prior's pull.
+                rating_interval: rating_interval.filter(|_| unbounded[bot].is_none()),
                 rank_interval,
+                unbounded: unbounded[bot].map(|(side, _)| side),
+                rating_bound: unbounded[bot].and_then(|(_, bound)| bound),
             }
         })
         .collect();

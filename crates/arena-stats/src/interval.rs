@@ -129,3 +129,116 @@ pub fn quantile_sorted(sorted: &[f64], q: f64) -> Option<f64> {
     let fraction = position - below as f64;
     Some(sorted[below] + fraction * (sorted[above] - sorted[below]))
 }
+
+/// Sums over independent *units* (a seed's games: a seat-swapped pair, a 4-player seed group, or
+/// a single game when games are not paired) of a per-game quantity, for estimates of a mean per
+/// game whose spread is measured between units, not between games: games of one seed share its
+/// luck, so treating them as independent misstates the error (by a factor of 0.8 to 1.3 on real
+/// journals).
+///
+/// Unit j has m_j games and total v_j; the estimate is the ratio R = Σv / Σm and its variance the
+/// usual cluster (linearization) estimate n/(n−1) · Σ(v_j − R m_j)² / (Σm)².
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct UnitSums {
+    pub units: u64,
+    pub games: f64,
+    pub total: f64,
+    total_sq: f64,
+    cross: f64,
+    games_sq: f64,
+}
+
+impl UnitSums {
+    /// Adds one unit of `games` games whose values add up to `total`.
+    pub fn push_unit(&mut self, total: f64, games: f64) {
+        self.units += 1;
+        self.games += games;
+        self.total += total;
+        self.total_sq += total * total;
+        self.cross += total * games;
+        self.games_sq += games * games;
+    }
+
+    /// Σv / Σm; `None` without games.
+    pub fn ratio(&self) -> Option<f64> {
+        (self.games > 0.0).then(|| self.total / self.games)
+    }
+
+    /// Variance of [`Self::ratio`] between units; `None` with fewer than two units.
+    pub fn ratio_variance(&self) -> Option<f64> {
+        if self.units < 2 {
+            return None;
+        }
+        let ratio = self.ratio()?;
+        let n = self.units as f64;
+        let spread = self.total_sq - 2.0 * ratio * self.cross + ratio * ratio * self.games_sq;
+        Some(n / (n - 1.0) * spread.max(0.0) / (self.games * self.games))
+    }
+
+    /// The mean per game with a Student-t interval on n − 1 degrees of freedom (n units).
+    pub fn mean_interval(&self) -> Option<Interval> {
+        let ratio = self.ratio()?;
+        let variance = self.ratio_variance()?;
+        let n = self.units;
+        // mean_interval_from_moments divides the variance by n; hand it n·Var(R).
+        mean_interval_from_moments(n, ratio, variance * n as f64)
+    }
+
+    /// A rate in [0, 1] (points per game) with a Wilson interval whose sample size is the
+    /// effective number of independent games, n_eff = p(1−p) / Var(p) from the units, kept
+    /// between the number of units (games of a unit counted as one trial) and the number of
+    /// games (pairing never claims more than independent games would). When every unit scored
+    /// all or nothing (p = 0 or 1) n_eff is the number of units.
+    pub fn rate_interval(&self) -> Option<Interval> {
+        let rate = self.ratio()?.clamp(0.0, 1.0);
+        let units = self.units as f64;
+        let effective = match self.ratio_variance() {
+            Some(variance) if rate > 0.0 && rate < 1.0 && variance > 0.0 => {
+                (rate * (1.0 - rate) / variance).clamp(units, self.games)
+            }
+            Some(_) if rate > 0.0 && rate < 1.0 => self.games,
+            _ => units,
+        };
+        wilson(rate * effective, effective).map(|interval| Interval {
+            estimate: rate,
+            ..interval
+        })
+    }
+}
+
+/// The unit a game belongs to, and its running totals until the next unit starts: units are runs
+/// of consecutive games that share a pair id (a schedule lists a seed's games together); a game
+/// without an id is a unit of its own.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct OpenUnit {
+    pub(crate) id: Option<u64>,
+    pub(crate) games: u32,
+    pub(crate) total: f64,
+}
+
+impl OpenUnit {
+    /// Adds a game of unit `id` worth `value`; a different id first closes the open unit into
+    /// `sums`.
+    pub(crate) fn add(&mut self, id: Option<u64>, value: f64, sums: &mut UnitSums) {
+        if self.games > 0 && (id.is_none() || id != self.id) {
+            self.close(sums);
+        }
+        self.id = id;
+        self.games += 1;
+        self.total += value;
+    }
+
+    pub(crate) fn close(&mut self, sums: &mut UnitSums) {
+        if self.games > 0 {
+            sums.push_unit(self.total, f64::from(self.games));
+        }
+        *self = OpenUnit::default();
+    }
+
+    /// `sums` with this unit closed, without changing either.
+    pub(crate) fn closed(&self, sums: &UnitSums) -> UnitSums {
+        let (mut sums, mut unit) = (*sums, *self);
+        unit.close(&mut sums);
+        sums
+    }
+}

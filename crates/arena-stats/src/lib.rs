@@ -30,14 +30,14 @@ pub mod sequential;
 pub mod sprt;
 pub mod summary;
 
-pub use accumulate::{
-    Accumulator, FitSample, Footprint, SprtBasis, SprtReport, SprtSetup, StatsConfig, StatsReport,
+pub use accumulate::{Accumulator, FitSample, Footprint, StatsConfig, StatsReport};
+pub use fit::{
+    BotFit, FitConfig, FitError, FitModel, GlobalFit, Unbounded, fit_ratings, global_fit,
 };
-pub use fit::{BotFit, FitConfig, FitError, FitModel, GlobalFit, fit_ratings, global_fit};
 pub use game::{GameLog, GameResult, InputError, SeatOutcome};
 pub use histogram::{EXACT_VALUES, Histogram, HistogramBin};
 pub use interval::{
-    CONFIDENCE, Interval, Moments, mean_interval, mean_interval_from_moments, normal_cdf,
+    CONFIDENCE, Interval, Moments, UnitSums, mean_interval, mean_interval_from_moments, normal_cdf,
     normal_quantile, quantile_sorted, wilson,
 };
 pub use pairwise::{PairRecord, PairwiseTable, likelihood_of_superiority, pairwise};
@@ -49,8 +49,9 @@ pub use sequential::{
 /// [`skillratings::weng_lin::WengLinConfig`]) the sequential ratings take.
 pub use skillratings;
 pub use sprt::{
-    PairedResults, Pentanomial, SprtConfig, SprtError, SprtStatus, SprtVerdict, Trinomial,
-    llr_pentanomial, llr_trinomial, paired_results, sprt_bounds, sprt_pentanomial, sprt_status,
+    PairedResults, Pentanomial, SequentialSprt, SprtConfig, SprtDecision, SprtError, SprtReport,
+    SprtSetup, SprtStatus, SprtUnit, SprtVerdict, Trinomial, llr_pentanomial, llr_trinomial,
+    llr_units, paired_results, sequential_sprt, sprt_bounds, sprt_pentanomial, sprt_status,
     sprt_trinomial, trinomial_results,
 };
 pub use summary::{BotSummary, SeatSummary, summarize};

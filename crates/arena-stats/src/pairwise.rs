@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::game::{GameLog, GameResult, Tally, count_points, head_to_head_points};
-use crate::interval::{Interval, normal_cdf, wilson};
+use crate::interval::{Interval, OpenUnit, UnitSums, normal_cdf};
 
 /// Row bot against column bot, counted from the row bot's side.
 ///
@@ -16,18 +16,20 @@ pub struct PairRecord {
     pub wins: u64,
     pub draws: u64,
     pub losses: u64,
-    /// (wins + draws/2) / games with a Wilson 95 % interval; `None` without games.
+    /// (wins + draws/2) / games with a Wilson 95 % interval at the effective sample size measured
+    /// between units (seeds), as [`crate::BotSummary::score_rate`]; `None` without games.
     pub score: Option<Interval>,
+    /// Units (seeds) in which the two met.
+    #[serde(default)]
+    pub units: u64,
     /// Likelihood of superiority Φ((w − l)/√(w + l)); `None` without decisive games.
     pub los: Option<f64>,
 }
 
 impl PairRecord {
-    fn finish(&mut self) {
-        self.score = wilson(
-            self.wins as f64 + 0.5 * self.draws as f64,
-            self.games as f64,
-        );
+    fn finish(&mut self, units: &UnitSums) {
+        self.score = units.rate_interval();
+        self.units = units.units;
         self.los = likelihood_of_superiority(self.wins, self.losses);
     }
 }
@@ -70,6 +72,8 @@ pub fn pairwise(log: &GameLog) -> PairwiseTable {
 pub(crate) struct PairwiseTally {
     /// Counts only; `score` and `los` are filled by `finish`.
     table: PairwiseTable,
+    /// Row's points against column, summed per unit, row-major like the table.
+    units: Vec<(UnitSums, OpenUnit)>,
 }
 
 impl PairwiseTally {
@@ -79,6 +83,7 @@ impl PairwiseTally {
                 bot_count,
                 records: vec![PairRecord::default(); bot_count * bot_count],
             },
+            units: vec![Default::default(); bot_count * bot_count],
         }
     }
 }
@@ -94,9 +99,12 @@ impl Tally for PairwiseTally {
                 if bot_a == bot_b {
                     continue;
                 }
-                let record = &mut self.table.records[bot_a * bot_count + bot_b];
+                let cell = bot_a * bot_count + bot_b;
+                let record = &mut self.table.records[cell];
                 record.games += 1;
                 let points = head_to_head_points(game.ranks[seat_a], game.ranks[seat_b]);
+                let (sums, open) = &mut self.units[cell];
+                open.add(game.pair_id, points, sums);
                 count_points(
                     points,
                     &mut record.wins,
@@ -109,7 +117,9 @@ impl Tally for PairwiseTally {
 
     fn finish(&self) -> PairwiseTable {
         let mut table = self.table.clone();
-        table.records.iter_mut().for_each(PairRecord::finish);
+        for (record, (sums, open)) in table.records.iter_mut().zip(&self.units) {
+            record.finish(&open.closed(sums));
+        }
         table
     }
 }

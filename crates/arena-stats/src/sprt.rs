@@ -4,21 +4,39 @@
 //! Hypotheses are Elo differences on the logistic scale: H0 says A is elo0 stronger than B, H1
 //! says elo1 (elo0 < elo1). Each maps to an expected score s = 1 / (1 + 10^(−elo/400)).
 //!
-//! LLR. The generalized SPRT (GSPRT) normal approximation of fishtest's `LLR_logistic`, for
-//! outcomes with values xᵢ = i/(k−1) seen nᵢ times (k = 3 for W/D/L per game, k = 5 for the total
-//! of a game pair):
+//! Units. The test counts *units*, not games: a unit is every A-vs-B game of one seed (a pair of
+//! games with swapped seats in 2-player games, a seed group of rotations or permutations in
+//! 4-player games), or a single game when games are not paired. A unit of k games scores A's
+//! half-points h ∈ 0..=2k, i.e. the value x = h / 2k; k = 1 is the trinomial W/D/L model, k = 2
+//! fishtest's pentanomial model. Pairing cancels the luck of the seed and of the seat, which is
+//! why the unit and not the game is the independent observation.
+//!
+//! LLR. The generalized SPRT that fishtest uses now (`LLR_logistic` over `MLE_expected`): with
+//! p̂ the observed distribution of unit values (empty categories raised to 10⁻³, as fishtest
+//! does, which only matters numerically) and N units,
 //!
 //! ```text
-//! N = Σ nᵢ,  μ = Σ nᵢ xᵢ / N,  σ² = Σ nᵢ (xᵢ − μ)² / N
-//! LLR = N · (s1 − s0) · (2μ − s0 − s1) / (2σ²)
+//! LLR = N · Σᵢ p̂ᵢ · (ln p¹ᵢ − ln p⁰ᵢ)
 //! ```
 //!
-//! As fishtest does, every count below 10⁻³ is raised to 10⁻³ first, so that σ² > 0 even when
-//! one outcome has not been seen yet (all wins, say); no data at all gives LLR = 0.
-//! For paired games N counts pairs and the variance is that of a pair's mean score, which is what
-//! lets pairing (same seed, swapped seats) cancel the seed's luck.
+//! where pˢ is the maximum-likelihood distribution on the same values whose mean is s:
+//! pˢᵢ = p̂ᵢ / (1 + θ (xᵢ − s)), θ the root of Σ p̂ᵢ (xᵢ − s) / (1 + θ (xᵢ − s)) = 0.
+//! (The older normal approximation N·(s1−s0)(2μ−s0−s1)/2σ² blows up when the observed variance
+//! is near 0: one won pair gave LLR 5.7 against a bound of 2.9.)
 //!
-//! Bounds (Wald): lower = ln(β / (1 − α)), upper = ln((1 − β) / α).
+//! When is the model defined? cutechess withholds a verdict until W, D and L are all non-zero
+//! because its BayesElo model estimates a draw ratio. The GSPRT has no such parameter: its
+//! constrained MLE is over the *known* support of unit values, so it exists for every sample,
+//! degenerate ones included (all pairs won, all pairs split). What such samples can prove is
+//! bounded: one unit moves the LLR by at most ln(s1/s0) up or ln((1−s1)/(1−s0)) down, so no
+//! verdict comes before [`SprtConfig::min_units`] units (206 pairs for elo 0..5, α = β = 0.05),
+//! and the test is evaluated only on complete units, in schedule order.
+//!
+//! Bounds (Wald): lower = ln(β / (1 − α)), upper = ln((1 − β) / α). The first unit at which the
+//! LLR reaches a bound decides; the verdict is then frozen (games played after it, by workers that
+//! were already busy, are kept in the journal but do not move the test).
+
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -45,7 +63,8 @@ pub enum SprtError {
 }
 
 impl SprtConfig {
-    fn check(&self) -> Result<(), SprtError> {
+    /// Checks the error rates and hypotheses.
+    pub fn check(&self) -> Result<(), SprtError> {
         let rate_ok = |rate: f64| rate > 0.0 && rate < 1.0;
         if !(rate_ok(self.alpha) && rate_ok(self.beta) && self.alpha + self.beta < 1.0) {
             return Err(SprtError::BadErrorRates);
@@ -59,6 +78,18 @@ impl SprtConfig {
     /// Wald's stopping bounds (lower, upper) on the LLR.
     pub fn bounds(&self) -> (f64, f64) {
         sprt_bounds(self.alpha, self.beta)
+    }
+
+    /// The fewest units after which a verdict is possible at all (see the module docs): the
+    /// bound divided by the largest LLR step one unit can make, for either verdict.
+    pub fn min_units(&self) -> u64 {
+        let (lower, upper) = self.bounds();
+        let (s0, s1) = (expected_score(self.elo0), expected_score(self.elo1));
+        let up = (s1 / s0).ln();
+        let down = ((1.0 - s1) / (1.0 - s0)).ln();
+        let units_up = (upper / up).ceil();
+        let units_down = (lower / down).ceil();
+        units_up.min(units_down).max(1.0) as u64
     }
 }
 
@@ -112,47 +143,92 @@ pub struct PairedResults {
 }
 
 /// Expected score of the stronger side at an Elo difference, on the logistic scale.
-fn expected_score(elo: f64) -> f64 {
+pub(crate) fn expected_score(elo: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-elo / 400.0))
 }
 
-/// The GSPRT LLR for outcome counts over equally spaced values 0..=1 (see module docs).
-fn llr_from_counts(counts: &[u64], elo0: f64, elo1: f64) -> f64 {
-    const SMALLEST_COUNT: f64 = 1e-3;
+/// fishtest's stand-in for an empty category: keeps every log finite, negligible otherwise.
+const EMPTY_CATEGORY: f64 = 1e-3;
+
+/// The GSPRT LLR for outcome counts over the equally spaced values 0..=1 (see module docs).
+pub fn llr_units(counts: &[u64], elo0: f64, elo1: f64) -> f64 {
     if counts.len() < 2 || counts.iter().all(|&c| c == 0) {
         return 0.0;
     }
-    let top = (counts.len() - 1) as f64;
     let regularized: Vec<f64> = counts
         .iter()
-        .map(|&c| (c as f64).max(SMALLEST_COUNT))
+        .map(|&c| if c == 0 { EMPTY_CATEGORY } else { c as f64 })
         .collect();
     let total: f64 = regularized.iter().sum();
-    let value = |i: usize| i as f64 / top;
-    let mean = regularized
+    let top = (counts.len() - 1) as f64;
+    let observed: Vec<(f64, f64)> = regularized
         .iter()
         .enumerate()
-        .map(|(i, c)| c * value(i))
-        .sum::<f64>()
-        / total;
-    let variance = regularized
-        .iter()
-        .enumerate()
-        .map(|(i, c)| c * (value(i) - mean).powi(2))
-        .sum::<f64>()
-        / total;
+        .map(|(i, c)| (i as f64 / top, c / total))
+        .collect();
     let (s0, s1) = (expected_score(elo0), expected_score(elo1));
-    total * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * variance)
+    let ratio = |point: &(f64, f64), theta0: f64, theta1: f64| {
+        // ln p¹ − ln p⁰ = ln(1 + θ0 (x − s0)) − ln(1 + θ1 (x − s1)).
+        let (x, _) = *point;
+        (theta0 * (x - s0)).ln_1p() - (theta1 * (x - s1)).ln_1p()
+    };
+    let (theta0, theta1) = (mle_multiplier(&observed, s0), mle_multiplier(&observed, s1));
+    total
+        * observed
+            .iter()
+            .map(|point| point.1 * ratio(point, theta0, theta1))
+            .sum::<f64>()
+}
+
+/// θ of the maximum-likelihood distribution with mean `s` (module docs): the root of the
+/// decreasing f(θ) = Σ p̂ (x − s) / (1 + θ (x − s)) on the interval where every 1 + θ(x − s) > 0.
+/// Newton's method kept inside a shrinking bracket (bisection when a step would leave it).
+/// Hand-written: a 1-D root on a known bracket, not worth a solver crate.
+fn mle_multiplier(observed: &[(f64, f64)], s: f64) -> f64 {
+    let highest = observed.iter().map(|p| p.0).fold(f64::MIN, f64::max);
+    let lowest = observed.iter().map(|p| p.0).fold(f64::MAX, f64::min);
+    if highest <= s || lowest >= s {
+        // All mass on one side of s: no distribution on these values has mean s. Cannot happen
+        // with every category regularized and 0 < s < 1; kept total.
+        return 0.0;
+    }
+    let (mut below, mut above) = (-1.0 / (highest - s), 1.0 / (s - lowest));
+    let mut theta = 0.0;
+    for _ in 0..200 {
+        let (mut value, mut slope) = (0.0, 0.0);
+        for &(x, p) in observed {
+            let d = x - s;
+            let q = 1.0 / (1.0 + theta * d);
+            value += p * d * q;
+            slope -= p * d * d * q * q;
+        }
+        if value > 0.0 {
+            below = theta;
+        } else {
+            above = theta;
+        }
+        let newton = theta - value / slope;
+        let next = if newton > below && newton < above && newton.is_finite() {
+            newton
+        } else {
+            0.5 * (below + above)
+        };
+        if (next - theta).abs() <= 1e-15 * (1.0 + theta.abs()) {
+            return next;
+        }
+        theta = next;
+    }
+    theta
 }
 
 /// LLR of H1 against H0 from per-game W/D/L.
 pub fn llr_trinomial(results: &Trinomial, elo0: f64, elo1: f64) -> f64 {
-    llr_from_counts(&[results.losses, results.draws, results.wins], elo0, elo1)
+    llr_units(&[results.losses, results.draws, results.wins], elo0, elo1)
 }
 
 /// LLR of H1 against H0 from paired games.
 pub fn llr_pentanomial(results: &Pentanomial, elo0: f64, elo1: f64) -> f64 {
-    llr_from_counts(&results.counts, elo0, elo1)
+    llr_units(&results.counts, elo0, elo1)
 }
 
 /// Verdict for an LLR under the config's bounds.
@@ -218,75 +294,236 @@ pub fn trinomial_results(log: &GameLog, a: usize, b: usize) -> Trinomial {
 
 /// Pairs `a`-vs-`b` games by `pair_id` (exactly two games per id make a pair).
 pub fn paired_results(log: &GameLog, a: usize, b: usize) -> PairedResults {
-    let mut pairing = Pairing::default();
+    let mut by_id: HashMap<u64, (u32, u32)> = HashMap::new();
+    let mut results = PairedResults::default();
     if a != b {
         for game in log.games() {
-            if let Some(points) = points_against(game, a, b) {
-                pairing.record(game.pair_id, points);
+            let Some(points) = points_against(game, a, b) else {
+                continue;
+            };
+            match game.pair_id {
+                Some(id) => {
+                    let tally = by_id.entry(id).or_default();
+                    tally.0 += 1;
+                    tally.1 += half_points(points);
+                }
+                None => results.unpaired_games += 1,
             }
         }
     }
-    pairing.results
+    for (games, half) in by_id.into_values() {
+        if games == 2 {
+            results.pairs.counts[(half as usize).min(4)] += 1;
+        } else {
+            results.unpaired_games += u64::from(games);
+        }
+    }
+    results
 }
 
-/// [`PairedResults`] kept up to date game by game, for [`paired_results`] and the streaming
-/// accumulator alike.
-///
-/// Every id's games so far are remembered as a count and a point total, because a later game of
-/// the same id can still turn a complete pair into unpaired games; the current results are
-/// adjusted in O(1) per game, so they can be read after every game.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Pairing {
-    by_id: std::collections::HashMap<u64, IdTally>,
-    pub(crate) results: PairedResults,
+/// Points (1, ½, 0) as whole half-points.
+fn half_points(points: f64) -> u32 {
+    (points * 2.0).round() as u32
+}
+
+/// A sequential test of bot `a` against bot `b` (indices into the bot names).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SprtSetup {
+    pub config: SprtConfig,
+    pub a: usize,
+    pub b: usize,
+    /// A-vs-B games that make one unit: 2 for seat-swapped pairs, the seat orders of a seed
+    /// group in 4-player games, 1 when games are not paired (each game its own unit).
+    #[serde(default = "one_game")]
+    pub unit_games: u32,
+}
+
+fn one_game() -> u32 {
+    1
+}
+
+/// What a unit is, for the reader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SprtUnit {
+    /// Single games: the trinomial W/D/L model.
+    Game,
+    /// Pairs of games on one seed with swapped seats: the pentanomial model.
+    Pair,
+    /// Every seat order of one seed group (4-player games).
+    SeedGroup,
+}
+
+/// Where the test stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SprtDecision {
+    pub verdict: SprtVerdict,
+    /// Complete units counted when the bound was reached (including the deciding one).
+    pub units: u64,
+    /// The pair id of the deciding unit (the schedule's seed index), when games have ids.
+    pub pair_id: Option<u64>,
+}
+
+/// State of the sequential test after the games so far.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SprtReport {
+    pub setup: SprtSetup,
+    pub unit: SprtUnit,
+    /// `counts[h]`: complete units in which A scored h half-points (of 2 · `unit_games`).
+    pub counts: Vec<u64>,
+    /// Complete units counted (frozen at the decision).
+    pub units: u64,
+    /// Per-game W/D/L of A inside the counted units.
+    pub games: Trinomial,
+    /// A-vs-B games not counted: in units not complete yet, or finished after the decision.
+    pub uncounted_games: u64,
+    pub status: Result<SprtStatus, SprtError>,
+    /// Set once a bound was reached; the status is then the one at that unit.
+    pub decision: Option<SprtDecision>,
+    /// The fewest units after which any verdict was possible.
+    pub min_units: u64,
+}
+
+impl SprtReport {
+    /// The status the test stopped on (or stands at).
+    pub fn status(&self) -> &Result<SprtStatus, SprtError> {
+        &self.status
+    }
+}
+
+/// The test fed game by game: units are counted when complete, in the order they complete, and
+/// the first unit that reaches a bound freezes the verdict. Memory: the open units only (one at a
+/// time when games arrive in schedule order).
+#[derive(Clone, Debug)]
+pub struct SequentialSprt {
+    setup: SprtSetup,
+    open: HashMap<Option<u64>, OpenUnit>,
+    counts: Vec<u64>,
+    units: u64,
+    games: Trinomial,
+    uncounted: u64,
+    decision: Option<SprtDecision>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
-struct IdTally {
-    // u32: one entry per id is the SPRT's only per-pair memory, so it is kept small.
+struct OpenUnit {
     games: u32,
-    /// Twice A's points: points are multiples of ½, so this is an exact small integer.
     half_points: u32,
+    results: Trinomial,
 }
 
-impl Pairing {
-    /// Counts one A-vs-B game worth `points` to A.
-    pub(crate) fn record(&mut self, pair_id: Option<u64>, points: f64) {
-        let Some(id) = pair_id else {
-            self.results.unpaired_games += 1;
-            return;
-        };
-        let tally = self.by_id.entry(id).or_default();
-        Self::contribute(&mut self.results, tally, false);
-        tally.games = tally.games.saturating_add(1);
-        tally.half_points = tally
-            .half_points
-            .saturating_add((points * 2.0).round() as u32);
-        Self::contribute(&mut self.results, tally, true);
-    }
-
-    /// Adds (or, with `add == false`, takes back) what one id's games count for: a pentanomial
-    /// entry when there are exactly two, unpaired games otherwise.
-    fn contribute(results: &mut PairedResults, tally: &IdTally, add: bool) {
-        let slot = if tally.games == 2 {
-            &mut results.pairs.counts[(tally.half_points as usize).min(4)]
-        } else {
-            &mut results.unpaired_games
-        };
-        let amount = if tally.games == 2 {
-            1
-        } else {
-            u64::from(tally.games)
-        };
-        if add {
-            *slot += amount;
-        } else {
-            *slot -= amount;
+impl SequentialSprt {
+    pub fn new(setup: SprtSetup) -> Self {
+        let unit_games = setup.unit_games.max(1);
+        Self {
+            setup: SprtSetup {
+                unit_games,
+                ..setup
+            },
+            open: HashMap::new(),
+            counts: vec![0; 2 * unit_games as usize + 1],
+            units: 0,
+            games: Trinomial::default(),
+            uncounted: 0,
+            decision: None,
         }
     }
 
-    /// Ids remembered (for memory accounting).
-    pub(crate) fn ids(&self) -> usize {
-        self.by_id.len()
+    /// Counts one game (ignored unless both A and B played in it).
+    pub fn add(&mut self, game: &GameResult) {
+        let SprtSetup { a, b, .. } = self.setup;
+        // Same bot twice gives no results, as in `trinomial_results` and `paired_results`.
+        if a == b {
+            return;
+        }
+        let Some(points) = points_against(game, a, b) else {
+            return;
+        };
+        if self.decision.is_some() {
+            self.uncounted += 1;
+            return;
+        }
+        let unit_games = self.setup.unit_games;
+        // Unpaired games are units of one game each; so is every game of a 1-game unit.
+        let key = if unit_games == 1 { None } else { game.pair_id };
+        if key.is_none() && unit_games > 1 {
+            self.uncounted += 1;
+            return;
+        }
+        let unit = self.open.entry(key).or_default();
+        unit.games += 1;
+        unit.half_points += half_points(points);
+        unit.results.record(points);
+        self.uncounted += 1;
+        if unit.games < unit_games {
+            return;
+        }
+        let complete = *unit;
+        self.open.remove(&key);
+        self.uncounted -= u64::from(complete.games);
+        let top = self.counts.len() - 1;
+        self.counts[(complete.half_points as usize).min(top)] += 1;
+        self.units += 1;
+        self.games.wins += complete.results.wins;
+        self.games.draws += complete.results.draws;
+        self.games.losses += complete.results.losses;
+        if let Ok(status) = self.status()
+            && status.verdict != SprtVerdict::Continue
+        {
+            self.decision = Some(SprtDecision {
+                verdict: status.verdict,
+                units: self.units,
+                pair_id: game.pair_id,
+            });
+        }
     }
+
+    /// Notes an A-vs-B game that the test does not count (it came out of order).
+    pub fn skip(&mut self, game: &GameResult) {
+        let SprtSetup { a, b, .. } = self.setup;
+        if a != b && points_against(game, a, b).is_some() {
+            self.uncounted += 1;
+        }
+    }
+
+    fn status(&self) -> Result<SprtStatus, SprtError> {
+        let config = &self.setup.config;
+        config.check()?;
+        sprt_status(config, llr_units(&self.counts, config.elo0, config.elo1))
+    }
+
+    /// Whether a bound was reached.
+    pub fn decided(&self) -> Option<SprtVerdict> {
+        self.decision.map(|d| d.verdict)
+    }
+
+    pub fn report(&self) -> SprtReport {
+        SprtReport {
+            setup: self.setup,
+            unit: match self.setup.unit_games {
+                1 => SprtUnit::Game,
+                2 => SprtUnit::Pair,
+                _ => SprtUnit::SeedGroup,
+            },
+            counts: self.counts.clone(),
+            units: self.units,
+            games: self.games,
+            uncounted_games: self.uncounted,
+            status: self.status(),
+            decision: self.decision,
+            min_units: self.setup.config.min_units(),
+        }
+    }
+
+    /// Units still open (for memory accounting).
+    pub(crate) fn open_units(&self) -> usize {
+        self.open.len()
+    }
+}
+
+/// The sequential test over a whole log, games in log order (as the accumulator runs it).
+pub fn sequential_sprt(log: &GameLog, setup: SprtSetup) -> SprtReport {
+    let mut test = SequentialSprt::new(setup);
+    log.games().iter().for_each(|game| test.add(game));
+    test.report()
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::game::{GameLog, GameResult, SeatOutcome, Tally};
-use crate::interval::{Interval, Moments, wilson};
+use crate::interval::{Interval, OpenUnit, UnitSums};
 
 /// Results of one bot in one seat index.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -29,9 +29,16 @@ pub struct BotSummary {
     pub wins: u64,
     pub draws: u64,
     pub losses: u64,
-    /// wins / games with its Wilson 95 % interval; `None` without games.
-    pub win_rate: Option<Interval>,
-    /// Mean of the game's scores, with a Student-t 95 % interval; `None` with fewer than 2 games.
+    /// Points per game, the one meaning of a draw everywhere in arena: a sole first place 1, a
+    /// shared first place ½, anything else 0 (for 2-player games the usual (W + D/2) / games).
+    /// The 95 % interval is Wilson's at the effective sample size measured between units
+    /// ([`UnitSums::rate_interval`]); `None` without games.
+    pub score_rate: Option<Interval>,
+    /// Independent units the intervals rest on: seeds (a pair or seed group of games), or single
+    /// games when games carry no pair id.
+    pub units: u64,
+    /// Mean of the game's scores, with a Student-t 95 % interval between units; `None` with fewer
+    /// than 2 units.
     pub score: Option<Interval>,
     /// Mean score alone, present from the first game (where `score` has no interval yet).
     pub mean_score: Option<f64>,
@@ -54,7 +61,9 @@ pub fn summarize(log: &GameLog) -> Vec<BotSummary> {
 pub(crate) struct SummaryTally {
     /// Counts only; the derived fields (rates, means, intervals) are filled by `finish`.
     summaries: Vec<BotSummary>,
-    scores: Vec<Moments>,
+    /// Per bot: points (1, ½, 0) and game scores, summed per unit.
+    points: Vec<(UnitSums, OpenUnit)>,
+    scores: Vec<(UnitSums, OpenUnit)>,
     rank_sums: Vec<u64>,
     /// Score sums per bot and seat, indexed like `summaries[bot].seats`.
     seat_scores: Vec<Vec<f64>>,
@@ -75,7 +84,8 @@ impl SummaryTally {
                     wins: 0,
                     draws: 0,
                     losses: 0,
-                    win_rate: None,
+                    score_rate: None,
+                    units: 0,
                     score: None,
                     mean_score: None,
                     mean_rank: None,
@@ -83,7 +93,8 @@ impl SummaryTally {
                     faults: BTreeMap::new(),
                 })
                 .collect(),
-            scores: vec![Moments::default(); bot_count],
+            points: vec![Default::default(); bot_count],
+            scores: vec![Default::default(); bot_count],
             rank_sums: vec![0; bot_count],
             seat_scores: vec![Vec::new(); bot_count],
             max_seats: 0,
@@ -106,21 +117,27 @@ impl Tally for SummaryTally {
             let seat_summary = &mut summary.seats[seat];
             summary.games += 1;
             seat_summary.games += 1;
-            match game.seat_outcome(seat) {
+            let points = match game.seat_outcome(seat) {
                 SeatOutcome::Win => {
                     summary.wins += 1;
                     seat_summary.wins += 1;
+                    1.0
                 }
                 SeatOutcome::Draw => {
                     summary.draws += 1;
                     seat_summary.draws += 1;
+                    0.5
                 }
                 SeatOutcome::Loss => {
                     summary.losses += 1;
                     seat_summary.losses += 1;
+                    0.0
                 }
-            }
-            self.scores[bot].push(game.scores[seat]);
+            };
+            let (sums, open) = &mut self.points[bot];
+            open.add(game.pair_id, points, sums);
+            let (sums, open) = &mut self.scores[bot];
+            open.add(game.pair_id, game.scores[seat], sums);
             self.seat_scores[bot][seat] += game.scores[seat];
             self.rank_sums[bot] += u64::from(game.ranks[seat]);
             for fault in game.seat_faults(seat) {
@@ -136,9 +153,12 @@ impl Tally for SummaryTally {
             summary.seats.resize(self.max_seats, SeatSummary::default());
             if summary.games > 0 {
                 let games = summary.games as f64;
-                summary.win_rate = wilson(summary.wins as f64, games);
-                summary.mean_score = Some(self.scores[bot].mean);
-                summary.score = self.scores[bot].interval();
+                let points = self.points[bot].1.closed(&self.points[bot].0);
+                let scores = self.scores[bot].1.closed(&self.scores[bot].0);
+                summary.score_rate = points.rate_interval();
+                summary.units = points.units;
+                summary.mean_score = scores.ratio();
+                summary.score = scores.mean_interval();
                 summary.mean_rank = Some(self.rank_sums[bot] as f64 / games);
             }
             for (seat, seat_summary) in summary.seats.iter_mut().enumerate() {

@@ -100,7 +100,7 @@ proptest! {
 
     #[test]
     fn streaming_equals_batch((bots, games) in bots_and_games(), a in 0usize..3, b in 0usize..3) {
-        let setup = SprtSetup { config: sprt_config(), a, b };
+        let setup = SprtSetup { config: sprt_config(), a, b, unit_games: 2 };
         let config = stats_config(1_000, Some(setup));
         let accumulator = accumulate(bots, &games, config);
         let report = accumulator.report();
@@ -118,12 +118,13 @@ proptest! {
         prop_assert_eq!(report.fit_sample.games_used, games.len() as u64);
 
         let sprt = report.sprt.expect("an SPRT was set up");
-        let paired = paired_results(&log, a, b);
+        prop_assert_eq!(&sprt, &sequential_sprt(&log, setup));
+        // Every A-vs-B game is either in a counted unit or reported as uncounted.
         let trinomial = trinomial_results(&log, a, b);
-        prop_assert_eq!(sprt.paired, paired);
-        prop_assert_eq!(sprt.trinomial, trinomial);
-        prop_assert_eq!(&sprt.pentanomial_status, &sprt_pentanomial(&setup.config, &paired.pairs));
-        prop_assert_eq!(&sprt.trinomial_status, &sprt_trinomial(&setup.config, &trinomial));
+        let all = trinomial.wins + trinomial.draws + trinomial.losses;
+        let counted = sprt.games.wins + sprt.games.draws + sprt.games.losses;
+        prop_assert_eq!(counted + sprt.uncounted_games, all);
+        prop_assert_eq!(sprt.counts.iter().sum::<u64>(), sprt.units);
 
         for (bot, histogram) in report.score_histograms.iter().enumerate() {
             prop_assert_eq!(histogram.count, report.summaries[bot].games);
@@ -136,14 +137,18 @@ proptest! {
     fn sprt_after_every_game_equals_batch_on_the_prefix(
         (bots, games) in bots_and_games(),
     ) {
-        let setup = SprtSetup { config: sprt_config(), a: 0, b: 1 };
+        let setup = SprtSetup { config: sprt_config(), a: 0, b: 1, unit_games: 1 };
         let mut accumulator = Accumulator::new(names(bots), stats_config(0, Some(setup)));
         for (played, game) in games.iter().enumerate() {
             accumulator.add(game).unwrap();
             let log = GameLog::new(names(bots), games[..=played].to_vec()).unwrap();
             let sprt = accumulator.sprt().unwrap();
-            prop_assert_eq!(sprt.paired, paired_results(&log, 0, 1));
-            prop_assert_eq!(sprt.trinomial, trinomial_results(&log, 0, 1));
+            prop_assert_eq!(&sprt, &sequential_sprt(&log, setup));
+            // Units of one game: until a decision, the counts are the plain W/D/L.
+            if sprt.decision.is_none() {
+                prop_assert_eq!(sprt.games, trinomial_results(&log, 0, 1));
+                prop_assert_eq!(sprt.uncounted_games, 0);
+            }
         }
     }
 }
@@ -310,6 +315,7 @@ fn empty_accumulator_reports_without_panicking() {
             config: sprt_config(),
             a: 0,
             b: 1,
+            unit_games: 2,
         };
         let accumulator = Accumulator::new(names(bots), stats_config(10, Some(setup)));
         let report = accumulator.report();
@@ -317,39 +323,52 @@ fn empty_accumulator_reports_without_panicking() {
         assert_eq!(report.summaries.len(), bots);
         assert_eq!(report.score_histograms.len(), bots);
         let sprt = report.sprt.as_ref().expect("an SPRT was set up");
-        assert_eq!(sprt.basis, SprtBasis::Trinomial);
+        assert_eq!(sprt.unit, SprtUnit::Pair);
         assert_eq!(sprt.status().as_ref().map(|s| s.llr), Ok(0.0));
         assert!(serde_json::to_string(&report).is_ok());
     }
 }
 
 #[test]
-fn sprt_decides_on_pairs_once_there_are_some() {
+fn sprt_counts_complete_pairs_only_and_freezes_at_the_decision() {
     let setup = SprtSetup {
         config: sprt_config(),
         a: 0,
         b: 1,
+        unit_games: 2,
     };
     let mut accumulator = Accumulator::new(names(2), stats_config(0, Some(setup)));
     let games = paired_games(10_000, 2, 0);
     accumulator.add(&games[0]).unwrap();
-    assert_eq!(accumulator.sprt().unwrap().basis, SprtBasis::Trinomial);
+    let first = accumulator.sprt().unwrap();
+    assert_eq!((first.units, first.uncounted_games), (0, 1));
+    assert_eq!(first.status().as_ref().map(|s| s.llr), Ok(0.0));
     let mut decided = None;
     for (played, game) in games.iter().enumerate().skip(1) {
         accumulator.add(game).unwrap();
         let sprt = accumulator.sprt().unwrap();
-        assert_eq!(sprt.basis, SprtBasis::Pentanomial);
-        let status = sprt.status().clone().unwrap();
-        if status.verdict != SprtVerdict::Continue {
-            decided = Some((played, status.verdict));
+        // A verdict only ever comes with the second game of a pair.
+        assert_eq!(sprt.uncounted_games, (played as u64 + 1) % 2);
+        if let Some(decision) = sprt.decision {
+            assert_eq!(played % 2, 1);
+            assert_eq!(decision.units, sprt.units);
+            decided = Some((played, decision.verdict, sprt));
             break;
         }
     }
     // Bot 0 wins two units in three as the first player of the unit, and the first player
     // alternates between the bots, so neither is stronger: H0 (0 Elo, not 10) wins eventually.
-    let (played, verdict) = decided.expect("the test decides within 20 000 games");
+    let (played, verdict, at_decision) = decided.expect("the test decides within 20 000 games");
     assert_eq!(verdict, SprtVerdict::AcceptH0);
+    assert!(at_decision.units >= sprt_config().min_units());
     let log = GameLog::new(names(2), games[..=played].to_vec()).unwrap();
     let batch = sprt_pentanomial(&setup.config, &paired_results(&log, 0, 1).pairs).unwrap();
-    assert_eq!(accumulator.sprt().unwrap().status(), &Ok(batch));
+    assert_eq!(at_decision.status(), &Ok(batch));
+    // Games after the decision are kept out of the test.
+    for game in &games[played + 1..played + 41] {
+        accumulator.add(game).unwrap();
+    }
+    let later = accumulator.sprt().unwrap();
+    assert_eq!(later.status(), at_decision.status());
+    assert_eq!(later.uncounted_games, 40);
 }

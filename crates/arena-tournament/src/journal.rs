@@ -10,6 +10,8 @@ use std::path::Path;
 use arena_core::{FaultKind, Score};
 use serde::{Deserialize, Serialize};
 
+use crate::schedule::Plan;
+
 pub const RESULTS_FILE: &str = "results.jsonl";
 
 /// One finished game.
@@ -147,9 +149,109 @@ fn io_error(path: &Path) -> impl Fn(io::Error) -> JournalError + '_ {
     }
 }
 
-/// Opens (or creates) the journal for appending: cuts a torn last line, reads which games are done.
-/// Lines naming a game outside the schedule or twice are reported as corruption, not silently dropped.
-pub fn open(dir: &Path, total: u64) -> Result<(File, Done), JournalError> {
+/// Opens (or creates) the journal of `plan` for appending: cuts a torn last line, reads which games
+/// are done. Every line must be the game the schedule has at its index ([`check_entry`]); a line
+/// that is not, that names a game twice, or that is not UTF-8 JSON is refused with its line number.
+pub fn open(dir: &Path, plan: &Plan) -> Result<(File, Done), JournalError> {
+    open_with(dir, plan.total_games(), |entry| check_entry(plan, entry))
+}
+
+/// Whether a journal line is the game `plan` schedules at its index: same game, variant, seed, pair,
+/// seats and bot names, one score and rank per seat, ranks that are the competition ranks of the
+/// scores and a winner that is the seat alone in first place. A line edited by hand or by a bot
+/// (a forged result for a game not played yet, say) fails one of these.
+pub fn check_entry(plan: &Plan, entry: &Entry) -> Result<(), String> {
+    if entry.index >= plan.total_games() {
+        return Err(format!(
+            "game {} is not scheduled (the plan has {} games)",
+            entry.index,
+            plan.total_games()
+        ));
+    }
+    let scheduled = plan.game(entry.index);
+    let names: Vec<&str> = scheduled
+        .seats
+        .iter()
+        .map(|&bot| plan.bots[bot].name.as_str())
+        .collect();
+    let mismatch = |what: &str, found: String, expected: String| {
+        Err(format!(
+            "game {}: {what} is {found}, the schedule says {expected}",
+            entry.index
+        ))
+    };
+    if entry.game != plan.game || entry.variant != plan.variant {
+        return mismatch(
+            "the game",
+            format!("{} {:?}", entry.game, entry.variant),
+            format!("{} {:?}", plan.game, plan.variant),
+        );
+    }
+    if entry.seed != scheduled.seed {
+        return mismatch(
+            "the seed",
+            entry.seed.to_string(),
+            scheduled.seed.to_string(),
+        );
+    }
+    if entry.pair != scheduled.pair {
+        return mismatch(
+            "the pair",
+            entry.pair.to_string(),
+            scheduled.pair.to_string(),
+        );
+    }
+    if entry.seats != scheduled.seats {
+        return mismatch(
+            "the seat order",
+            format!("{:?}", entry.seats),
+            format!("{:?}", scheduled.seats),
+        );
+    }
+    if entry.bots != names {
+        return mismatch(
+            "the bots",
+            format!("{:?}", entry.bots),
+            format!("{names:?}"),
+        );
+    }
+    let seats = scheduled.seats.len();
+    if entry.scores.len() != seats || entry.ranks.len() != seats || entry.faults.len() != seats {
+        return Err(format!(
+            "game {}: scores, ranks and faults need one entry per seat ({seats})",
+            entry.index
+        ));
+    }
+    let ranks: Vec<u32> = entry
+        .scores
+        .iter()
+        .map(|mine| 1 + entry.scores.iter().filter(|other| *other > mine).count() as u32)
+        .collect();
+    if ranks != entry.ranks {
+        return mismatch(
+            "the ranking",
+            format!("{:?}", entry.ranks),
+            format!("{ranks:?} from the scores"),
+        );
+    }
+    let firsts: Vec<usize> = (0..seats).filter(|&seat| ranks[seat] == 1).collect();
+    let winner = (firsts.len() == 1).then(|| firsts[0]);
+    if entry.winner != winner {
+        return mismatch(
+            "the winner",
+            format!("{:?}", entry.winner),
+            format!("{winner:?} from the scores"),
+        );
+    }
+    Ok(())
+}
+
+/// [`open`] with the check of each line given by the caller.
+pub fn open_with(
+    dir: &Path,
+    total: u64,
+    check: impl Fn(&Entry) -> Result<(), String>,
+) -> Result<(File, Done), JournalError> {
     let path = dir.join(RESULTS_FILE);
     let mut file = OpenOptions::new()
         .create(true)
@@ -162,20 +264,26 @@ pub fn open(dir: &Path, total: u64) -> Result<(File, Done), JournalError> {
     {
         let mut reader = BufReader::new(&mut file);
         reader.seek(SeekFrom::Start(0)).map_err(io_error(&path))?;
-        let mut line = String::new();
+        let mut line = Vec::new();
         let mut number = 0u64;
         loop {
             line.clear();
-            let read = reader.read_line(&mut line).map_err(io_error(&path))?;
-            if read == 0 || !line.ends_with('\n') {
+            let read = reader
+                .read_until(b'\n', &mut line)
+                .map_err(io_error(&path))?;
+            if read == 0 || line.last() != Some(&b'\n') {
                 break;
             }
             number += 1;
-            let entry: Entry = serde_json::from_str(&line).map_err(|e| JournalError::Corrupt {
+            let corrupt = |why: String| JournalError::Corrupt {
                 path: path.display().to_string(),
                 line: number,
-                why: e.to_string(),
-            })?;
+                why,
+            };
+            let text =
+                std::str::from_utf8(&line).map_err(|e| corrupt(format!("not UTF-8 text ({e})")))?;
+            let entry: Entry = serde_json::from_str(text).map_err(|e| corrupt(e.to_string()))?;
+            check(&entry).map_err(corrupt)?;
             if !done.insert(entry.index) {
                 return Err(JournalError::Corrupt {
                     path: path.display().to_string(),
@@ -207,12 +315,14 @@ pub fn entries_in_order(
     let file = File::open(&path).map_err(io_error(&path))?;
     let mut reader = BufReader::new(file);
     let mut offsets: Vec<(u64, u64, u32)> = Vec::new();
-    let mut line = String::new();
+    let mut line = Vec::new();
     let mut offset = 0u64;
     loop {
         line.clear();
-        let read = reader.read_line(&mut line).map_err(io_error(&path))?;
-        if read == 0 || !line.ends_with('\n') {
+        let read = reader
+            .read_until(b'\n', &mut line)
+            .map_err(io_error(&path))?;
+        if read == 0 || line.last() != Some(&b'\n') {
             break;
         }
         let index = index_of(&line).ok_or_else(|| JournalError::Corrupt {
@@ -240,10 +350,10 @@ pub fn entries_in_order(
 }
 
 /// The `index` field of a journal line without parsing the rest (lines start with it).
-fn index_of(line: &str) -> Option<u64> {
-    let rest = line.strip_prefix("{\"index\":")?;
-    let end = rest.find(|c: char| !c.is_ascii_digit())?;
-    rest[..end].parse().ok()
+fn index_of(line: &[u8]) -> Option<u64> {
+    let rest = line.strip_prefix(b"{\"index\":")?;
+    let end = rest.iter().position(|c| !c.is_ascii_digit())?;
+    std::str::from_utf8(&rest[..end]).ok()?.parse().ok()
 }
 
 #[cfg(test)]
@@ -276,7 +386,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("dir");
         let text = format!("{}{}{}", line(3), line(0), &line(1)[..20]);
         std::fs::write(dir.path().join(RESULTS_FILE), text).expect("write");
-        let (mut file, done) = open(dir.path(), 4).expect("opens");
+        let (mut file, done) = open_with(dir.path(), 4, |_| Ok(())).expect("opens");
         assert_eq!(done.count(), 2);
         assert!(done.contains(0) && done.contains(3) && !done.contains(1));
         append(&mut file, line(1).as_bytes()).expect("append");
@@ -333,7 +443,7 @@ mod tests {
         )
         .expect("write");
         assert!(matches!(
-            open(dir.path(), 4),
+            open_with(dir.path(), 4, |_| Ok(())),
             Err(JournalError::Corrupt { line: 2, .. })
         ));
     }

@@ -4,9 +4,11 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use std::collections::BTreeMap;
+
 use arena_stats::{
-    Accumulator, FitConfig, GameResult, Interval, SprtConfig, SprtReport, SprtSetup, SprtVerdict,
-    StatsConfig, StatsReport,
+    Accumulator, FitConfig, GameResult, Interval, SequentialSprt, SprtReport, SprtSetup,
+    SprtVerdict, StatsConfig, StatsReport, Unbounded,
 };
 
 use crate::TournamentError;
@@ -57,10 +59,17 @@ pub fn compute(
     bootstrap: usize,
 ) -> Result<(StatsReport, Vec<Entry>), TournamentError> {
     let names = plan.bots.iter().map(|b| b.name.clone()).collect();
-    let mut stats = Accumulator::new(names, config(plan, bootstrap, None));
+    let mut stats = Accumulator::new(names, config(plan, bootstrap, plan.sprt_setup()));
     let mut first_games = Vec::new();
+    let mut expected = 0u64;
     for entry in journal::entries_in_order(dir)? {
         let entry = entry?;
+        if entry.index != expected {
+            // A game before this one is missing (an interrupted run): the sequential test stops
+            // at the gap, as the stop rule does, so that both give the same verdict.
+            stats.hold_sprt();
+        }
+        expected = entry.index + 1;
         stats
             .add(&game_result(&entry))
             .map_err(|e| TournamentError::Invalid(format!("game {}: {e}", entry.index)))?;
@@ -72,46 +81,28 @@ pub fn compute(
 }
 
 /// Stops a two-bot tournament as soon as the sequential probability ratio test decides.
+///
+/// Games finish in any order on parallel workers; the test sees them in schedule order (a game
+/// waits here until every game before it is in), so it counts whole units in seed order and
+/// decides at exactly the unit where [`compute`], reading the journal afterwards, also decides:
+/// the printed, saved and resumed verdicts are one.
 pub struct SprtRule {
-    stats: Accumulator,
-    last: Option<SprtReport>,
+    test: SequentialSprt,
+    waiting: BTreeMap<u64, GameResult>,
+    next: u64,
 }
 
 impl SprtRule {
-    /// `elo0`/`elo1` for the first bot against the second.
-    pub fn new(
-        plan: &Plan,
-        elo0: f64,
-        elo1: f64,
-        alpha: f64,
-        beta: f64,
-    ) -> Result<Self, TournamentError> {
-        if plan.bots.len() != 2 {
-            return Err(TournamentError::Invalid(format!(
-                "--sprt compares two bots; this tournament has {}",
-                plan.bots.len()
-            )));
-        }
-        let setup = SprtSetup {
-            config: SprtConfig {
-                elo0,
-                elo1,
-                alpha,
-                beta,
-            },
-            a: 0,
-            b: 1,
-        };
-        let names = plan.bots.iter().map(|b| b.name.clone()).collect();
-        let stats = Accumulator::new(names, config(plan, 0, Some(setup)));
-        // The accumulator checks the test's parameters; report bad ones before any game is played.
-        if let Some(Err(e)) = stats.sprt().map(|r| r.status().clone()) {
-            return Err(TournamentError::Invalid(format!("--sprt: {e}")));
-        }
-        Ok(SprtRule { stats, last: None })
+    /// The plan's test, if it has one.
+    pub fn new(plan: &Plan) -> Option<Self> {
+        Some(SprtRule {
+            test: SequentialSprt::new(plan.sprt_setup()?),
+            waiting: BTreeMap::new(),
+            next: 0,
+        })
     }
 
-    /// Counts games of an earlier run (resume) before new ones arrive.
+    /// Counts the games of an earlier run (resume) before new ones arrive.
     pub fn preload(&mut self, dir: &Path) -> Result<(), TournamentError> {
         if !dir.join(journal::RESULTS_FILE).exists() {
             return Ok(());
@@ -122,23 +113,23 @@ impl SprtRule {
         Ok(())
     }
 
-    pub fn report(&self) -> Option<&SprtReport> {
-        self.last.as_ref()
-    }
-
-    pub fn decided(&self) -> Option<SprtVerdict> {
-        let status = self.last.as_ref()?.status().as_ref().ok()?;
-        (status.verdict != SprtVerdict::Continue).then_some(status.verdict)
+    pub fn report(&self) -> SprtReport {
+        self.test.report()
     }
 }
 
 impl StopRule for SprtRule {
     fn observe(&mut self, entry: &Entry) -> bool {
-        if self.stats.add(&game_result(entry)).is_err() {
-            return false;
+        self.waiting.insert(entry.index, game_result(entry));
+        while let Some(game) = self.waiting.remove(&self.next) {
+            self.test.add(&game);
+            self.next += 1;
         }
-        self.last = self.stats.sprt();
-        self.decided().is_some()
+        self.decided()
+    }
+
+    fn decided(&self) -> bool {
+        self.test.decided().is_some()
     }
 }
 
@@ -166,20 +157,70 @@ pub fn write_outputs(
     write(REPORT_FILE, &report_html(plan, report, games))
 }
 
-/// Bots in leaderboard order: by the global fit's rating when there is one, else by win rate.
+/// Bots in leaderboard order: by the global fit's rating when there is one, else by score rate.
 pub fn standings(report: &StatsReport) -> Vec<usize> {
     let mut order: Vec<usize> = (0..report.bots.len()).collect();
+    let places = places(report);
     let key = |bot: usize| -> f64 {
         match &report.global_fit {
             Ok(fit) => fit.bots.get(bot).map_or(f64::MIN, |b| b.rating),
-            Err(_) => report.summaries[bot]
-                .win_rate
-                .as_ref()
-                .map_or(f64::MIN, |i| i.estimate),
+            Err(_) => score_rate_of(report, bot),
         }
     };
-    order.sort_by(|&a, &b| key(b).total_cmp(&key(a)).then(a.cmp(&b)));
+    order.sort_by(|&a, &b| {
+        places[a]
+            .cmp(&places[b])
+            .then(key(b).total_cmp(&key(a)))
+            .then(a.cmp(&b))
+    });
     order
+}
+
+fn score_rate_of(report: &StatsReport, bot: usize) -> f64 {
+    report.summaries[bot]
+        .score_rate
+        .as_ref()
+        .map_or(f64::MIN, |i| i.estimate)
+}
+
+/// Each bot's place, 1 = best, tied bots sharing the better place: the fit's rank (equal
+/// ratings tie) when there is a fit, else the competition rank of the score rate.
+pub fn places(report: &StatsReport) -> Vec<u32> {
+    let bots = report.bots.len();
+    match &report.global_fit {
+        Ok(fit) if fit.bots.len() == bots => fit.bots.iter().map(|b| b.rank).collect(),
+        _ => (0..bots)
+            .map(|bot| {
+                let mine = score_rate_of(report, bot);
+                1 + (0..bots)
+                    .filter(|&other| score_rate_of(report, other) > mine)
+                    .count() as u32
+            })
+            .collect(),
+    }
+}
+
+/// A bot's fitted rating as shown: the estimate with its interval, or for a rating the games
+/// leave unbounded, the one bound they give.
+fn rating_text(fit: &arena_stats::BotFit) -> String {
+    match (fit.unbounded, fit.rating_bound) {
+        (Some(Unbounded::Above), Some(bound)) => format!("≥{bound:+.0} (unbounded)"),
+        (Some(Unbounded::Below), Some(bound)) => format!("≤{bound:+.0} (unbounded)"),
+        (Some(_), _) => "unbounded".into(),
+        (None, _) => match &fit.rating_interval {
+            Some(i) => format!("{:+6.0} [{:+.0}, {:+.0}]", fit.rating, i.low, i.high),
+            None => format!("{:+6.0}", fit.rating),
+        },
+    }
+}
+
+/// What a unit of the intervals is, for the notes under the tables.
+fn unit_words(plan: &Plan) -> &'static str {
+    if plan.players > 2 {
+        "seed groups (every seat order of one seed)"
+    } else {
+        "game pairs (one seed, seats swapped)"
+    }
 }
 
 fn percent(interval: &Option<Interval>) -> String {
@@ -257,23 +298,17 @@ pub fn leaderboard_text(plan: &Plan, report: &StatsReport) -> String {
         "wins",
         "draws",
         "losses",
-        "win rate [95%]",
+        "score [95%]",
         "mean score",
         if four { " mean rank" } else { "" },
         "rating [95%]",
         "TrueSkill μ±σ",
     );
-    for (place, &bot) in standings(report).iter().enumerate() {
+    let places = places(report);
+    for &bot in &standings(report) {
         let summary = &report.summaries[bot];
         let rating = match &report.global_fit {
-            Ok(fit) => fit
-                .bots
-                .get(bot)
-                .map(|b| match &b.rating_interval {
-                    Some(i) => format!("{:+6.0} [{:+.0}, {:+.0}]", b.rating, i.low, i.high),
-                    None => format!("{:+6.0}", b.rating),
-                })
-                .unwrap_or_default(),
+            Ok(fit) => fit.bots.get(bot).map(rating_text).unwrap_or_default(),
             Err(_) => "-".into(),
         };
         let skill = report
@@ -285,13 +320,13 @@ pub fn leaderboard_text(plan: &Plan, report: &StatsReport) -> String {
         let _ = writeln!(
             out,
             "{:>3} {:<width$} {:>6} {:>6} {:>6} {:>6}  {:<24} {:<17}{} {:<22} {:<14} {}",
-            place + 1,
+            places[bot],
             report.bots[bot],
             summary.games,
             summary.wins,
             summary.draws,
             summary.losses,
-            percent(&summary.win_rate),
+            percent(&summary.score_rate),
             plus_minus(&summary.score, summary.mean_score),
             if four {
                 format!(
@@ -325,6 +360,31 @@ pub fn leaderboard_text(plan: &Plan, report: &StatsReport) -> String {
         }
         Err(e) => {
             let _ = writeln!(out, "rating: no global fit ({e})");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "score: points per game (a win 1, a shared first place ½, as in every table here); intervals \
+         measured between {}",
+        unit_words(plan)
+    );
+    if let Ok(fit) = &report.global_fit {
+        for bot in fit.bots.iter().filter(|b| b.unbounded.is_some()) {
+            let _ = writeln!(
+                out,
+                "note: {} {}: its rating has no {} limit; shown is the 95 % profile-likelihood bound",
+                report.bots[bot.bot],
+                match bot.unbounded {
+                    Some(Unbounded::Above) => "never finished behind the others",
+                    Some(Unbounded::Below) => "never finished ahead of the others",
+                    _ => "has no decided game against the others",
+                },
+                match bot.unbounded {
+                    Some(Unbounded::Below) => "lower",
+                    Some(Unbounded::Above) => "upper",
+                    _ => "upper or lower",
+                },
+            );
         }
     }
     if four {
@@ -390,35 +450,87 @@ fn truncate(text: &str, max: usize) -> String {
 pub fn sprt_text(report: &StatsReport, sprt: &SprtReport) -> String {
     let a = &report.bots[sprt.setup.a];
     let b = &report.bots[sprt.setup.b];
+    let config = &sprt.setup.config;
+    let unit = sprt_unit_name(sprt);
     match sprt.status() {
-        Ok(status) => format!(
-            "SPRT {a} vs {b}, elo0 {} elo1 {} (alpha {}, beta {}): LLR {:.3} in [{:.3}, {:.3}] on {:?} counts: {}\n",
-            sprt.setup.config.elo0,
-            sprt.setup.config.elo1,
-            sprt.setup.config.alpha,
-            sprt.setup.config.beta,
-            status.llr,
-            status.lower,
-            status.upper,
-            sprt.basis,
-            match status.verdict {
-                SprtVerdict::AcceptH1 =>
-                    format!("H1 accepted: {a} is stronger by about elo1 or more"),
-                SprtVerdict::AcceptH0 => format!("H0 accepted: {a} is not elo1 stronger than {b}"),
-                SprtVerdict::Continue => "undecided (more games needed)".into(),
+        Ok(status) => {
+            let mut text = format!(
+                "SPRT {a} vs {b}, elo0 {} elo1 {} (alpha {}, beta {}): LLR {:.3} in [{:.3}, {:.3}] after {} {unit}s ({}-{}-{} in games): {}\n",
+                config.elo0,
+                config.elo1,
+                config.alpha,
+                config.beta,
+                status.llr,
+                status.lower,
+                status.upper,
+                sprt.units,
+                sprt.games.wins,
+                sprt.games.draws,
+                sprt.games.losses,
+                sprt_verdict_text(a, b, status.verdict),
+            );
+            if sprt.decision.is_none() {
+                let _ = writeln!(
+                    text,
+                    "  (no verdict is possible before {} {unit}s; counts are per {unit}, in schedule order)",
+                    sprt.min_units
+                );
             }
-        ),
+            if sprt.uncounted_games > 0 {
+                let _ = writeln!(
+                    text,
+                    "  {} games of {a} against {b} are not in the test ({}).",
+                    sprt.uncounted_games,
+                    if sprt.decision.is_some() {
+                        "finished after the deciding unit, or in incomplete units"
+                    } else {
+                        "their unit is incomplete"
+                    }
+                );
+            }
+            text
+        }
         Err(e) => format!("SPRT: {e}\n"),
+    }
+}
+
+fn sprt_unit_name(sprt: &SprtReport) -> &'static str {
+    match sprt.unit {
+        arena_stats::SprtUnit::Game => "game",
+        arena_stats::SprtUnit::Pair => "game pair",
+        arena_stats::SprtUnit::SeedGroup => "seed group",
+    }
+}
+
+/// The verdict in words, from A's side.
+pub fn sprt_verdict_text(a: &str, b: &str, verdict: SprtVerdict) -> String {
+    match verdict {
+        SprtVerdict::AcceptH1 => {
+            format!("H1 accepted: {a} is stronger than {b} by about elo1 or more")
+        }
+        SprtVerdict::AcceptH0 => format!("H0 accepted: {a} is not elo1 stronger than {b}"),
+        SprtVerdict::Continue => "undecided (more games needed)".into(),
+    }
+}
+
+/// The short verdict word written to the CSV and summary readers.
+fn sprt_verdict_word(verdict: SprtVerdict) -> &'static str {
+    match verdict {
+        SprtVerdict::AcceptH1 => "H1",
+        SprtVerdict::AcceptH0 => "H0",
+        SprtVerdict::Continue => "undecided",
     }
 }
 
 /// One CSV row per bot, in leaderboard order.
 pub fn leaderboard_csv(report: &StatsReport) -> String {
     let mut out = String::from(
-        "place,bot,games,wins,draws,losses,win_rate,win_rate_low,win_rate_high,mean_score,score_low,score_high,mean_rank,rating,rating_low,rating_high,rank_low,rank_high,trueskill_mean,trueskill_sigma,weng_lin_mean,weng_lin_sigma,elo_2014,faults\n",
+        "place,bot,games,wins,draws,losses,units,score_rate,score_rate_low,score_rate_high,mean_score,score_low,score_high,mean_rank,rating,rating_low,rating_high,rating_unbounded,rating_bound,rank_low,rank_high,trueskill_mean,trueskill_sigma,weng_lin_mean,weng_lin_sigma,elo_2014,faults,sprt_role,sprt_verdict,sprt_llr,sprt_units\n",
     );
     let number = |value: Option<f64>| value.map_or(String::new(), |v| format!("{v}"));
-    for (place, &bot) in standings(report).iter().enumerate() {
+    let places = places(report);
+    let sprt = report.sprt.as_ref();
+    for &bot in &standings(report) {
         let s = &report.summaries[bot];
         let fit = report
             .global_fit
@@ -426,15 +538,16 @@ pub fn leaderboard_csv(report: &StatsReport) -> String {
             .ok()
             .and_then(|f| f.bots.get(bot));
         let fields = [
-            (place + 1).to_string(),
+            places[bot].to_string(),
             csv_field(&report.bots[bot]),
             s.games.to_string(),
             s.wins.to_string(),
             s.draws.to_string(),
             s.losses.to_string(),
-            number(s.win_rate.as_ref().map(|i| i.estimate)),
-            number(s.win_rate.as_ref().map(|i| i.low)),
-            number(s.win_rate.as_ref().map(|i| i.high)),
+            s.units.to_string(),
+            number(s.score_rate.as_ref().map(|i| i.estimate)),
+            number(s.score_rate.as_ref().map(|i| i.low)),
+            number(s.score_rate.as_ref().map(|i| i.high)),
             number(s.mean_score),
             number(s.score.as_ref().map(|i| i.low)),
             number(s.score.as_ref().map(|i| i.high)),
@@ -442,6 +555,13 @@ pub fn leaderboard_csv(report: &StatsReport) -> String {
             number(fit.map(|f| f.rating)),
             number(fit.and_then(|f| f.rating_interval.as_ref()).map(|i| i.low)),
             number(fit.and_then(|f| f.rating_interval.as_ref()).map(|i| i.high)),
+            match fit.and_then(|f| f.unbounded) {
+                Some(Unbounded::Above) => "above".into(),
+                Some(Unbounded::Below) => "below".into(),
+                Some(Unbounded::Both) => "both".into(),
+                None => String::new(),
+            },
+            number(fit.and_then(|f| f.rating_bound)),
             number(fit.and_then(|f| f.rank_interval).map(|r| r.0 as f64)),
             number(fit.and_then(|f| f.rank_interval).map(|r| r.1 as f64)),
             number(report.trueskill.ratings.get(bot).map(|r| r.mean)),
@@ -450,6 +570,23 @@ pub fn leaderboard_csv(report: &StatsReport) -> String {
             number(report.weng_lin.ratings.get(bot).map(|r| r.uncertainty)),
             number(report.elo_2014.ratings.get(bot).copied()),
             csv_field(&faults_text(&s.faults)),
+            match sprt {
+                Some(t) if t.setup.a == bot => "A".into(),
+                Some(t) if t.setup.b == bot => "B".into(),
+                _ => String::new(),
+            },
+            sprt.filter(|t| t.setup.a == bot || t.setup.b == bot)
+                .and_then(|t| t.status().as_ref().ok())
+                .map_or(String::new(), |status| {
+                    sprt_verdict_word(status.verdict).to_string()
+                }),
+            number(
+                sprt.filter(|t| t.setup.a == bot || t.setup.b == bot)
+                    .and_then(|t| t.status().as_ref().ok())
+                    .map(|status| status.llr),
+            ),
+            sprt.filter(|t| t.setup.a == bot || t.setup.b == bot)
+                .map_or(String::new(), |t| t.units.to_string()),
         ];
         out.push_str(&fields.join(","));
         out.push('\n');
@@ -490,8 +627,9 @@ pub fn report_html(plan: &Plan, report: &StatsReport, games: &[Entry]) -> String
         plan.rounds,
         plan.bots.len()
     );
-    html.push_str("<h2>Leaderboard</h2><table><tr><th>#</th><th>bot</th><th>games</th><th>W</th><th>D</th><th>L</th><th>win rate [95%]</th><th>mean score</th><th>mean rank</th><th>TrueSkill</th><th>Weng-Lin</th><th title=\"the 2014 contests' 4-player Elo, K=32, in schedule order: it follows the last games and is noisy\">2014 Elo*</th></tr>");
-    for (place, &bot) in order.iter().enumerate() {
+    html.push_str("<h2>Leaderboard</h2><table><tr><th>#</th><th>bot</th><th>games</th><th>W</th><th>D</th><th>L</th><th>score [95%]</th><th>mean score</th><th>mean rank</th><th>TrueSkill</th><th>Weng-Lin</th><th title=\"the 2014 contests' 4-player Elo, K=32, in schedule order: it follows the last games and is noisy\">2014 Elo*</th></tr>");
+    let places = places(report);
+    for &bot in &order {
         let s = &report.summaries[bot];
         let skill = |r: Option<&arena_stats::SkillRating>| {
             r.map_or("-".into(), |r| {
@@ -501,13 +639,13 @@ pub fn report_html(plan: &Plan, report: &StatsReport, games: &[Entry]) -> String
         let _ = write!(
             html,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.0}</td></tr>",
-            place + 1,
+            places[bot],
             html_escape(&report.bots[bot]),
             s.games,
             s.wins,
             s.draws,
             s.losses,
-            percent(&s.win_rate),
+            percent(&s.score_rate),
             plus_minus(&s.score, s.mean_score),
             s.mean_rank.map_or("-".into(), |r| format!("{r:.2}")),
             skill(report.trueskill.ratings.get(bot)),
@@ -515,7 +653,12 @@ pub fn report_html(plan: &Plan, report: &StatsReport, games: &[Entry]) -> String
             report.elo_2014.ratings.get(bot).copied().unwrap_or(0.0),
         );
     }
-    html.push_str("</table><p><small>* the 2014 contests' Elo (K = 32, games in schedule order): it follows the most recent games and is noisy; the ratings below are the order-invariant fit.</small></p>");
+    let _ = write!(
+        html,
+        "</table><p><small>score: points per game (a win 1, a shared first place ½, as in every table here); intervals measured between {}.</small></p>",
+        unit_words(plan)
+    );
+    html.push_str("<p><small>* the 2014 contests' Elo (K = 32, games in schedule order): it follows the most recent games and is noisy; the ratings below are the order-invariant fit.</small></p>");
 
     html.push_str("<h2>Ratings with 95% intervals</h2>");
     match &report.global_fit {

@@ -41,6 +41,11 @@ pub struct Progress {
 pub trait StopRule: Send {
     /// Sees every finished game in the order it is journaled; true to stop scheduling games.
     fn observe(&mut self, entry: &Entry) -> bool;
+
+    /// Whether the rule has already decided (on a resumed journal): then no game is played.
+    fn decided(&self) -> bool {
+        false
+    }
 }
 
 pub struct RunOptions<'a> {
@@ -80,7 +85,20 @@ pub fn run(
     mut options: RunOptions<'_>,
 ) -> Result<RunOutcome, TournamentError> {
     let total = plan.total_games();
-    let (mut file, done) = journal::open(dir, total)?;
+    let (mut file, done) = journal::open(dir, plan)?;
+    if options
+        .stop_rule
+        .as_deref()
+        .is_some_and(|rule| rule.decided())
+    {
+        return Ok(RunOutcome {
+            total,
+            done: done.count(),
+            played: 0,
+            interrupted: false,
+            decided: true,
+        });
+    }
     if plan.settings.replays {
         std::fs::create_dir_all(dir.join(REPLAY_DIR)).map_err(|e| TournamentError::io(dir, e))?;
     }
@@ -198,7 +216,9 @@ impl Worker<'_> {
         // Games of built-in bots take microseconds: claiming them one by one would make the shared
         // cursor's cache line bounce between cores on every game. Process games are claimed singly so
         // that the last ones spread over every worker.
-        let claim = if self.plan.bots.iter().all(|b| b.builtin().is_some()) {
+        // With a stop rule every game goes to it at once, so that it can stop the run right after
+        // the deciding game rather than a batch later.
+        let claim = if self.plan.bots.iter().all(|b| b.builtin().is_some()) && !self.wants_entries {
             BUILTIN_CLAIM
         } else {
             1
@@ -237,7 +257,11 @@ impl Worker<'_> {
             }
             let slow = finished.slow;
             in_batch += 1;
-            if slow || in_batch >= BATCH_GAMES || batch_started.elapsed() >= BATCH_AGE {
+            if slow
+                || self.wants_entries
+                || in_batch >= BATCH_GAMES
+                || batch_started.elapsed() >= BATCH_AGE
+            {
                 let full = std::mem::replace(
                     &mut batch,
                     Batch {

@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 
 use arena_core::seed::derive_seed;
+use arena_stats::{SprtConfig, SprtSetup};
 use serde::{Deserialize, Serialize};
 
 /// Largest number of fixed groups before 4-player fields are drawn at random each round.
@@ -77,6 +78,10 @@ pub struct Plan {
     /// Fixed groups (bot indices), or empty when groups are drawn at random every round.
     pub groups: Vec<Vec<usize>>,
     pub groups_per_round: usize,
+    /// A sequential test of the first bot against the second that stops the tournament when it
+    /// decides (kept in the plan so that a resumed run applies the same test).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<SprtConfig>,
 }
 
 pub const PLAN_FORMAT: u32 = 1;
@@ -102,6 +107,8 @@ pub enum PlanError {
     NoSuchGauntletBot(usize, usize),
     #[error("nothing to play: {0}")]
     Empty(String),
+    #[error("--sprt: {0}")]
+    Sprt(String),
 }
 
 /// What the caller chose; `Plan::new` works out groups and rounds.
@@ -117,6 +124,7 @@ pub struct PlanRequest {
     pub games: Option<u64>,
     pub seed: u64,
     pub settings: RunSettings,
+    pub sprt: Option<SprtConfig>,
 }
 
 impl Plan {
@@ -149,6 +157,14 @@ impl Plan {
         if rounds == 0 || per_round == 0 {
             return Err(PlanError::Empty("0 rounds".into()));
         }
+        if let Some(sprt) = &request.sprt {
+            if n != 2 {
+                return Err(PlanError::Sprt(format!(
+                    "the test compares two bots; this tournament has {n}"
+                )));
+            }
+            sprt.check().map_err(|e| PlanError::Sprt(e.to_string()))?;
+        }
         Ok(Plan {
             format: PLAN_FORMAT,
             game: request.game,
@@ -162,6 +178,19 @@ impl Plan {
             settings: request.settings,
             groups: groups.unwrap_or_default(),
             groups_per_round,
+            sprt: request.sprt,
+        })
+    }
+
+    /// The sequential test of the plan, if any: the first bot against the second, a unit being
+    /// every seat order of one seed (a pair in 2-player games, a seed group in 4-player games).
+    pub fn sprt_setup(&self) -> Option<SprtSetup> {
+        let config = self.sprt?;
+        Some(SprtSetup {
+            config,
+            a: 0,
+            b: 1,
+            unit_games: u32::try_from(self.orders()).unwrap_or(u32::MAX),
         })
     }
 
@@ -371,6 +400,7 @@ mod tests {
                 stderr_cap: 1024,
                 replays: false,
             },
+            sprt: None,
         })
         .expect("valid plan")
     }
@@ -485,6 +515,7 @@ mod tests {
                 stderr_cap: 1,
                 replays: false,
             },
+            sprt: None,
         })
         .expect("plan");
         assert_eq!(plan.total_games(), 8);

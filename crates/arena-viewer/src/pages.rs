@@ -326,7 +326,7 @@ fn leaderboard(
     });
     body.push_str(
         "<table class=\"board\"><thead><tr><th>#</th><th>Bot</th><th>Games</th><th>W</th><th>D</th>\
-         <th>L</th><th>Win rate [95% CI]</th><th>Mean score [95% CI]</th><th>Mean rank</th>\
+         <th>L</th><th>Score [95% CI]</th><th>Mean score [95% CI]</th><th>Mean rank</th>\
          <th>Faults</th></tr></thead><tbody>",
     );
     for (place, s) in summaries.iter().enumerate() {
@@ -361,7 +361,7 @@ fn leaderboard(
             s.wins,
             s.draws,
             s.losses,
-            interval_percent(&s.win_rate),
+            interval_percent(&s.score_rate),
             score,
             s.mean_rank.map_or("–".into(), |r| format!("{r:.2}")),
             faults

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Context, Result, anyhow, bail};
 use arena_core::process::DEFAULT_STDERR_CAP;
 use arena_core::registry::GameEntry;
+use arena_stats::SprtConfig;
 use arena_tournament::{
     BotPlan, Plan, PlanRequest, Progress, RunOptions, RunSettings, Schedule, SeatOrders,
 };
@@ -178,8 +179,12 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
     );
     let report_progress = |progress: Progress| bar.set_position(progress.done);
     let started = std::time::Instant::now();
-    let mut sprt =
-        crate::report::sprt_rule(&plan, &dir, args.sprt.as_deref(), args.alpha, args.beta)?;
+    if args.resume.is_some() && args.sprt.is_some() {
+        eprintln!(
+            "note: --sprt is ignored on --resume: the test is the one in the tournament's plan"
+        );
+    }
+    let mut sprt = crate::report::sprt_rule(&plan, &dir)?;
     let outcome = arena_tournament::run(
         game.as_ref(),
         &dir,
@@ -211,7 +216,10 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
             String::new()
         }
     );
-    crate::report::finish(&dir, &plan, args.format, args.bootstrap, sprt.as_ref())?;
+    if outcome.decided {
+        eprintln!("the sequential test decided: no more games are played (resuming plays none)");
+    }
+    crate::report::finish(&dir, &plan, args.format, args.bootstrap)?;
     Ok(if outcome.interrupted {
         ExitCode::from(130)
     } else {
@@ -275,12 +283,19 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
             stderr_cap: args.stderr_cap,
             replays: args.replays == ReplaysArg::All,
         },
+        sprt: args.sprt.as_deref().map(|bounds| SprtConfig {
+            elo0: bounds[0],
+            elo1: bounds.get(1).copied().unwrap_or(f64::NAN),
+            alpha: args.alpha,
+            beta: args.beta,
+        }),
     };
     let probe = Plan::new(PlanRequest {
         bots: request.bots.clone(),
         game: request.game.clone(),
         variant: request.variant.clone(),
         settings: request.settings.clone(),
+        sprt: request.sprt,
         ..request
     })?;
     if args.replays == ReplaysArg::Auto {
