@@ -92,16 +92,33 @@ impl Serialize for Score {
 
 impl<'de> Deserialize<'de> for Score {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Repr {
-            Int(i64),
-            Text(String),
+        // A visitor rather than an untagged enum: untagged buffers every value and builds an error
+        // for each variant it rejects, which made scores the dearest part of reading a journal.
+        struct ScoreVisitor;
+
+        impl serde::de::Visitor<'_> for ScoreVisitor {
+            type Value = Score;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an integer or an exact fraction such as \"23/3\"")
+            }
+
+            fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<Score, E> {
+                Ok(Score::int(value))
+            }
+
+            fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<Score, E> {
+                i64::try_from(value)
+                    .map(Score::int)
+                    .map_err(|_| E::custom(format!("score {value} is too large")))
+            }
+
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Score, E> {
+                text.parse().map_err(E::custom)
+            }
         }
-        match Repr::deserialize(deserializer)? {
-            Repr::Int(value) => Ok(Score::int(value)),
-            Repr::Text(text) => text.parse().map_err(serde::de::Error::custom),
-        }
+
+        deserializer.deserialize_any(ScoreVisitor)
     }
 }
 

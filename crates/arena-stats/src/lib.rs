@@ -29,6 +29,7 @@ pub mod pairwise;
 pub mod sequential;
 pub mod sprt;
 pub mod summary;
+mod trueskill_ffa;
 
 pub use accumulate::{Accumulator, FitSample, Footprint, StatsConfig, StatsReport};
 pub use fit::{

@@ -8,6 +8,7 @@ use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin, weng_lin_mu
 use skillratings::{MultiTeamOutcome, Outcomes, Rating};
 
 use crate::game::{GameLog, GameResult, Tally};
+use crate::trueskill_ffa;
 
 /// A Bayesian skill estimate: mean μ, uncertainty σ, and the leaderboard value μ − 3σ.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -66,6 +67,16 @@ pub(crate) trait SkillSystem: Copy {
         &self,
         teams: &[(&[Self::Rating], MultiTeamOutcome)],
     ) -> Option<Vec<Vec<Self::Rating>>>;
+
+    /// The free-for-all update of single players by rank, without allocating, when the system
+    /// has such a path (`None`: use [`Self::free_for_all`]).
+    fn free_for_all_players(
+        &self,
+        _ratings: &[Self::Rating],
+        _ranks: &[u32],
+    ) -> Option<[Self::Rating; trueskill_ffa::MAX_SEATS]> {
+        None
+    }
 }
 
 impl SkillSystem for TrueSkillConfig {
@@ -85,6 +96,14 @@ impl SkillSystem for TrueSkillConfig {
         teams: &[(&[TrueSkillRating], MultiTeamOutcome)],
     ) -> Option<Vec<Vec<TrueSkillRating>>> {
         trueskill_multi_team(teams, self, None).ok()
+    }
+
+    fn free_for_all_players(
+        &self,
+        ratings: &[TrueSkillRating],
+        ranks: &[u32],
+    ) -> Option<[TrueSkillRating; trueskill_ffa::MAX_SEATS]> {
+        trueskill_ffa::rate(ratings, ranks, self)
     }
 }
 
@@ -147,6 +166,23 @@ impl<S: SkillSystem> Tally for SkillTally<S> {
             ratings[b] = new_b;
             self.rated += 1;
             return;
+        }
+        let seats = game.seat_count();
+        if seats <= trueskill_ffa::MAX_SEATS {
+            let mut before = [S::Rating::new(None, None); trueskill_ffa::MAX_SEATS];
+            for (slot, &bot) in before.iter_mut().zip(&game.players) {
+                *slot = ratings[bot];
+            }
+            if let Some(updated) = self
+                .system
+                .free_for_all_players(&before[..seats], &game.ranks)
+            {
+                for (&bot, rating) in game.players.iter().zip(updated) {
+                    ratings[bot] = rating;
+                }
+                self.rated += 1;
+                return;
+            }
         }
         let teams: Vec<[S::Rating; 1]> = game.players.iter().map(|&bot| [ratings[bot]]).collect();
         let teams_and_ranks: Vec<(&[S::Rating], MultiTeamOutcome)> = teams

@@ -397,12 +397,18 @@ fn trueskill_and_weng_lin_equal_direct_crate_calls() {
         expected[*bot] = team[0];
     }
 
+    // 4-player games go through arena's allocation-free copy of the crate's factor graph, equal to
+    // rounding (see trueskill_ffa); 2-player games call the crate itself.
     let ours = trueskill_ratings(&log, &config);
     assert_eq!(ours.games_rated, 4);
     for (got, want) in ours.ratings.iter().zip(&expected) {
-        assert_eq!(got.mean, want.rating);
-        assert_eq!(got.uncertainty, want.uncertainty);
-        assert_eq!(got.conservative, want.rating - 3.0 * want.uncertainty);
+        close(got.mean, want.rating, 1e-12);
+        close(got.uncertainty, want.uncertainty, 1e-12);
+        close(
+            got.conservative,
+            want.rating - 3.0 * want.uncertainty,
+            1e-11,
+        );
     }
 
     // Weng-Lin: first two games only, the same way.

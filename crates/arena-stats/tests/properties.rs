@@ -129,3 +129,39 @@ proptest! {
         prop_assert!(interval.high <= 1.0);
     }
 }
+
+#[test]
+fn undefeated_bots_converge_and_are_marked_unbounded() {
+    // Bot 0 wins every 4-player game; the others finish in varying orders behind it.
+    let mut games = Vec::new();
+    for round in 0..500u64 {
+        let rest = [[1, 2, 3], [2, 3, 1], [3, 1, 2], [1, 3, 2]][(round % 4) as usize];
+        let players = vec![0, rest[0], rest[1], rest[2]];
+        games.push(GameResult {
+            players,
+            scores: vec![4.0, 3.0, 2.0, 1.0],
+            ranks: vec![1, 2, 3, 4],
+            winner: Some(0),
+            faults: Vec::new(),
+            pair_id: Some(round / 4),
+        });
+    }
+    let log = GameLog::new((0..4).map(|i| format!("bot{i}")).collect(), games).expect("valid");
+    let config = FitConfig {
+        bootstrap_resamples: 50,
+        ..FitConfig::default()
+    };
+    let fit = global_fit(&log, &config).expect("a fit with the prior");
+    assert!(fit.converged, "{} iterations", fit.iterations);
+    assert!(fit.iterations < 200, "{} iterations", fit.iterations);
+    let top = &fit.bots[0];
+    assert_eq!(top.unbounded, Some(Unbounded::Above));
+    assert!(top.rating_interval.is_none());
+    let bound = top.rating_bound.expect("a finite lower bound");
+    assert!(bound.is_finite());
+    // The others beat each other, so their ratings are bounded and have intervals.
+    for bot in &fit.bots[1..] {
+        assert_eq!(bot.unbounded, None);
+        assert!(bot.rating_interval.is_some());
+    }
+}

@@ -312,9 +312,54 @@ pub fn entries_in_order(
     dir: &Path,
 ) -> Result<impl Iterator<Item = Result<Entry, JournalError>>, JournalError> {
     let path = dir.join(RESULTS_FILE);
+    let mut lines = lines_in_order(dir)?;
+    Ok(std::iter::from_fn(move || {
+        let next = lines.next_line()?;
+        Some(next.and_then(|(line_number, bytes)| {
+            serde_json::from_slice(bytes).map_err(|e| JournalError::Corrupt {
+                path: path.display().to_string(),
+                line: line_number,
+                why: e.to_string(),
+            })
+        }))
+    }))
+}
+
+/// The journal's lines in schedule order, each with its line number in the file, read one at a time
+/// into one buffer (so a reader can parse only what it needs of each).
+pub struct LinesInOrder {
+    path: std::path::PathBuf,
+    file: File,
+    /// (index, offset, length, line number), sorted by index: 24 bytes a game.
+    offsets: std::vec::IntoIter<(u64, u64, u32, u32)>,
+    buffer: Vec<u8>,
+}
+
+impl LinesInOrder {
+    /// The next line: its line number in the file and its bytes (newline included).
+    pub fn next_line(&mut self) -> Option<Result<(u64, &[u8]), JournalError>> {
+        let (_, start, len, line_number) = self.offsets.next()?;
+        let line_number = u64::from(line_number);
+        self.buffer.resize(len as usize, 0);
+        let read = self
+            .file
+            .seek(SeekFrom::Start(start))
+            .and_then(|_| self.file.read_exact(&mut self.buffer));
+        Some(match read {
+            Ok(()) => Ok((line_number, &self.buffer[..])),
+            Err(source) => Err(JournalError::Io {
+                path: self.path.display().to_string(),
+                source,
+            }),
+        })
+    }
+}
+
+pub fn lines_in_order(dir: &Path) -> Result<LinesInOrder, JournalError> {
+    let path = dir.join(RESULTS_FILE);
     let file = File::open(&path).map_err(io_error(&path))?;
     let mut reader = BufReader::new(file);
-    let mut offsets: Vec<(u64, u64, u32)> = Vec::new();
+    let mut offsets: Vec<(u64, u64, u32, u32)> = Vec::new();
     let mut line = Vec::new();
     let mut offset = 0u64;
     loop {
@@ -325,28 +370,24 @@ pub fn entries_in_order(
         if read == 0 || line.last() != Some(&b'\n') {
             break;
         }
+        let line_number = offsets.len() as u64 + 1;
         let index = index_of(&line).ok_or_else(|| JournalError::Corrupt {
             path: path.display().to_string(),
-            line: offsets.len() as u64 + 1,
+            line: line_number,
             why: "no game index".into(),
         })?;
-        offsets.push((index, offset, read as u32));
+        // Line numbers past u32::MAX (4 billion games) saturate; they only label errors.
+        let short_number = u32::try_from(line_number).unwrap_or(u32::MAX);
+        offsets.push((index, offset, read as u32, short_number));
         offset += read as u64;
     }
     offsets.sort_unstable();
-    let mut file = reader.into_inner();
-    let mut buffer = Vec::new();
-    Ok(offsets.into_iter().map(move |(_, start, len)| {
-        buffer.resize(len as usize, 0);
-        file.seek(SeekFrom::Start(start))
-            .and_then(|_| file.read_exact(&mut buffer))
-            .map_err(io_error(&path))?;
-        serde_json::from_slice(&buffer).map_err(|e| JournalError::Corrupt {
-            path: path.display().to_string(),
-            line: 0,
-            why: e.to_string(),
-        })
-    }))
+    Ok(LinesInOrder {
+        path,
+        file: reader.into_inner(),
+        offsets: offsets.into_iter(),
+        buffer: Vec::new(),
+    })
 }
 
 /// The `index` field of a journal line without parsing the rest (lines start with it).

@@ -38,6 +38,35 @@ pub fn game_result(entry: &Entry) -> GameResult {
     }
 }
 
+/// The part of a journal line the statistics read.
+#[derive(serde::Deserialize)]
+struct StatsLine {
+    index: u64,
+    pair: u64,
+    seats: Vec<usize>,
+    scores: Vec<arena_core::Score>,
+    ranks: Vec<u32>,
+    winner: Option<usize>,
+    faults: Vec<Vec<arena_core::FaultKind>>,
+}
+
+impl StatsLine {
+    fn result(self) -> GameResult {
+        GameResult {
+            players: self.seats,
+            scores: self.scores.iter().map(|s| s.to_f64()).collect(),
+            ranks: self.ranks,
+            winner: self.winner,
+            faults: self
+                .faults
+                .iter()
+                .map(|kinds| kinds.iter().map(|k| k.label().to_string()).collect())
+                .collect(),
+            pair_id: Some(self.pair),
+        }
+    }
+}
+
 fn config(plan: &Plan, bootstrap: usize, sprt: Option<SprtSetup>) -> StatsConfig {
     StatsConfig {
         fit: FitConfig {
@@ -62,18 +91,33 @@ pub fn compute(
     let mut stats = Accumulator::new(names, config(plan, bootstrap, plan.sprt_setup()));
     let mut first_games = Vec::new();
     let mut expected = 0u64;
-    for entry in journal::entries_in_order(dir)? {
-        let entry = entry?;
-        if entry.index != expected {
+    let mut lines = journal::lines_in_order(dir)?;
+    let corrupt = |line: u64, why: String| {
+        TournamentError::Journal(journal::JournalError::Corrupt {
+            path: dir.join(journal::RESULTS_FILE).display().to_string(),
+            line,
+            why,
+        })
+    };
+    while let Some(next) = lines.next_line() {
+        let (line, bytes) = next?;
+        // Only what the statistics read is parsed (names and replay paths are skipped), and the
+        // whole entry only for the games the report lists.
+        let game: StatsLine =
+            serde_json::from_slice(bytes).map_err(|e| corrupt(line, e.to_string()))?;
+        if game.index != expected {
             // A game before this one is missing (an interrupted run): the sequential test stops
             // at the gap, as the stop rule does, so that both give the same verdict.
             stats.hold_sprt();
         }
-        expected = entry.index + 1;
+        let index = game.index;
+        expected = index + 1;
         stats
-            .add(&game_result(&entry))
-            .map_err(|e| TournamentError::Invalid(format!("game {}: {e}", entry.index)))?;
+            .add(&game.result())
+            .map_err(|e| TournamentError::Invalid(format!("game {index}: {e}")))?;
         if first_games.len() < REPORT_GAME_LINKS {
+            let entry: Entry =
+                serde_json::from_slice(bytes).map_err(|e| corrupt(line, e.to_string()))?;
             first_games.push(entry);
         }
     }
@@ -805,13 +849,17 @@ fn ratings_svg(report: &StatsReport, fit: &arena_stats::GlobalFit, order: &[usiz
                 x(interval.high)
             );
         }
+        let label = match rated.unbounded {
+            Some(_) => rating_text(rated),
+            None => format!("{:+.0}", rated.rating),
+        };
         let _ = write!(
             svg,
-            "<circle cx=\"{}\" cy=\"{y}\" r=\"5\" fill=\"#124\"/><text x=\"{}\" y=\"{}\">{:+.0}{}</text>",
+            "<circle cx=\"{}\" cy=\"{y}\" r=\"5\" fill=\"#124\"/><text x=\"{}\" y=\"{}\">{}{}</text>",
             x(rated.rating),
             left + width + 8.0,
             y + 4.0,
-            rated.rating,
+            html_escape(&label),
             rated
                 .rank_interval
                 .map_or(String::new(), |(a, b)| format!(" (rank {a}–{b})"))

@@ -2,9 +2,12 @@
 //! - `scaling`: games/s of built-in bots with 1 and with 2 worker threads (the play phase);
 //! - `memory`: peak RSS of a 1 000 000-game langwars2 tournament;
 //! - `timeouts`: process bots that think for half their time limit, at the default concurrency and at
-//!   twice the cores: how many answers time out.
+//!   twice the cores: how many answers time out;
+//! - `stats`: the statistics pass (journal read, every tally, the fit with its bootstrap) over
+//!   1 000 000 langwars2 games and over 2 000 Spring 2021 games of an undefeated bot, in µs per game,
+//!   best of 3, with the peak memory of this process.
 //!
-//! Run: `cargo bench -p arena --bench tournament [-- scaling|memory|timeouts]` (all three by default).
+//! Run: `cargo bench -p arena --bench tournament [-- scaling|memory|timeouts|stats]` (all by default).
 
 use std::path::Path;
 use std::process::Command;
@@ -28,6 +31,83 @@ fn main() {
     if run("timeouts") {
         timeouts(dir.path());
     }
+    if run("stats") {
+        stats(dir.path());
+    }
+}
+
+/// The statistics pass, in process, on journals made by real runs.
+fn stats(dir: &Path) {
+    let cases: [(&str, &[&str]); 2] = [
+        (
+            "stats-langwars2",
+            &[
+                "langwars2",
+                "--seed",
+                "6",
+                "--games",
+                "1000000",
+                "--replays",
+                "none",
+                "--bot",
+                "random",
+                "--bot",
+                "random",
+                "--bot",
+                "random",
+                "--bot",
+                "random",
+            ],
+        ),
+        (
+            "stats-spring2021",
+            &[
+                "spring2021",
+                "--seed",
+                "6",
+                "--games",
+                "2000",
+                "--replays",
+                "none",
+                "--bot",
+                "planner",
+                "--bot",
+                "random",
+            ],
+        ),
+    ];
+    for (name, args) in cases {
+        tournament(dir, name, args);
+        let out = dir.join(name);
+        let plan = arena_tournament::load(&out).expect("plan");
+        let games = plan.total_games() as f64;
+        let mut best = f64::MAX;
+        for _ in 0..3 {
+            let started = Instant::now();
+            let (report, _) = arena_tournament::report::compute(&out, &plan, 200).expect("stats");
+            best = best.min(started.elapsed().as_secs_f64());
+            assert_eq!(report.games as f64, games);
+        }
+        println!(
+            "stats: {} {} games: {:.2} µs per game ({:.2} s, 200 bootstrap resamples, best of 3), peak RSS of this process {:.1} MB",
+            plan.game,
+            games,
+            best / games * 1e6,
+            best,
+            peak_self_rss_kb() as f64 / 1024.0
+        );
+    }
+}
+
+/// Peak RSS of this process, in KiB.
+fn peak_self_rss_kb() -> i64 {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage fills the struct it is given.
+    let usage = unsafe {
+        libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr());
+        usage.assume_init()
+    };
+    usage.ru_maxrss
 }
 
 /// Runs a tournament and returns (games/s of the play phase as arena reports it, stderr).
