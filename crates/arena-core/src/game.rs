@@ -57,6 +57,11 @@ pub trait Game: Sized + Send + Sync + 'static {
     fn rule_faults(&self) -> Vec<(usize, Fault)> {
         Vec::new()
     }
+    /// Deviations from the exact protocol that the rules accepted, as the original referee did (Coup:
+    /// junk before a move), for the record.
+    fn rule_warnings(&self) -> Vec<(usize, String)> {
+        Vec::new()
+    }
 }
 
 /// What a player answered, as far as the rules are concerned.

@@ -34,6 +34,9 @@ pub struct PlayerRecord {
     pub bot_seed: Option<u64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<StepFault>,
+    /// What the rules accepted although it was not exactly the protocol (see `Game::rule_warnings`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     pub answers: u32,
     /// Slowest answer, microseconds (process agents).
     pub max_answer_us: u64,

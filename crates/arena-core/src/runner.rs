@@ -141,6 +141,11 @@ pub async fn run_match<G: Game>(
             record.faults.push(StepFault { step: None, fault });
         }
     }
+    for (player, warning) in game.rule_warnings() {
+        if let Some(record) = players.get_mut(player) {
+            record.warnings.push(warning);
+        }
+    }
     MatchRecord {
         format: RECORD_FORMAT,
         game: G::game_id(config).to_string(),

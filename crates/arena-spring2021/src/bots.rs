@@ -110,7 +110,8 @@ impl Bot<Spring2021> for SortedBoss {
             return Action::WAIT;
         }
         // `sort_by_key` is stable: descending keys, listed order among equals, as Python's `reverse=True`.
-        self.moves.sort_by_key(|cmd| std::cmp::Reverse(evaluate(cmd)));
+        self.moves
+            .sort_by_key(|cmd| std::cmp::Reverse(evaluate(cmd)));
         if self.wood1 && matches!(self.moves[0], Cmd::Complete(_)) && obs.score[0] == 0 {
             return Action::new(self.moves[0]);
         }

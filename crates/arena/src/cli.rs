@@ -125,11 +125,16 @@ pub struct CoupOptions {
     /// Coup: per-call time limit in milliseconds (the original had none).
     #[arg(long)]
     pub call_limit_ms: Option<u64>,
+    /// Coup: demand exactly one legal move per call. By default a call may write one character
+    /// before a one-character legal move, as the original arbiter accepted (kept in the history,
+    /// recorded as a warning).
+    #[arg(long)]
+    pub strict_moves: bool,
 }
 
 impl CoupOptions {
     fn given(&self) -> bool {
-        self.deck.is_some() || self.no_shuffle || self.call_limit_ms.is_some()
+        self.deck.is_some() || self.no_shuffle || self.call_limit_ms.is_some() || self.strict_moves
     }
 }
 
@@ -156,7 +161,9 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
 pub fn find_game_with(id: &str, coup: &CoupOptions) -> Result<Box<dyn GameEntry>> {
     if id != "coup" {
         if coup.given() {
-            bail!("--deck, --no-shuffle and --call-limit-ms are Coup options; {id} has none");
+            bail!(
+                "--deck, --no-shuffle, --call-limit-ms and --strict-moves are Coup options; {id} has none"
+            );
         }
         return find_game(id);
     }
@@ -165,6 +172,7 @@ pub fn find_game_with(id: &str, coup: &CoupOptions) -> Result<Box<dyn GameEntry>
         config.deck = Some(deck.clone());
     }
     config.no_shuffle |= coup.no_shuffle;
+    config.strict_moves |= coup.strict_moves;
     if let Some(limit) = coup.call_limit_ms {
         config.time_limit_ms = limit;
     }
