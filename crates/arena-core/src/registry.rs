@@ -14,6 +14,7 @@ use crate::record::MatchRecord;
 use crate::runner::{MatchOptions, Seat, run_match};
 use crate::seed::derive_seed;
 use crate::stream::{ProcessSpec, StreamAgent};
+use crate::timing::TimePolicy;
 
 /// A player as given on the command line: `builtin:NAME` or a command line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -101,6 +102,12 @@ pub struct GameResult {
     pub outcome: Outcome,
     pub names: Vec<String>,
     pub faults: Vec<Vec<Fault>>,
+    /// How answer times were judged.
+    pub time_policy: TimePolicy,
+    /// Late answers counted per player (strike policy).
+    pub strikes: Vec<u32>,
+    /// What the rules accepted although it was not exactly the protocol, per player.
+    pub warnings: Vec<Vec<String>>,
     /// The replay record as JSON.
     pub record: serde_json::Value,
 }
@@ -234,12 +241,18 @@ pub async fn play_seats<G: Game>(
         .map(|p| p.faults.iter().map(|f| f.fault.clone()).collect())
         .collect();
     let outcome = record.outcome.clone();
+    let strikes = record.players.iter().map(|p| p.strikes).collect();
+    let warnings = record.players.iter().map(|p| p.warnings.clone()).collect();
+    let time_policy = record.time_policy;
     let record =
         serde_json::to_value(&record).map_err(|e| format!("cannot encode the replay: {e}"))?;
     Ok(GameResult {
         outcome,
         names,
         faults,
+        time_policy,
+        strikes,
+        warnings,
         record,
     })
 }

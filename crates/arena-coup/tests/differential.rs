@@ -100,6 +100,7 @@ fn arena_game(
         time_scale: 1.0,
         record_frames: false,
         cpu: None,
+        time_policy: None,
     };
     let record = runtime.block_on(run_match::<Coup>(&config, 0, seats, &options));
     for player in &record.players {

@@ -1160,6 +1160,12 @@ impl Game for Spring2021 {
         }
     }
 
+    /// CodinGame's engine tolerance (release 4.7.7): 50 ms more real deadline per turn, a strike for
+    /// every answer over the limit, the third strike the timeout. Legend-level bots of 2021 rely on it.
+    fn default_time_policy(_league: &League) -> arena_core::TimePolicy {
+        arena_core::TimePolicy::CODINGAME
+    }
+
     fn record_frames(&mut self) {
         self.recording = true;
     }

@@ -304,6 +304,7 @@ impl Worker<'_> {
                 time_scale: plan.settings.time_scale,
                 record_frames: plan.settings.replays,
                 cpu: self.cpu,
+                time_policy: plan.settings.time_policy,
             },
             stderr_cap: plan.settings.stderr_cap,
         };

@@ -14,7 +14,7 @@ use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::{
-    CoupOptions, clock_seed, find_game_with, seat_requests, split_name, unique_names,
+    CoupOptions, TimingOptions, clock_seed, find_game_with, seat_requests, split_name, unique_names,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -102,6 +102,8 @@ pub struct TournamentArgs {
     /// Bootstrap resamples for the rating intervals.
     #[arg(long, default_value_t = 200)]
     bootstrap: usize,
+    #[command(flatten)]
+    timing: TimingOptions,
     #[command(flatten)]
     coup: CoupOptions,
 }
@@ -274,6 +276,7 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
             time_scale: args.time_scale,
             stderr_cap: args.stderr_cap,
             replays: args.replays == ReplaysArg::All,
+            time_policy: args.timing.policy()?,
         },
     };
     let probe = Plan::new(PlanRequest {
