@@ -379,7 +379,10 @@ fn play(args: PlayArgs) -> Result<ExitCode> {
         stderr_cap: args.stderr_cap,
     };
     let result = runtime()?
-        .block_on(interruptible(game.play(request)))?
+        .block_on(interruptible(arena_core::registry::play_in_own_folders(
+            game.as_ref(),
+            request,
+        )))?
         .map_err(|e| anyhow!(e))?;
     let replay = args
         .replay
