@@ -14,6 +14,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::score::Score;
+use crate::timing::TimePolicy;
 
 /// Pure rules of one game.
 pub trait Game: Sized + Send + Sync + 'static {
@@ -46,8 +47,13 @@ pub trait Game: Sized + Send + Sync + 'static {
     fn apply(&mut self, player: usize, answer: Answer<Self::Action>);
     /// Final scores and winner; valid once `to_act` returned `None`.
     fn outcome(&self) -> Outcome;
-    /// How long `player` may take for the answer it is about to be asked for.
+    /// How long `player` may take for the answer it is about to be asked for (nominal: the time
+    /// policy decides what happens beyond it).
     fn time_limit(&self, player: usize) -> Duration;
+    /// How answer times are judged unless the front end says otherwise: the original contest's rule.
+    fn default_time_policy(_config: &Self::Config) -> TimePolicy {
+        TimePolicy::Strict
+    }
     /// Start keeping frames for `take_frames` (off by default: benchmarks do not pay for it).
     fn record_frames(&mut self) {}
     fn take_frames(&mut self) -> Vec<Self::Frame> {
@@ -55,6 +61,11 @@ pub trait Game: Sized + Send + Sync + 'static {
     }
     /// Rule-level faults the game noticed itself (illegal actions), for the record and statistics.
     fn rule_faults(&self) -> Vec<(usize, Fault)> {
+        Vec::new()
+    }
+    /// Deviations from the exact protocol that the rules accepted, as the original referee did (Coup:
+    /// junk before a move), for the record.
+    fn rule_warnings(&self) -> Vec<(usize, String)> {
         Vec::new()
     }
 }

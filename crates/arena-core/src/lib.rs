@@ -5,7 +5,8 @@
 //! - [`agent`]: one interface for in-process bots and external processes;
 //! - [`process`]: bot processes in their own process groups (kill, pause, capped stderr);
 //! - [`stream`]: the stream-process agent (stdin/stdout, one process per game);
-//! - [`runner`]: drives one game between agents and records it;
+//! - [`runner`]: drives one game between agents and records it; [`timing`]: time policies (strict,
+//!   CodinGame's strikes, grace, a per-game bank);
 //! - [`record`]: the replay record;
 //! - [`score`]: exact scores; [`seed`]: seed derivation and the bots' generator.
 
@@ -19,6 +20,7 @@ pub mod score;
 pub mod seed;
 pub mod stream;
 pub mod testing;
+pub mod timing;
 
 pub use agent::{Agent, AgentLog, BuiltinAgent, Reply};
 pub use game::{
@@ -29,3 +31,4 @@ pub use record::{MatchRecord, PlayerRecord, Step, StepFault};
 pub use runner::{MatchOptions, Seat, run_match};
 pub use score::Score;
 pub use stream::{ProcessSpec, StreamAgent};
+pub use timing::TimePolicy;

@@ -5,6 +5,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::AgentLog;
 use crate::game::{Fault, Game, Outcome};
+use crate::timing::TimePolicy;
+
+fn is_zero(value: &u32) -> bool {
+    *value == 0
+}
+
+fn is_zero_u64(value: &u64) -> bool {
+    *value == 0
+}
 
 /// Version of the record layout; bump when a field changes meaning.
 pub const RECORD_FORMAT: u32 = 1;
@@ -16,6 +25,9 @@ pub struct MatchRecord<G: Game> {
     pub game: String,
     pub config: G::Config,
     pub seed: u64,
+    /// How answer times were judged (absent in records from before time policies: strict).
+    #[serde(default)]
+    pub time_policy: TimePolicy,
     pub players: Vec<PlayerRecord>,
     /// Every ask, in order.
     pub steps: Vec<Step<G::Action>>,
@@ -34,7 +46,16 @@ pub struct PlayerRecord {
     pub bot_seed: Option<u64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<StepFault>,
+    /// What the rules accepted although it was not exactly the protocol (see `Game::rule_warnings`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     pub answers: u32,
+    /// Answers later than the nominal limit that the strike policy counted.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub strikes: u32,
+    /// Time drawn from the per-game bank, microseconds (bank policy).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub bank_used_us: u64,
     /// Slowest answer, microseconds (process agents).
     pub max_answer_us: u64,
     pub total_answer_us: u64,

@@ -14,6 +14,7 @@ use crate::record::MatchRecord;
 use crate::runner::{MatchOptions, Seat, run_match};
 use crate::seed::derive_seed;
 use crate::stream::{ProcessSpec, StreamAgent};
+use crate::timing::TimePolicy;
 
 /// A player as given on the command line: `builtin:NAME` or a command line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -101,6 +102,12 @@ pub struct GameResult {
     pub outcome: Outcome,
     pub names: Vec<String>,
     pub faults: Vec<Vec<Fault>>,
+    /// How answer times were judged.
+    pub time_policy: TimePolicy,
+    /// Late answers counted per player (strike policy).
+    pub strikes: Vec<u32>,
+    /// What the rules accepted although it was not exactly the protocol, per player.
+    pub warnings: Vec<Vec<String>>,
     /// The replay record as JSON.
     pub record: serde_json::Value,
 }
@@ -156,6 +163,110 @@ pub trait GameEntry: Send + Sync {
         input: &mut dyn BufRead,
         output: &mut dyn Write,
     ) -> Result<(), String>;
+}
+
+/// Scratch folders made by this process; numbers them.
+static FOLDERS_MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The working folders of one game: every seat with a `--workdir` plays in a fresh copy of it, made
+/// before the game and removed when this is dropped (after the game, or when it is abandoned). So
+/// parallel games never share a folder, and a bot that keeps state there (Coup's Calculator keeps
+/// a file between the calls of a game) starts every game from the folder as given: the same
+/// tournament gives the same results on any number of workers.
+#[derive(Debug)]
+pub struct GameFolders {
+    root: Option<PathBuf>,
+}
+
+impl GameFolders {
+    /// Copies each seat's working folder (when it is one) and points the seat at the copy. A
+    /// `workdir` that is not a folder is left as given: starting the bot reports it.
+    pub fn prepare(seats: &mut [SeatRequest]) -> Result<GameFolders, String> {
+        let mut folders = GameFolders { root: None };
+        for (index, seat) in seats.iter_mut().enumerate() {
+            let Some(source) = seat.workdir.as_ref().filter(|dir| dir.is_dir()) else {
+                continue;
+            };
+            let root = match &folders.root {
+                Some(root) => root.clone(),
+                None => folders.root.insert(make_scratch_root()?).clone(),
+            };
+            let name = source
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "workdir".into());
+            let copy = root.join(format!("{index}-{name}"));
+            copy_tree(source, &copy).map_err(|e| {
+                format!(
+                    "cannot copy the working folder {} to {}: {e}",
+                    source.display(),
+                    copy.display()
+                )
+            })?;
+            seat.workdir = Some(copy);
+        }
+        Ok(folders)
+    }
+}
+
+impl Drop for GameFolders {
+    fn drop(&mut self) {
+        if let Some(root) = self.root.take() {
+            // Best effort: a folder a bot made read-only is left behind rather than failing the game.
+            let _ = std::fs::remove_dir_all(root);
+        }
+    }
+}
+
+fn make_scratch_root() -> Result<PathBuf, String> {
+    let base = std::env::temp_dir();
+    loop {
+        let n = FOLDERS_MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let root = base.join(format!("arena-game-{}-{n}", std::process::id()));
+        match std::fs::create_dir(&root) {
+            Ok(()) => return Ok(root),
+            // Left by an earlier process with the same id: take the next number.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(format!("cannot make {}: {e}", root.display())),
+        }
+    }
+}
+
+/// Copies a folder with its files, subfolders, symbolic links (as links) and permissions.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
+    std::fs::create_dir(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    // Last, so that a read-only source folder can still be filled.
+    std::fs::set_permissions(to, std::fs::metadata(from)?.permissions())
+}
+
+/// Plays one game with every seat in a fresh copy of its working folder (see [`GameFolders`]): what
+/// the front ends call instead of `GameEntry::play`.
+pub fn play_in_own_folders(
+    entry: &dyn GameEntry,
+    mut request: GameRequest,
+) -> BoxFuture<'static, Result<GameResult, String>> {
+    let folders = match GameFolders::prepare(&mut request.seats) {
+        Ok(folders) => folders,
+        Err(e) => return Box::pin(async move { Err(e) }),
+    };
+    let game = entry.play(request);
+    Box::pin(async move {
+        let result = game.await;
+        drop(folders);
+        result
+    })
 }
 
 /// A transcript file's text, or an error that names the file.
@@ -234,12 +345,18 @@ pub async fn play_seats<G: Game>(
         .map(|p| p.faults.iter().map(|f| f.fault.clone()).collect())
         .collect();
     let outcome = record.outcome.clone();
+    let strikes = record.players.iter().map(|p| p.strikes).collect();
+    let warnings = record.players.iter().map(|p| p.warnings.clone()).collect();
+    let time_policy = record.time_policy;
     let record =
         serde_json::to_value(&record).map_err(|e| format!("cannot encode the replay: {e}"))?;
     Ok(GameResult {
         outcome,
         names,
         faults,
+        time_policy,
+        strikes,
+        warnings,
         record,
     })
 }

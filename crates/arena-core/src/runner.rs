@@ -8,6 +8,7 @@ use futures::future::join_all;
 use crate::agent::{Agent, AgentLog};
 use crate::game::{Answer, Fault, Game};
 use crate::record::{MatchRecord, PlayerRecord, RECORD_FORMAT, Step, StepFault};
+use crate::timing::{Clock, TimePolicy, Verdict};
 
 /// How a game is run.
 #[derive(Clone, Debug)]
@@ -21,6 +22,8 @@ pub struct MatchOptions {
     /// Pin this game's bot processes to one CPU, so that parallel games never make two thinking bots
     /// share a core (the scheduler otherwise does now and then, for milliseconds).
     pub cpu: Option<usize>,
+    /// How answer times are judged; `None`: the game's default (`Game::default_time_policy`).
+    pub time_policy: Option<TimePolicy>,
 }
 
 impl Default for MatchOptions {
@@ -30,6 +33,7 @@ impl Default for MatchOptions {
             time_scale: 1.0,
             record_frames: true,
             cpu: None,
+            time_policy: None,
         }
     }
 }
@@ -85,6 +89,10 @@ pub async fn run_match<G: Game>(
         }
     }
 
+    let time_policy = options
+        .time_policy
+        .unwrap_or_else(|| G::default_time_policy(config));
+    let mut clocks = vec![Clock::new(time_policy, options.time_scale); seats.len()];
     let mut steps = Vec::new();
     let mut first = vec![true; seats.len()];
     let mut obs = G::Obs::default();
@@ -96,16 +104,28 @@ pub async fn run_match<G: Game>(
         }
         let agent = &mut seats[player].agent;
         let limit = scale(game.time_limit(player), options.time_scale);
+        let clock = &mut clocks[player];
         if pausing {
             agent.resume();
         }
-        let reply = agent.act(&obs, first[player], limit).await;
+        let mut reply = agent.act(&obs, first[player], clock.deadline(limit)).await;
         if pausing {
             agent.pause();
         }
         first[player] = false;
         let elapsed_us = reply.elapsed.as_micros() as u64;
         let record = &mut players[player];
+        if matches!(reply.answer, Answer::Action(_)) {
+            let bank_before = clock.bank_left();
+            let verdict = clock.judge(limit, reply.elapsed);
+            record.strikes = clock.strikes();
+            record.bank_used_us += (bank_before - clock.bank_left()).as_micros() as u64;
+            if let Verdict::Timeout(fault) = verdict {
+                // The answer came within the real deadline but the policy does not accept it: it
+                // stays in the record as output, and the player is out as if it had not answered.
+                reply.answer = Answer::Fault(fault);
+            }
+        }
         record.answers += 1;
         record.total_answer_us += elapsed_us;
         record.max_answer_us = record.max_answer_us.max(elapsed_us);
@@ -141,11 +161,17 @@ pub async fn run_match<G: Game>(
             record.faults.push(StepFault { step: None, fault });
         }
     }
+    for (player, warning) in game.rule_warnings() {
+        if let Some(record) = players.get_mut(player) {
+            record.warnings.push(warning);
+        }
+    }
     MatchRecord {
         format: RECORD_FORMAT,
         game: G::game_id(config).to_string(),
         config: config.clone(),
         seed,
+        time_policy,
         players,
         steps,
         frames: game.take_frames(),

@@ -18,7 +18,8 @@ pub enum ForfeitKind {
     NonZeroExit,
     /// The history file is not the old content plus what was appended.
     ModifiedHistory,
-    /// The appended text is not exactly one legal move (nothing, junk before a move, another move).
+    /// The appended text is not a legal move (nothing, another move, or junk before a move where it is
+    /// refused: `--strict-moves`, a newline, more than one character).
     IllegalMove,
     /// The cards printed after an Exchange are not a selection of the offered cards of the right size.
     IllegalExchange,
@@ -83,21 +84,53 @@ fn strip_python(bytes: &[u8]) -> &[u8] {
 }
 
 /// Decodes one call: `appended` is what the history file gained, `stdout` what the bot printed.
-/// Strict where the arbiter was lax (B4, B5): the appended text must equal one legal move.
+/// An empty write is illegal (the arbiter crashed on it, B5). With `obs.strict_moves` the appended text
+/// must equal one legal move; otherwise it is accepted as the arbiter accepted it (B4): at most two
+/// characters that *end with* a legal move (the first in the legal order that fits), the character
+/// before it kept as junk.
 pub fn decode_answer(obs: &CoupObs, appended: &[u8], stdout: &[u8]) -> Result<CoupAction, Fault> {
     let illegal = |why: String| Fault::new(FaultKind::Illegal, format!("illegal move: {why}"));
     if appended.is_empty() {
         return Err(illegal("wrote nothing".into()));
     }
-    let wrote = Move::parse(appended)
-        .filter(|mv| obs.legal.contains(*mv))
-        .ok_or_else(|| {
-            illegal(format!(
-                "wrote {:?}, legal {:?}",
-                String::from_utf8_lossy(appended),
-                obs.legal
-            ))
-        })?;
+    let not_legal = || {
+        illegal(format!(
+            "wrote {:?}, legal {:?}",
+            String::from_utf8_lossy(appended),
+            obs.legal
+        ))
+    };
+    let (wrote, junk) = if obs.strict_moves {
+        let wrote = Move::parse(appended)
+            .filter(|mv| obs.legal.contains(*mv))
+            .ok_or_else(not_legal)?;
+        (wrote, None)
+    } else {
+        if appended.len() > 2 {
+            // The arbiter's file check: the old content plus one or two characters.
+            return Err(Fault::new(
+                FaultKind::Forfeit,
+                format!(
+                    "modified history: appended {} bytes {:?} (one move, at most two characters)",
+                    appended.len(),
+                    String::from_utf8_lossy(appended)
+                ),
+            ));
+        }
+        let wrote = obs
+            .legal
+            .as_slice()
+            .iter()
+            .copied()
+            .find(|mv| appended.ends_with(mv.as_str().as_bytes()))
+            .ok_or_else(not_legal)?;
+        let junk = match &appended[..appended.len() - wrote.len()] {
+            [] => None,
+            &[byte] => Some(char::from(byte)),
+            _ => return Err(not_legal()),
+        };
+        (wrote, junk)
+    };
     let mut keep = Hand::new();
     if obs.keep > 0 && wrote == Move::END {
         let printed = strip_python(stdout);
@@ -123,7 +156,7 @@ pub fn decode_answer(obs: &CoupObs, appended: &[u8], stdout: &[u8]) -> Result<Co
             keep.push(card);
         }
     }
-    let action = CoupAction { wrote, keep };
+    let action = CoupAction { wrote, keep, junk };
     Coup::check_action(obs, &action)?;
     Ok(action)
 }

@@ -1,10 +1,11 @@
 //! The rules of Coup KotH as a state machine over the history line (reference §2.4–2.8).
 //!
 //! The state is the history text itself plus what the arbiter keeps beside it (coins, hands, deck).
-//! Every call appends exactly one legal move; effects are applied at the call where the arbiter applies
+//! Every call appends one legal move; effects are applied at the call where the arbiter applies
 //! them (reference §2.7), so coins shown mid-turn exclude costs not yet charged, as in the original.
 //! The arbiter's defects are fixed as DESIGN.md says: the game owns a fresh deck, hands and coins, the
-//! appended text must equal one legal move, and any fault forfeits the game.
+//! appended text must end with one legal move (exactly one with `strict_moves`; junk before it is kept
+//! and warned about, as the original kept it), and any fault forfeits the game.
 
 use std::fmt;
 use std::time::Duration;
@@ -406,6 +407,11 @@ pub struct CoupAction {
     pub wrote: Move,
     #[serde(default, skip_serializing_if = "Cards::is_empty")]
     pub keep: Hand,
+    /// One character written before the move, which the original arbiter accepted (its move check
+    /// only asks whether the line *ends with* a legal move, B4) and kept in the history. Never a
+    /// newline; refused when the game demands exact moves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub junk: Option<char>,
 }
 
 impl CoupAction {
@@ -413,6 +419,7 @@ impl CoupAction {
         CoupAction {
             wrote,
             keep: Hand::new(),
+            junk: None,
         }
     }
 }
@@ -431,6 +438,9 @@ pub struct CoupObs {
     /// How many cards to print on stdout: the hand size when this call completes an Exchange, else 0.
     pub keep: usize,
     pub legal: Legal,
+    /// The game demands exactly one legal move per call (`--strict-moves`); otherwise a character of
+    /// junk before the move is accepted, as the original arbiter accepted it.
+    pub strict_moves: bool,
 }
 
 impl CoupObs {
@@ -476,6 +486,9 @@ pub struct CoupConfig {
     pub max_calls: u32,
     /// Per-call limit in milliseconds (the original had none).
     pub time_limit_ms: u64,
+    /// Demand exactly one legal move per call. Off by default: like the original arbiter, a call may
+    /// write one character before a legal move (the junk stays in the history, with a rule warning).
+    pub strict_moves: bool,
 }
 
 impl Default for CoupConfig {
@@ -485,6 +498,7 @@ impl Default for CoupConfig {
             no_shuffle: false,
             max_calls: MAX_CALLS,
             time_limit_ms: 10_000,
+            strict_moves: false,
         }
     }
 }
@@ -534,11 +548,12 @@ impl Deck {
         deck
     }
 
-    fn pop(&mut self) -> Card {
-        // Never empty: a valid deck has at least MIN_DECK cards and every draw is matched by a return.
-        debug_assert!(self.len > 0);
-        self.len = self.len.saturating_sub(1);
-        self.cards[self.len as usize]
+    /// The top card. A valid deck has at least MIN_DECK cards and every draw is matched by a return,
+    /// except when junk before a turn's end stops an Exchange from returning its cards (as in the
+    /// original): then the deck can run dry.
+    fn pop(&mut self) -> Option<Card> {
+        self.len = self.len.checked_sub(1)?;
+        Some(self.cards[self.len as usize])
     }
 
     fn push(&mut self, card: Card) {
@@ -655,6 +670,7 @@ pub struct Coup {
     calls: u32,
     max_calls: u32,
     time_limit: Duration,
+    strict_moves: bool,
     over: bool,
     winner: Option<usize>,
     /// The next call, prepared by `to_act` (legal moves, the cards drawn for an Exchange).
@@ -662,6 +678,8 @@ pub struct Coup {
     legal: Legal,
     drawn: Option<[Card; 2]>,
     faults: Vec<(usize, Fault)>,
+    /// Accepted deviations from the exact protocol (junk before a move), per player.
+    warnings: Vec<(usize, String)>,
     frames: Option<Vec<Frame>>,
 }
 
@@ -817,13 +835,32 @@ impl Coup {
         self.compute_legal(player, &mut legal);
         self.legal = legal;
         self.drawn = if self.completes_exchange() {
-            let first = self.deck.pop();
-            let second = self.deck.pop();
-            Some([first, second])
+            match (self.deck.pop(), self.deck.pop()) {
+                (Some(first), Some(second)) => Some([first, second]),
+                _ => {
+                    self.run_dry(player);
+                    None
+                }
+            }
         } else {
             None
         };
         self.prepared = true;
+    }
+
+    /// The deck cannot give a card (only after junk lost an Exchange's cards): the original arbiter
+    /// crashed here; arena ends the game with no winner and says why.
+    fn run_dry(&mut self, player: usize) {
+        self.over = true;
+        self.winner = None;
+        self.warnings.push((
+            player,
+            format!(
+                "call {}: the deck ran dry (cards lost to junk before a turn's end; the original \
+                 arbiter crashed here): no winner",
+                self.calls
+            ),
+        ));
     }
 
     /// Calls alternate strictly between the players, whatever happens on the line.
@@ -864,6 +901,9 @@ impl Coup {
                 ),
             ));
         }
+        if let Some(junk) = action.junk {
+            check_junk(junk, obs.strict_moves, action.wrote)?;
+        }
         if obs.keep > 0 {
             check_keep(obs.cards.as_slice(), obs.keep, action.keep.as_slice())?;
         }
@@ -873,6 +913,20 @@ impl Coup {
     fn play_move(&mut self, player: usize, action: CoupAction) {
         let mv = action.wrote;
         let opponent = 1 - player;
+        if let Some(junk) = action.junk {
+            // Kept where the original kept it: the line's positions (head, the character before the
+            // move) then read as the arbiter read them.
+            self.history.push(junk);
+            self.warnings.push((
+                player,
+                format!(
+                    "call {}: wrote {:?} before the move {:?} (accepted, as the original arbiter did)",
+                    self.calls,
+                    junk,
+                    mv.as_str()
+                ),
+            ));
+        }
         self.history.push_str(mv.as_str());
         let mut event = Event::Pass;
         let mut lost_both = false;
@@ -909,13 +963,17 @@ impl Coup {
             // The Ambassador defending an Exchange stays: the exchange comes next anyway (B9).
             let replaced = first != b'~' || self.line()[0] == b'S';
             if replaced {
-                self.hands[player].remove(card);
                 // The replacement is drawn before the revealed card goes back (B9).
-                let new = self.deck.pop();
-                self.hands[player].push(new);
-                self.deck.push(card);
-                if self.shuffle {
-                    self.deck.shuffle(&mut self.rng);
+                match self.deck.pop() {
+                    Some(new) => {
+                        self.hands[player].remove(card);
+                        self.hands[player].push(new);
+                        self.deck.push(card);
+                        if self.shuffle {
+                            self.deck.shuffle(&mut self.rng);
+                        }
+                    }
+                    None => self.run_dry(player),
                 }
             }
             event = Event::Reveal { card, replaced };
@@ -953,7 +1011,7 @@ impl Coup {
             frames.push(Frame {
                 call: self.calls - 1,
                 player,
-                wrote: mv.as_str().to_string(),
+                wrote: action.junk.map(String::from).unwrap_or_default() + mv.as_str(),
                 event,
                 coins: self.coins,
                 cards: [self.hands[0].reveal_string(), self.hands[1].reveal_string()],
@@ -1009,6 +1067,33 @@ impl Coup {
     }
 }
 
+/// Whether one character written before `wrote` is acceptable: only without `--strict-moves`, only
+/// before a one-character move (the arbiter's file check allows two characters in all), never a
+/// newline (it would split the line, which the arbiter's parsing cannot follow) and only ASCII (the
+/// history is text).
+pub fn check_junk(junk: char, strict: bool, wrote: Move) -> Result<(), Fault> {
+    let why = if strict {
+        Some("exact moves are required (--strict-moves)")
+    } else if wrote.len() != 1 {
+        Some("only one character in all may come before a one-character move")
+    } else if junk == '\n' || !junk.is_ascii() {
+        Some("a newline or non-ASCII character before the move")
+    } else {
+        None
+    };
+    match why {
+        None => Ok(()),
+        Some(why) => Err(Fault::new(
+            FaultKind::Illegal,
+            format!(
+                "illegal move: wrote {:?} before {:?}: {why}",
+                junk,
+                wrote.as_str()
+            ),
+        )),
+    }
+}
+
 /// Whether `keep` is an ordered selection of `count` cards from `offered` (the arbiter compares the
 /// printed text with every permutation of that size).
 pub fn check_keep(offered: &[Card], count: usize, keep: &[Card]) -> Result<(), Fault> {
@@ -1060,17 +1145,20 @@ impl Game for Coup {
             calls: 0,
             max_calls: config.max_calls.max(1),
             time_limit: Duration::from_millis(config.time_limit_ms),
+            strict_moves: config.strict_moves,
             over: false,
             winner: None,
             prepared: false,
             legal: Legal::default(),
             drawn: None,
             faults: Vec::new(),
+            warnings: Vec::new(),
             frames: None,
         };
         for player in 0..2 {
-            let first = game.deck.pop();
-            let second = game.deck.pop();
+            // A valid config deck holds at least MIN_DECK cards: the deal never runs dry.
+            let first = game.deck.pop().unwrap_or_default();
+            let second = game.deck.pop().unwrap_or_default();
             game.hands[player].push(first);
             game.hands[player].push(second);
         }
@@ -1086,6 +1174,10 @@ impl Game for Coup {
             return None;
         }
         self.prepare();
+        if self.over {
+            // The deck ran dry preparing this call.
+            return None;
+        }
         Some(self.to_move())
     }
 
@@ -1108,6 +1200,7 @@ impl Game for Coup {
             obs.cards.push(card);
         }
         obs.legal = self.legal;
+        obs.strict_moves = self.strict_moves;
     }
 
     fn apply(&mut self, player: usize, answer: Answer<CoupAction>) {
@@ -1115,6 +1208,9 @@ impl Game for Coup {
             return;
         }
         self.prepare();
+        if self.over {
+            return;
+        }
         let expected = self.to_move();
         let action = match answer {
             Answer::Fault(fault) => {
@@ -1143,6 +1239,12 @@ impl Game for Coup {
                     self.legal
                 ),
             );
+            self.forfeit(player, fault, true);
+            return;
+        }
+        if let Some(junk) = action.junk
+            && let Err(fault) = check_junk(junk, self.strict_moves, action.wrote)
+        {
             self.forfeit(player, fault, true);
             return;
         }
@@ -1193,5 +1295,9 @@ impl Game for Coup {
 
     fn rule_faults(&self) -> Vec<(usize, Fault)> {
         self.faults.clone()
+    }
+
+    fn rule_warnings(&self) -> Vec<(usize, String)> {
+        self.warnings.clone()
     }
 }

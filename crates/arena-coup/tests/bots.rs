@@ -107,6 +107,7 @@ fn external_bots_play_like_in_process_ones() {
                 time_scale: 1.0,
                 record_frames: true,
                 cpu: None,
+                time_policy: None,
             },
             stderr_cap: 4096,
         };

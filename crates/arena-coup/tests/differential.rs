@@ -67,7 +67,7 @@ fn arena_game(
     names: [&str; 2],
     work: &Path,
     runtime: &tokio::runtime::Runtime,
-) -> (String, Option<usize>) {
+) -> (String, Option<usize>, usize) {
     let history = work.join(format!("{}_{}_0_x.txt", names[0], names[1]));
     let seats = salts
         .iter()
@@ -100,6 +100,7 @@ fn arena_game(
         time_scale: 1.0,
         record_frames: false,
         cpu: None,
+        time_policy: None,
     };
     let record = runtime.block_on(run_match::<Coup>(&config, 0, seats, &options));
     for player in &record.players {
@@ -111,7 +112,8 @@ fn arena_game(
     }
     // The file as the last call left it (the referee rewrites it only before a call).
     let text = std::fs::read_to_string(&history).expect("arena history file");
-    (text, record.outcome.winner)
+    let warnings = record.players.iter().map(|p| p.warnings.len()).sum();
+    (text, record.outcome.winner, warnings)
 }
 
 #[test]
@@ -155,7 +157,7 @@ fn hashbot_plays_identically_under_arbiter_and_arena() {
             } else {
                 ([salts[1], salts[0]], ["B", "A"])
             };
-            let (ours, our_winner) = arena_game(&bot, &deck, order, names, &work, &runtime);
+            let (ours, our_winner, _) = arena_game(&bot, &deck, order, names, &work, &runtime);
             assert_eq!(
                 &ours, history,
                 "deck {deck} salts {salts:?} game {index}: history differs"
@@ -171,5 +173,94 @@ fn hashbot_plays_identically_under_arbiter_and_arena() {
     assert!(compared >= games, "compared {compared} games");
     eprintln!(
         "differential: {games} decks x salts, {compared} games identical under both referees"
+    );
+}
+
+/// A wrapper around hashbot that writes one character of junk before some of its `\n` moves, as
+/// Calculator writes `<\n` (the original accepted it and parsed the line with the junk in it).
+const JUNKBOT: &str = r#"
+import hashlib, runpy, sys
+args = [a for a in sys.argv[1:]]
+hashbot = args.pop(0)
+history_path = [a for a in args if not a.startswith("--salt=")][0]
+with open(history_path, "rb") as f:
+    old = f.read()
+sys.argv = [hashbot] + args
+try:
+    runpy.run_path(hashbot, run_name="__main__")
+except SystemExit:
+    pass
+sys.stdout.flush()
+with open(history_path, "rb") as f:
+    new = f.read()
+rest = "\0".join(a for a in args if a != history_path)
+digest = hashlib.sha256(old + b"junk" + rest.encode()).digest()
+if new[len(old):] == b"\n" and digest[0] % 3 == 0:
+    junk = b"<_px"[digest[1] % 4 : digest[1] % 4 + 1]
+    with open(history_path, "wb") as f:
+        f.write(old + junk + b"\n")
+"#;
+
+#[test]
+fn junk_before_newlines_plays_identically_under_arbiter_and_arena() {
+    let python2 = common::python2();
+    let python3 = common::python3();
+    let hashbot = common::shared().join("reference/coup/bots/hashbot.py");
+    let scripts = common::temp_dir("junkbot");
+    let junkbot = scripts.join("junkbot.py");
+    std::fs::write(&junkbot, JUNKBOT).unwrap();
+    let bot = vec![
+        python3.to_string_lossy().into_owned(),
+        "-S".into(),
+        junkbot.to_string_lossy().into_owned(),
+        hashbot.to_string_lossy().into_owned(),
+    ];
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(20_261_122);
+    let mut compared = 0;
+    let mut with_junk = 0;
+    for game in 0..6 {
+        let mut deck: Vec<u8> = b"_'<=0_'<=0_'<=0".to_vec();
+        for i in (1..deck.len()).rev() {
+            let j = (rng.next_u64() % (i as u64 + 1)) as usize;
+            deck.swap(i, j);
+        }
+        let deck = String::from_utf8(deck).unwrap();
+        let salts = [
+            format!("s{}", rng.next_u32() % 1_000_000),
+            format!("t{}", rng.next_u32() % 1_000_000),
+        ];
+        let salts = [salts[0].as_str(), salts[1].as_str()];
+        let work = common::temp_dir(&format!("junkdiff{game}"));
+        let reference = arbiter_games(&python2, &bot, &deck, salts, &work);
+        for (index, (history, winner)) in reference.iter().enumerate() {
+            let (order, names) = if index == 0 {
+                (salts, ["A", "B"])
+            } else {
+                ([salts[1], salts[0]], ["B", "A"])
+            };
+            let (ours, our_winner, warnings) =
+                arena_game(&bot, &deck, order, names, &work, &runtime);
+            assert_eq!(
+                &ours, history,
+                "deck {deck} salts {salts:?} game {index}: history differs"
+            );
+            assert_eq!(
+                &our_winner, winner,
+                "deck {deck} salts {salts:?} game {index}: winner differs"
+            );
+            with_junk += warnings;
+            compared += 1;
+        }
+        let _ = std::fs::remove_dir_all(&work);
+    }
+    let _ = std::fs::remove_dir_all(&scripts);
+    assert!(compared >= 6, "compared {compared} games");
+    assert!(with_junk >= 6, "only {with_junk} junk characters written");
+    eprintln!(
+        "differential with junk: {compared} games identical, {with_junk} junk characters accepted"
     );
 }

@@ -104,6 +104,10 @@ fn every_forfeit_kind() {
     let second = obs_after(&[("I\n", "")]);
     let exchange = obs_after(&[("E", ""), ("p", "")]);
     assert_eq!(exchange.keep, 2);
+    let strict_first = CoupObs {
+        strict_moves: true,
+        ..first.clone()
+    };
     type Case<'a> = (
         &'a str,
         &'a str,
@@ -141,11 +145,34 @@ fn every_forfeit_kind() {
             Err(ForfeitKind::ModifiedHistory),
         ),
         (
+            // The original accepted one character before a one-character move (B4), so does arena
+            // by default; `--strict-moves` refuses it.
             "junk",
             r#"printf 'xF' >> "$1""#,
             &first,
             5000,
+            Ok(Move::char(b'F')),
+        ),
+        (
+            "junk_strict",
+            r#"printf 'xF' >> "$1""#,
+            &strict_first,
+            5000,
             Err(ForfeitKind::IllegalMove),
+        ),
+        (
+            "two_junk",
+            r#"printf 'xyF' >> "$1""#,
+            &first,
+            5000,
+            Err(ForfeitKind::ModifiedHistory),
+        ),
+        (
+            "junk_before_income",
+            r#"printf 'xI\n' >> "$1""#,
+            &first,
+            5000,
+            Err(ForfeitKind::ModifiedHistory),
         ),
         (
             "empty",
@@ -280,7 +307,7 @@ fn play_reports_forfeits_on_both_runtimes() {
     use arena_core::runner::MatchOptions;
     let dir = common::temp_dir("play");
     let slow = script(&dir, "slow", r#"sleep 3; printf 'I\n' >> "$1""#);
-    let junk = script(&dir, "junk", r#"printf 'xI\n' >> "$1""#);
+    let wrong = script(&dir, "wrong", r#"printf 'q' >> "$1""#);
     let entry = arena_coup::entry_with(CoupConfig {
         time_limit_ms: 200,
         ..CoupConfig::default()
@@ -317,7 +344,7 @@ fn play_reports_forfeits_on_both_runtimes() {
     for runtime in &runtimes {
         for (bot, kind) in [
             (&slow, ForfeitKind::Timeout),
-            (&junk, ForfeitKind::IllegalMove),
+            (&wrong, ForfeitKind::IllegalMove),
         ] {
             let started = std::time::Instant::now();
             let result = runtime.block_on(entry.play(request(bot))).unwrap();
@@ -329,6 +356,66 @@ fn play_reports_forfeits_on_both_runtimes() {
             assert_eq!(result.outcome.winner, Some(1), "{kind}");
             assert_eq!(result.faults[0].len(), 1, "{kind}");
             assert_eq!(ForfeitKind::of(&result.faults[0][0]), kind);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Calculator's habit: `<\n` where only `\n` is legal, after a successful challenge of a block
+/// (`Scq'`: a Steal, a Captain block without a Captain, challenged, a card given up). The original
+/// accepted it; arena does by default (the `<` stays in the history, with a warning) and forfeits it
+/// with `--strict-moves`.
+#[test]
+fn calculator_style_junk_before_the_newline() {
+    let dir = common::temp_dir("calculator-junk");
+    let moves = [("S", ""), ("c", ""), ("q", ""), ("'", "")];
+    let obs = obs_after(&moves);
+    assert_eq!(obs.line(), "Scq'");
+    assert_eq!(obs.legal.as_slice(), [Move::END]);
+    let bot = script(&dir, "calculator_like", r#"printf '<\n' >> "$1""#);
+
+    let (answer, _) = run(&dir, &bot, &obs, 5000);
+    let action = answer.expect("accepted by default");
+    assert_eq!((action.wrote, action.junk), (Move::END, Some('<')));
+
+    let strict = CoupObs {
+        strict_moves: true,
+        ..obs.clone()
+    };
+    let (answer, _) = run(&dir, &bot, &strict, 5000);
+    assert_eq!(answer.map(|a| a.wrote), Err(ForfeitKind::IllegalMove));
+
+    // The rules keep the junk where the original did, apply the Steal, and warn.
+    for strict_moves in [false, true] {
+        let config = CoupConfig {
+            deck: Some("=========0<'=_=".into()),
+            no_shuffle: true,
+            strict_moves,
+            ..CoupConfig::default()
+        };
+        let mut game = Coup::new(&config, 1);
+        let mut seen = CoupObs::default();
+        for &(wrote, _) in &moves {
+            let player = game.to_act().unwrap();
+            game.observe(player, &mut seen);
+            game.apply(
+                player,
+                Answer::Action(CoupAction::play(Move::parse(wrote.as_bytes()).unwrap())),
+            );
+        }
+        let player = game.to_act().unwrap();
+        game.observe(player, &mut seen);
+        game.apply(player, Answer::Action(action));
+        if strict_moves {
+            assert_eq!(game.outcome().winner, Some(1 - player), "forfeited");
+            assert_eq!(game.rule_faults().len(), 1);
+        } else {
+            assert_eq!(game.history(), "Scq'<\n");
+            assert_eq!(game.coins(), [2, 0], "the Steal went through");
+            assert_eq!(game.rule_faults(), vec![]);
+            let warnings = game.rule_warnings();
+            assert_eq!(warnings.len(), 1);
+            assert_eq!(warnings[0].0, player);
         }
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -56,7 +56,14 @@ fn play(game: &mut Coup, moves: &[(&str, &str)]) -> CoupObs {
             obs.legal
         );
         let keep: arena_coup::Hand = Cards::parse_reveal(keep).unwrap();
-        game.apply(player, Answer::Action(CoupAction { wrote: mv, keep }));
+        game.apply(
+            player,
+            Answer::Action(CoupAction {
+                wrote: mv,
+                keep,
+                junk: None,
+            }),
+        );
     }
     obs
 }

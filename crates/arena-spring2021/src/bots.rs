@@ -1,28 +1,28 @@
 //! Built-in bots: the three official bosses (reference §5) and `planner`, a rule-based day planner.
 
-use arena_core::seed::{BotRng, below, bot_rng};
 use arena_core::{Bot, BotEntry};
 
 use crate::board::{BOARD, DIST, RANGE, RAY, bits};
 use crate::game::{Action, Cmd, Obs, Spring2021};
+use crate::pyrand::PyRandom;
 
 /// The built-in bots.
 pub fn catalog() -> Vec<BotEntry<Spring2021>> {
     vec![
         BotEntry {
             name: "random",
-            about: "official boss (config/Boss.py): a uniformly random listed move other than WAIT",
-            make: |seed| Box::new(RandomBot { rng: bot_rng(seed) }),
+            about: "official boss (config/Boss.py): Python's random.choice of a listed move other than WAIT, seeded with '🌱'",
+            make: |_| Box::new(RandomBot::new()),
         },
         BotEntry {
             name: "wood2",
-            about: "official Wood 2 boss: sorts the moves (COMPLETE, GROW, SEED, lowest index) and plays the second",
-            make: |_| Box::new(SortedBoss { wood1: false }),
+            about: "official Wood 2 boss: sorts the listed moves (COMPLETE, GROW, SEED, lowest index; stable) and plays the second",
+            make: |_| Box::new(SortedBoss::new(false)),
         },
         BotEntry {
             name: "wood1",
             about: "official Wood 1 boss: as wood2, but the first COMPLETE while its score is 0",
-            make: |_| Box::new(SortedBoss { wood1: true }),
+            make: |_| Box::new(SortedBoss::new(true)),
         },
         BotEntry {
             name: "planner",
@@ -32,45 +32,90 @@ pub fn catalog() -> Vec<BotEntry<Spring2021>> {
     ]
 }
 
-/// `config/Boss.py`: a uniformly random non-WAIT listed move (WAIT when there is none). The listed
-/// order does not matter for a uniform choice, so it picks among the unshuffled moves.
+/// The seed of the official boss: `random.seed('🌱')` ("Get it?").
+pub const BOSS_SEED: &str = "🌱";
+
+/// `config/Boss.py`: Python's `random.choice` over the listed non-WAIT moves, in the listed order,
+/// with `random` seeded by the string `'🌱'` once per game (WAIT when nothing else is listed). The
+/// game seed does not enter: like the official boss, it plays the same moves for the same inputs.
 pub struct RandomBot {
-    rng: BotRng,
+    rng: PyRandom,
+    listed: Vec<Cmd>,
+    moves: Vec<Cmd>,
+}
+
+impl RandomBot {
+    pub fn new() -> Self {
+        RandomBot {
+            rng: PyRandom::from_str_seed(BOSS_SEED),
+            listed: Vec::new(),
+            moves: Vec::new(),
+        }
+    }
+}
+
+impl Default for RandomBot {
+    fn default() -> Self {
+        RandomBot::new()
+    }
 }
 
 impl Bot<Spring2021> for RandomBot {
     fn act(&mut self, obs: &Obs) -> Action {
-        let total = obs.total_possible();
-        if total == 0 {
-            return Action::WAIT;
-        }
-        let k = below(&mut self.rng, total);
-        Action::new(obs.nth_possible_fast(k).unwrap_or(Cmd::Wait))
+        obs.listed_into(&mut self.listed);
+        self.moves.clear();
+        self.moves
+            .extend(self.listed.iter().copied().filter(|cmd| *cmd != Cmd::Wait));
+        Action::new(self.rng.choice(&self.moves).copied().unwrap_or(Cmd::Wait))
+    }
+
+    fn reset(&mut self, _seed: u64) -> bool {
+        self.rng = PyRandom::from_str_seed(BOSS_SEED);
+        true
     }
 }
 
-/// `config/level1/Boss.py` and `config/level2/Boss.py`: sort by (COMPLETE, GROW, SEED, lowest index)
-/// and play the second move (`moves[1 % len]`). Python's stable sort keeps the listed order between
-/// SEEDs to the same target; here they are ordered by source (they only exist in Bronze+).
+/// `config/level1/Boss.py` and `config/level2/Boss.py`: `moves.sort(key=evaluate, reverse=True)` over
+/// the listed moves, with `evaluate = (is_complete, is_grow, is_seed, -index)` (index: the last number,
+/// the target of a SEED), and play the second move (`moves[1 % len]`). Python's sort is stable, also
+/// with `reverse`, so equal keys (SEEDs to the same target) stay in the listed order.
 pub struct SortedBoss {
     wood1: bool,
+    moves: Vec<Cmd>,
+}
+
+impl SortedBoss {
+    pub fn new(wood1: bool) -> Self {
+        SortedBoss {
+            wood1,
+            moves: Vec::new(),
+        }
+    }
+}
+
+/// The official bosses' `evaluate(move)`.
+fn evaluate(cmd: &Cmd) -> (bool, bool, bool, i64) {
+    match *cmd {
+        Cmd::Complete(i) => (true, false, false, -i64::from(i)),
+        Cmd::Grow(i) => (false, true, false, -i64::from(i)),
+        Cmd::Seed(_, t) => (false, false, true, -i64::from(t)),
+        Cmd::Wait => (false, false, false, -999),
+    }
 }
 
 impl Bot<Spring2021> for SortedBoss {
     fn act(&mut self, obs: &Obs) -> Action {
-        let mut moves = vec![Cmd::Wait];
-        obs.for_each_possible(|_, cmd| moves.push(cmd));
-        let key = |cmd: &Cmd| match *cmd {
-            Cmd::Complete(i) => (0, i, 0),
-            Cmd::Grow(i) => (1, i, 0),
-            Cmd::Seed(s, t) => (2, t, s),
-            Cmd::Wait => (3, 0, 0),
-        };
-        moves.sort_by_key(key);
-        if self.wood1 && matches!(moves[0], Cmd::Complete(_)) && obs.score[0] == 0 {
-            return Action::new(moves[0]);
+        obs.listed_into(&mut self.moves);
+        if self.moves.is_empty() {
+            return Action::WAIT;
         }
-        Action::new(moves[1 % moves.len()])
+        // `sort_by_key` is stable: descending keys, listed order among equals, as Python's `reverse=True`.
+        self.moves
+            .sort_by_key(|cmd| std::cmp::Reverse(evaluate(cmd)));
+        if self.wood1 && matches!(self.moves[0], Cmd::Complete(_)) && obs.score[0] == 0 {
+            return Action::new(self.moves[0]);
+        }
+        Action::new(self.moves[1 % self.moves.len()])
     }
 }
 

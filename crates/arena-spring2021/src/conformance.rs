@@ -29,8 +29,13 @@ struct Exec {
     out: String,
 }
 
-/// Checks every game of a transcript file's text.
+/// Checks every game of a transcript file's text: referee transcripts, or boss transcripts
+/// (`spring2021-bosses.jsonl`, recognised by their `boss` field).
 pub fn check_text(text: &str) -> Result<Vec<ConformanceCase>, String> {
+    let first = text.lines().find(|line| !line.trim().is_empty());
+    if first.is_some_and(|line| line.contains("\"boss\"")) {
+        return check_bosses(text);
+    }
     let mut cases = Vec::new();
     for (number, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -132,6 +137,73 @@ fn check_game(league: League, t: &Transcript) -> Result<(), String> {
     }
     if game.sun() != t.sun {
         return Err(format!("sun {:?}, expected {:?}", game.sun(), t.sun));
+    }
+    Ok(())
+}
+
+/// What an official boss answered in one game (`spring2021-bosses.jsonl`).
+#[derive(Deserialize)]
+struct BossGame {
+    league: String,
+    boss: String,
+    seed: String,
+    turns: Vec<BossTurn>,
+}
+
+#[derive(Deserialize)]
+struct BossTurn {
+    input: String,
+    output: String,
+}
+
+/// Feeds each recorded boss game's inputs, in order, to the built-in boss of the same name (through
+/// the bot-side protocol, as `arena bot` reads them) and compares every answer with the official one.
+pub fn check_bosses(text: &str) -> Result<Vec<ConformanceCase>, String> {
+    let catalog = crate::bots::catalog();
+    let mut cases = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let game: BossGame = serde_json::from_str(line)
+            .map_err(|e| format!("line {}: not a boss transcript: {e}", number + 1))?;
+        let entry = arena_core::registry::find_bot(&catalog, &game.boss)?;
+        let label = format!(
+            "line {} ({} boss, {}, seed {})",
+            number + 1,
+            game.boss,
+            game.league,
+            game.seed
+        );
+        cases.push(ConformanceCase {
+            label,
+            difference: check_boss_game(entry, &game).err(),
+        });
+    }
+    Ok(cases)
+}
+
+fn check_boss_game(
+    entry: &arena_core::BotEntry<Spring2021>,
+    game: &BossGame,
+) -> Result<(), String> {
+    let mut bot = (entry.make)(0);
+    let mut previous: Option<Obs> = None;
+    let mut answer = String::new();
+    for (turn, recorded) in game.turns.iter().enumerate() {
+        let mut input = recorded.input.as_bytes();
+        let obs = Spring2021::read_input(&mut input, previous.as_ref())
+            .map_err(|e| format!("turn {turn}: input unreadable: {e}"))?
+            .ok_or_else(|| format!("turn {turn}: empty input"))?;
+        answer.clear();
+        Spring2021::encode_action(&bot.act(&obs), &mut answer);
+        if answer != recorded.output {
+            return Err(format!(
+                "turn {turn}: answered `{answer}`, the official boss `{}`",
+                recorded.output
+            ));
+        }
+        previous = Some(obs);
     }
     Ok(())
 }

@@ -195,6 +195,9 @@ pub struct Obs {
     /// State of the game's `java.util.Random` before this ask's shuffles (game side only): the listed
     /// order of the possible actions is rebuilt from it only when the text is needed.
     pub rng_before: u64,
+    /// The possible-actions list as read (bot side only; empty on the game side, where
+    /// `listed_actions` rebuilds it from `rng_before`). The official bosses depend on its order.
+    pub listed: Vec<Cmd>,
 }
 
 impl Obs {
@@ -362,6 +365,16 @@ impl Obs {
 
     pub fn total_possible(&self) -> u32 {
         self.counts.iter().sum()
+    }
+
+    /// The possible-actions list in the order the bot reads it: as read (bot side) or rebuilt
+    /// (game side).
+    pub fn listed_into(&self, out: &mut Vec<Cmd>) {
+        if self.listed.is_empty() {
+            self.listed_actions(out);
+        } else {
+            out.clone_from(&self.listed);
+        }
     }
 
     /// The possible-actions list exactly as the referee prints it: WAIT, then the shuffled COMPLETE,
@@ -1145,6 +1158,12 @@ impl Game for Spring2021 {
         } else {
             Duration::from_millis(1000)
         }
+    }
+
+    /// CodinGame's engine tolerance (release 4.7.7): 50 ms more real deadline per turn, a strike for
+    /// every answer over the limit, the third strike the timeout. Legend-level bots of 2021 rely on it.
+    fn default_time_policy(_league: &League) -> arena_core::TimePolicy {
+        arena_core::TimePolicy::CODINGAME
     }
 
     fn record_frames(&mut self) {

@@ -15,6 +15,7 @@ pub mod conformance;
 pub mod game;
 pub mod jrand;
 pub mod protocol;
+pub mod pyrand;
 
 use std::io::{BufRead, Write};
 use std::path::Path;

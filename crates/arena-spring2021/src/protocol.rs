@@ -123,6 +123,9 @@ impl StreamProtocol for Spring2021 {
             let line = reader.need()?;
             // The listed moves are exactly the legal ones: a league's moves that never appear are
             // treated as switched off, which gives the same set (reference §6.2).
+            if let Ok(action) = parse_command(&line, true, true) {
+                obs.listed.push(action.cmd);
+            }
             if line.starts_with("SEED") {
                 obs.seed_enabled = true;
             } else if line.starts_with("GROW") {

@@ -52,3 +52,44 @@ fn built_in_bots_answer_listed_moves_over_the_protocol() {
         }
     }
 }
+
+/// The bosses in process (the listed order rebuilt from the game's RNG) answer exactly as the same
+/// bosses reading the input text (the listed order as read), turn by turn.
+#[test]
+fn bosses_answer_alike_in_process_and_over_the_protocol() {
+    let game = entry();
+    let catalog = arena_spring2021::bots::catalog();
+    for (league, seed) in [
+        (League::Bronze, 17),
+        (League::Wood1, 18),
+        (League::Wood2, 19),
+    ] {
+        let (text, _) = recorded_inputs(league, seed);
+        for name in ["random", "wood2", "wood1"] {
+            let mut output = Vec::new();
+            game.bot_main(name, &[], &mut text.as_bytes(), &mut output)
+                .expect("the bot runs to the end of its input");
+            let over_protocol = String::from_utf8(output).expect("utf-8");
+
+            // The same observations, in process.
+            let entry = arena_core::registry::find_bot(&catalog, name).expect("a boss");
+            let mut boss = (entry.make)(0);
+            let mut replay = Spring2021::new(&league, seed);
+            let mut rng = bot_rng(seed);
+            let mut obs = Obs::default();
+            let mut listed = Vec::new();
+            let mut in_process = String::new();
+            while let Some(player) = replay.to_act() {
+                replay.observe(player, &mut obs);
+                obs.listed_actions(&mut listed);
+                if player == 0 {
+                    in_process.push_str(&boss.act(&obs).cmd.to_string());
+                    in_process.push('\n');
+                }
+                let pick = listed[below(&mut rng, listed.len() as u32) as usize];
+                replay.apply(player, Answer::Action(Action::new(pick)));
+            }
+            assert_eq!(in_process, over_protocol, "{name} in {league:?}");
+        }
+    }
+}

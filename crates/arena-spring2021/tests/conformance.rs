@@ -41,3 +41,10 @@ fn league2_wood1_conforms() {
 fn league3_bronze_conforms() {
     assert_eq!(check("spring2021-league3.jsonl"), 40);
 }
+
+/// The three built-in bosses answer exactly as the official boss files did, turn by turn, in every
+/// league (8 seeds × 3 leagues × 3 bosses).
+#[test]
+fn bosses_play_the_official_moves() {
+    assert_eq!(check("spring2021-bosses.jsonl"), 72);
+}

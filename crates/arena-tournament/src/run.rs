@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use arena_core::registry::{GameEntry, GameRequest, PlayerSpec, SeatRequest};
+use arena_core::registry::{self, GameEntry, GameRequest, PlayerSpec, SeatRequest};
 use arena_core::{MatchOptions, Outcome};
 use flate2::Compression;
 use flate2::write::GzEncoder;
@@ -328,12 +328,13 @@ impl Worker<'_> {
                 time_scale: plan.settings.time_scale,
                 record_frames: plan.settings.replays,
                 cpu: self.cpu,
+                time_policy: plan.settings.time_policy,
             },
             stderr_cap: plan.settings.stderr_cap,
         };
         let played = runtime.block_on(async {
             tokio::select! {
-                result = self.entry.play(request) => Some(result),
+                result = registry::play_in_own_folders(self.entry, request) => Some(result),
                 _ = wait_for(self.stop) => None,
             }
         });

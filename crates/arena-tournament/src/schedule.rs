@@ -57,6 +57,9 @@ pub struct RunSettings {
     pub stderr_cap: usize,
     /// Keep a compressed replay of every game.
     pub replays: bool,
+    /// How answer times are judged; `None`: the game's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_policy: Option<arena_core::TimePolicy>,
 }
 
 /// Everything that defines a tournament; written to `DIR/tournament.json`.
@@ -399,6 +402,7 @@ mod tests {
                 time_scale: 1.0,
                 stderr_cap: 1024,
                 replays: false,
+                time_policy: None,
             },
             sprt: None,
         })
@@ -514,6 +518,7 @@ mod tests {
                 time_scale: 1.0,
                 stderr_cap: 1,
                 replays: false,
+                time_policy: None,
             },
             sprt: None,
         })

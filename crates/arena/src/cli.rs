@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, anyhow, bail};
-use arena_core::MatchOptions;
 use arena_core::process::DEFAULT_STDERR_CAP;
 use arena_core::registry::{GameEntry, GameRequest, GameResult, PlayerSpec, SeatRequest};
 use arena_core::seed::derive_seed;
+use arena_core::{MatchOptions, TimePolicy};
 use clap::{Parser, Subcommand};
 
 use crate::games;
@@ -109,7 +109,42 @@ struct PlayArgs {
     #[arg(long, default_value_t = DEFAULT_STDERR_CAP)]
     stderr_cap: usize,
     #[command(flatten)]
+    timing: TimingOptions,
+    #[command(flatten)]
     coup: CoupOptions,
+}
+
+/// How answer times are judged against the game's limits.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct TimingOptions {
+    /// strict (the limit is the deadline), strikes (CodinGame's: +50 ms real deadline, an answer
+    /// over the limit is a strike, the third strike is the timeout), grace (+`--grace` ms on every
+    /// answer) or bank (a per-game bank of `--bank` ms for time over the limits). Default: the
+    /// game's own (spring2021: strikes; langwars, coup: strict).
+    #[arg(long, value_name = "POLICY", value_parser = ["strict", "strikes", "grace", "bank"])]
+    pub time_policy: Option<String>,
+    /// Milliseconds of grace on every answer (implies `--time-policy grace`).
+    #[arg(long, value_name = "MS")]
+    pub grace: Option<u64>,
+    /// Milliseconds of per-game time bank (implies `--time-policy bank`; default 2000).
+    #[arg(long, value_name = "MS")]
+    pub bank: Option<u64>,
+}
+
+impl TimingOptions {
+    /// The policy asked for, `None` for the game's default.
+    pub fn policy(&self) -> Result<Option<TimePolicy>> {
+        let name = match (&self.time_policy, self.grace, self.bank) {
+            (Some(name), _, _) => name.as_str(),
+            (None, Some(_), None) => "grace",
+            (None, None, Some(_)) => "bank",
+            (None, None, None) => return Ok(None),
+            (None, Some(_), Some(_)) => bail!("--grace and --bank are two different time policies"),
+        };
+        TimePolicy::from_name(name, self.grace, self.bank)
+            .map(Some)
+            .map_err(|e| anyhow!(e))
+    }
 }
 
 /// Coup's reproducibility hooks (the reference arbiter's `COUP_DECK` and `COUP_NO_SHUFFLE`, which are
@@ -125,11 +160,16 @@ pub struct CoupOptions {
     /// Coup: per-call time limit in milliseconds (the original had none).
     #[arg(long)]
     pub call_limit_ms: Option<u64>,
+    /// Coup: demand exactly one legal move per call. By default a call may write one character
+    /// before a one-character legal move, as the original arbiter accepted (kept in the history,
+    /// recorded as a warning).
+    #[arg(long)]
+    pub strict_moves: bool,
 }
 
 impl CoupOptions {
     fn given(&self) -> bool {
-        self.deck.is_some() || self.no_shuffle || self.call_limit_ms.is_some()
+        self.deck.is_some() || self.no_shuffle || self.call_limit_ms.is_some() || self.strict_moves
     }
 }
 
@@ -156,7 +196,9 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
 pub fn find_game_with(id: &str, coup: &CoupOptions) -> Result<Box<dyn GameEntry>> {
     if id != "coup" {
         if coup.given() {
-            bail!("--deck, --no-shuffle and --call-limit-ms are Coup options; {id} has none");
+            bail!(
+                "--deck, --no-shuffle, --call-limit-ms and --strict-moves are Coup options; {id} has none"
+            );
         }
         return find_game(id);
     }
@@ -165,6 +207,7 @@ pub fn find_game_with(id: &str, coup: &CoupOptions) -> Result<Box<dyn GameEntry>
         config.deck = Some(deck.clone());
     }
     config.no_shuffle |= coup.no_shuffle;
+    config.strict_moves |= coup.strict_moves;
     if let Some(limit) = coup.call_limit_ms {
         config.time_limit_ms = limit;
     }
@@ -331,11 +374,15 @@ fn play(args: PlayArgs) -> Result<ExitCode> {
             time_scale: args.time_scale,
             record_frames: true,
             cpu: None,
+            time_policy: args.timing.policy()?,
         },
         stderr_cap: args.stderr_cap,
     };
     let result = runtime()?
-        .block_on(interruptible(game.play(request)))?
+        .block_on(interruptible(arena_core::registry::play_in_own_folders(
+            game.as_ref(),
+            request,
+        )))?
         .map_err(|e| anyhow!(e))?;
     let replay = args
         .replay
@@ -368,26 +415,47 @@ pub fn result_table(game: &str, seed: u64, result: &GameResult, replay: &Path) -
         .max()
         .unwrap_or(4)
         .max(4);
+    // Strikes get a column under the policy that counts them.
+    let strikes = result.time_policy.counts_strikes();
     text.push_str(&format!(
-        "seat  {:<width$}  {:>8}  rank  faults\n",
-        "bot", "score"
+        "seat  {:<width$}  {:>8}  rank  {}faults\n",
+        "bot",
+        "score",
+        if strikes { "strikes  " } else { "" }
     ));
     for (seat, name) in result.names.iter().enumerate() {
-        let faults: Vec<String> = result.faults[seat].iter().map(|f| f.to_string()).collect();
+        let mut notes: Vec<String> = result.faults[seat].iter().map(|f| f.to_string()).collect();
+        if let Some(warnings) = result.warnings.get(seat)
+            && !warnings.is_empty()
+        {
+            notes.push(format!(
+                "{} rule warning{} (see the replay)",
+                warnings.len(),
+                if warnings.len() == 1 { "" } else { "s" }
+            ));
+        }
+        let strike_cell = if strikes {
+            format!("{:>7}  ", result.strikes.get(seat).copied().unwrap_or(0))
+        } else {
+            String::new()
+        };
         text.push_str(&format!(
-            "{seat:>4}  {name:<width$}  {:>8}  {:>4}  {}\n",
+            "{seat:>4}  {name:<width$}  {:>8}  {:>4}  {strike_cell}{}\n",
             result.outcome.scores[seat].to_string(),
             result.outcome.ranks[seat],
-            if faults.is_empty() {
+            if notes.is_empty() {
                 "-".to_string()
             } else {
-                faults.join("; ")
+                notes.join("; ")
             }
         ));
     }
     match result.outcome.winner {
         Some(seat) => text.push_str(&format!("winner: seat {seat} ({})\n", result.names[seat])),
         None => text.push_str("no winner (draw)\n"),
+    }
+    if result.time_policy != TimePolicy::Strict {
+        text.push_str(&format!("time policy: {}\n", result.time_policy));
     }
     text.push_str(&format!("replay: {}\n", replay.display()));
     text

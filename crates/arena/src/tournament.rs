@@ -15,7 +15,7 @@ use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::{
-    CoupOptions, clock_seed, find_game_with, seat_requests, split_name, unique_names,
+    CoupOptions, TimingOptions, clock_seed, find_game_with, seat_requests, split_name, unique_names,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -103,6 +103,8 @@ pub struct TournamentArgs {
     /// Bootstrap resamples for the rating intervals.
     #[arg(long, default_value_t = 200)]
     bootstrap: usize,
+    #[command(flatten)]
+    timing: TimingOptions,
     #[command(flatten)]
     coup: CoupOptions,
 }
@@ -282,6 +284,7 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
             time_scale: args.time_scale,
             stderr_cap: args.stderr_cap,
             replays: args.replays == ReplaysArg::All,
+            time_policy: args.timing.policy()?,
         },
         sprt: args.sprt.as_deref().map(|bounds| SprtConfig {
             elo0: bounds[0],

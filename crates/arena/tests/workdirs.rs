@@ -1,0 +1,162 @@
+//! Per-game working folders: every seat with a `--workdir` plays in a fresh copy of it, so a bot that
+//! keeps state in its folder gives the same tournament on any number of workers, starts every game
+//! from the folder as given, and (Coup: one process per call) still finds its state between the calls
+//! of a game.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+
+/// A Lang Wars bot that appends a line to `state.txt` in its folder every turn and answers according
+/// to the number of lines there, and exits at once (a fault in the journal) if the file is not empty
+/// when its game starts.
+const STATEFUL_BOT: &str = r#"
+import os, sys
+def lines():
+    try:
+        with open("state.txt") as f:
+            return len(f.readlines())
+    except FileNotFoundError:
+        return 0
+if lines() != 0:
+    sys.exit(3)
+sys.stdout.write("READY\n"); sys.stdout.flush()
+targets = None
+while True:
+    if targets is None:
+        settings = sys.stdin.readline()
+        if not settings:
+            break
+        targets = int(settings.split()[2])
+        sys.stdin.readline()
+    header = sys.stdin.readline()
+    if not header:
+        break
+    turn = int(header.split()[0])
+    for _ in range(targets + (2 if turn % 2 == 1 else 1)):
+        sys.stdin.readline()
+    with open("state.txt", "a") as f:
+        f.write("turn %d\n" % turn)
+    count = lines()
+    slots = 5 if turn % 2 == 1 else 2
+    sys.stdout.write(" ".join(str((count * 7 + i * 3) % targets) for i in range(slots)) + "\n")
+    sys.stdout.flush()
+"#;
+
+/// The journal as index → line, without the replay path.
+fn journal(dir: &Path) -> BTreeMap<u64, serde_json::Value> {
+    let text = std::fs::read_to_string(dir.join("results.jsonl")).expect("journal");
+    text.lines()
+        .map(|line| {
+            let mut entry: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+            entry.as_object_mut().expect("object").remove("replay");
+            (entry["index"].as_u64().expect("index"), entry)
+        })
+        .collect()
+}
+
+fn tournament(workdir: &Path, out: &Path, jobs: &str) {
+    let mut command = Command::new(ARENA);
+    command.args([
+        "tournament",
+        "langwars2",
+        "--seed",
+        "5",
+        "--seeds",
+        "3",
+        "--jobs",
+        jobs,
+    ]);
+    for name in ["a", "b", "c", "d"] {
+        command.args(["--bot", &format!("{name}=python3 stateful_bot.py")]);
+    }
+    let status = command
+        .arg("--workdir")
+        .arg(workdir)
+        .arg("--out")
+        .arg(out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("arena runs");
+    assert!(status.success());
+}
+
+#[test]
+fn stateful_bots_give_the_same_journal_on_one_and_two_workers() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let workdir = root.path().join("bot");
+    std::fs::create_dir(&workdir).unwrap();
+    std::fs::write(workdir.join("stateful_bot.py"), STATEFUL_BOT).unwrap();
+    let one = root.path().join("one");
+    let two = root.path().join("two");
+    tournament(&workdir, &one, "1");
+    tournament(&workdir, &two, "2");
+    let (one, two) = (journal(&one), journal(&two));
+    // Four copies of the bot in a 4-seat game, 4 seat orders of 3 seeds.
+    assert_eq!(one.len(), 12);
+    // Every game started from an empty state file: no bot quit.
+    for entry in one.values().chain(two.values()) {
+        let faults = entry["faults"].as_array().expect("faults");
+        assert!(
+            faults
+                .iter()
+                .all(|f| f.as_array().is_some_and(Vec::is_empty)),
+            "a bot found state from another game: {entry}"
+        );
+    }
+    assert_eq!(one, two, "the journals differ between 1 and 2 workers");
+    // The folder as given is untouched: the games wrote only to their copies.
+    assert!(!workdir.join("state.txt").exists());
+}
+
+/// A Coup bot (one process per call): appends a line to `state.txt` in its folder on every call,
+/// copies the file out to the path given as its first argument, and plays the first legal move.
+const COUP_BOT: &str = r#"
+export_to=$1
+history=$2
+shift 5
+echo call >> state.txt
+cp state.txt "$export_to"
+printf '%s' "$1" >> "$history"
+"#;
+
+#[test]
+fn coup_bots_keep_their_state_between_the_calls_of_a_game_and_only_there() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let workdir = root.path().join("bot");
+    std::fs::create_dir(&workdir).unwrap();
+    std::fs::write(workdir.join("bot.sh"), COUP_BOT).unwrap();
+    let replay = root.path().join("game.json");
+    let export = |name: &str| root.path().join(format!("{name}.state"));
+    let status = Command::new(ARENA)
+        .args(["play", "coup", "--seed", "3"])
+        .arg("--bot")
+        .arg(format!("A=sh bot.sh {}", export("A").display()))
+        .arg("--bot")
+        .arg(format!("B=sh bot.sh {}", export("B").display()))
+        .arg("--workdir")
+        .arg(&workdir)
+        .arg("--replay")
+        .arg(&replay)
+        .stdout(Stdio::null())
+        .status()
+        .expect("arena runs");
+    assert!(status.success());
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&replay).unwrap()).unwrap();
+    let steps = record["steps"].as_array().expect("steps");
+    for (seat, name) in ["A", "B"].into_iter().enumerate() {
+        let calls = steps.iter().filter(|s| s["player"] == seat).count();
+        let lines = std::fs::read_to_string(export(name))
+            .unwrap()
+            .lines()
+            .count();
+        // Every call of this seat, and only this seat's: its own copy of the folder, for the game.
+        assert_eq!(lines, calls, "seat {name}");
+        assert!(calls > 1);
+    }
+    assert!(!workdir.join("state.txt").exists());
+}
