@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::agent::{Agent, BuiltinAgent};
 use crate::game::{BotEntry, Fault, Game, Outcome, StreamProtocol, play_in_process};
-use crate::record::MatchRecord;
+use crate::record::{MatchRecord, RecordJson};
 use crate::runner::{MatchOptions, Seat, run_match};
 use crate::seed::derive_seed;
 use crate::stream::{ProcessSpec, StreamAgent};
@@ -101,8 +101,8 @@ pub struct GameResult {
     pub outcome: Outcome,
     pub names: Vec<String>,
     pub faults: Vec<Vec<Fault>>,
-    /// The replay record as JSON.
-    pub record: serde_json::Value,
+    /// The replay record (JSON on demand).
+    pub record: RecordJson,
 }
 
 /// One conformance game checked.
@@ -234,8 +234,7 @@ pub async fn play_seats<G: Game>(
         .map(|p| p.faults.iter().map(|f| f.fault.clone()).collect())
         .collect();
     let outcome = record.outcome.clone();
-    let record =
-        serde_json::to_value(&record).map_err(|e| format!("cannot encode the replay: {e}"))?;
+    let record = RecordJson::new(record);
     Ok(GameResult {
         outcome,
         names,

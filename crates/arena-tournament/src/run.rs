@@ -1,7 +1,7 @@
-//! Running a plan: a pool of worker threads, one game at a time each, results appended to the journal
-//! by the calling thread.
+//! Running a plan: a pool of worker threads, one game at a time each, each with a replay writer thread
+//! (serialising and compressing off the game's path), results appended to the journal by the calling
+//! thread once their replays are on disk.
 
-use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use arena_core::registry::{GameEntry, GameRequest, PlayerSpec, SeatRequest};
-use arena_core::{MatchOptions, Outcome};
+use arena_core::{MatchOptions, Outcome, RecordJson};
 use flate2::Compression;
 use flate2::write::GzEncoder;
 
@@ -66,10 +66,21 @@ pub struct RunOutcome {
     pub decided: bool,
 }
 
+#[derive(Default)]
 struct Batch {
     lines: Vec<u8>,
     entries: Vec<Entry>,
+    /// Replays to write before `lines` may be journaled.
+    replays: Vec<PendingReplay>,
     error: Option<String>,
+}
+
+/// A replay not yet on disk, and where its game starts in the batch (to drop the game if it fails).
+struct PendingReplay {
+    relative: String,
+    record: RecordJson,
+    line_start: usize,
+    entry_start: usize,
 }
 
 /// Plays every scheduled game that is not in the journal yet.
@@ -95,11 +106,16 @@ pub fn run(
         let (sender, receiver) = mpsc::sync_channel::<Batch>(jobs * 4);
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
         for worker_index in 0..jobs {
-            let sender = sender.clone();
+            let mut sender = sender.clone();
+            if plan.settings.replays {
+                // A couple of batches in flight: the worker plays on while its last game is written.
+                let (to_writer, from_worker) = mpsc::sync_channel::<Batch>(2);
+                let journal = std::mem::replace(&mut sender, to_writer);
+                scope.spawn(move || write_replays(dir, from_worker, journal));
+            }
             let worker = Worker {
                 entry,
                 plan,
-                dir,
                 done: &done,
                 cursor: &cursor,
                 stop: options.stop,
@@ -157,7 +173,6 @@ pub fn run(
 struct Worker<'a> {
     entry: &'a dyn GameEntry,
     plan: &'a Plan,
-    dir: &'a Path,
     done: &'a Done,
     cursor: &'a AtomicU64,
     stop: &'a AtomicBool,
@@ -173,6 +188,8 @@ impl Worker<'_> {
     }
 
     fn run(self, sender: mpsc::SyncSender<Batch>) {
+        // This thread reads and times the bots' answers: let it win the core from busy bots.
+        arena_core::process::favour_this_thread();
         let runtime = match tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -180,19 +197,14 @@ impl Worker<'_> {
             Ok(runtime) => runtime,
             Err(e) => {
                 let _ = sender.send(Batch {
-                    lines: Vec::new(),
-                    entries: Vec::new(),
                     error: Some(format!("cannot start a runtime: {e}")),
+                    ..Batch::default()
                 });
                 return;
             }
         };
         let total = self.plan.total_games();
-        let mut batch = Batch {
-            lines: Vec::new(),
-            entries: Vec::new(),
-            error: None,
-        };
+        let mut batch = Batch::default();
         let mut in_batch = 0usize;
         let mut batch_started = Instant::now();
         // Games of built-in bots take microseconds: claiming them one by one would make the shared
@@ -226,6 +238,7 @@ impl Worker<'_> {
                     break;
                 }
             };
+            let (line_start, entry_start) = (batch.lines.len(), batch.entries.len());
             let line = finished.entry(self.plan, &game, &self.names);
             if let Err(e) = serde_json::to_writer(&mut batch.lines, &line) {
                 batch.error = Some(format!("cannot encode a result: {e}"));
@@ -236,16 +249,17 @@ impl Worker<'_> {
                 batch.entries.push(line.to_entry());
             }
             let slow = finished.slow;
+            if let (Some(relative), Some(record)) = (finished.replay, finished.record) {
+                batch.replays.push(PendingReplay {
+                    relative,
+                    record,
+                    line_start,
+                    entry_start,
+                });
+            }
             in_batch += 1;
             if slow || in_batch >= BATCH_GAMES || batch_started.elapsed() >= BATCH_AGE {
-                let full = std::mem::replace(
-                    &mut batch,
-                    Batch {
-                        lines: Vec::new(),
-                        entries: Vec::new(),
-                        error: None,
-                    },
-                );
+                let full = std::mem::take(&mut batch);
                 if sender.send(full).is_err() {
                     return;
                 }
@@ -276,6 +290,7 @@ impl Worker<'_> {
                 faults: vec![Vec::new(); game.seats.len()],
                 outcome,
                 replay: None,
+                record: None,
                 slow: false,
             }));
         }
@@ -317,11 +332,10 @@ impl Worker<'_> {
             return Ok(None);
         };
         let result = result?;
-        let replay = if plan.settings.replays {
-            Some(self.write_replay(game.index, &result.record)?)
-        } else {
-            None
-        };
+        let replay = plan
+            .settings
+            .replays
+            .then(|| format!("{REPLAY_DIR}/{:06}.json.gz", game.index));
         Ok(Some(Finished {
             faults: result
                 .faults
@@ -330,24 +344,69 @@ impl Worker<'_> {
                 .collect(),
             outcome: result.outcome,
             replay,
+            record: plan.settings.replays.then_some(result.record),
             slow: builtin.is_none(),
         }))
     }
+}
 
-    /// Writes the replay compressed, atomically (a journaled game always has its whole replay).
-    fn write_replay(&self, index: u64, record: &serde_json::Value) -> Result<String, String> {
-        let relative = format!("{REPLAY_DIR}/{index:06}.json.gz");
-        let path = self.dir.join(&relative);
+/// The replay writer of one worker: writes each batch's replays, then passes the batch on to the
+/// journal, so that a journaled game always has its whole replay. On a failure the failed game and
+/// those after it are not journaled (the run stops; resume plays them again).
+fn write_replays(dir: &Path, batches: mpsc::Receiver<Batch>, journal: mpsc::SyncSender<Batch>) {
+    let mut writer = ReplayWriter::default();
+    let mut failed = false;
+    for mut batch in batches {
+        if failed {
+            continue;
+        }
+        let replays = std::mem::take(&mut batch.replays);
+        for replay in &replays {
+            if let Err(error) = writer.write(dir, replay) {
+                batch.lines.truncate(replay.line_start);
+                batch.entries.truncate(replay.entry_start);
+                batch.error = Some(error);
+                failed = true;
+                break;
+            }
+        }
+        if journal.send(batch).is_err() {
+            return;
+        }
+    }
+}
+
+/// Compresses a replay's JSON into `out` (replacing its contents) as the `.json.gz` files are stored.
+pub fn compress_replay(json: &[u8], out: &mut Vec<u8>) -> std::io::Result<()> {
+    out.clear();
+    let mut encoder = GzEncoder::new(std::mem::take(out), Compression::fast());
+    encoder.write_all(json)?;
+    *out = encoder.finish()?;
+    Ok(())
+}
+
+/// Buffers reused from one replay to the next.
+#[derive(Default)]
+struct ReplayWriter {
+    json: Vec<u8>,
+    compressed: Vec<u8>,
+}
+
+impl ReplayWriter {
+    /// Writes one replay compressed, atomically (written aside, then renamed). The record is encoded
+    /// into a buffer first and compressed in one call: encoding straight into the compressor makes one
+    /// small write per JSON token, and the deflate stream pays for each.
+    fn write(&mut self, dir: &Path, replay: &PendingReplay) -> Result<(), String> {
+        let path = dir.join(&replay.relative);
         let partial = PathBuf::from(format!("{}.part", path.display()));
-        let write = || -> std::io::Result<()> {
-            let file = File::create(&partial)?;
-            let mut encoder = GzEncoder::new(file, Compression::fast());
-            serde_json::to_writer(&mut encoder, record)?;
-            encoder.finish()?;
+        let mut write = || -> std::io::Result<()> {
+            self.json.clear();
+            replay.record.write_json(&mut self.json)?;
+            compress_replay(&self.json, &mut self.compressed)?;
+            std::fs::write(&partial, &self.compressed)?;
             std::fs::rename(&partial, &path)
         };
-        write().map_err(|e| format!("cannot write the replay {}: {e}", path.display()))?;
-        Ok(relative)
+        write().map_err(|e| format!("cannot write the replay {}: {e}", path.display()))
     }
 }
 
@@ -362,6 +421,8 @@ struct Finished {
     outcome: Outcome,
     faults: Vec<Vec<arena_core::FaultKind>>,
     replay: Option<String>,
+    /// The replay to write, when replays are kept.
+    record: Option<RecordJson>,
     /// A process game: journaled at once rather than batched.
     slow: bool,
 }
