@@ -465,6 +465,7 @@ fn bench_replays(game: &str, seconds: f64, league: Option<&str>) -> Result<ExitC
     let bots = vec![bot.clone(); game.players()];
     let runtime = runtime()?;
     let (mut json, mut compressed) = (Vec::new(), Vec::new());
+    let mut compressor = arena_tournament::run::ReplayCompressor::default();
     let mut totals = [Duration::ZERO; 4];
     let (mut json_bytes, mut compressed_bytes, mut games) = (0usize, 0usize, 0u32);
     let started = Instant::now();
@@ -495,7 +496,7 @@ fn bench_replays(game: &str, seconds: f64, league: Option<&str>) -> Result<ExitC
         json.clear();
         result.record.write_json(&mut json)?;
         let t3 = Instant::now();
-        arena_tournament::run::compress_replay(&json, &mut compressed)?;
+        compressor.compress(&json, &mut compressed)?;
         let t4 = Instant::now();
         for (total, (from, to)) in totals
             .iter_mut()
