@@ -346,9 +346,16 @@ impl BotProcess {
         }
     }
 
-    /// Waits up to `patience` for the (killed) leader's exit status.
+    /// Waits up to `patience` for the (killed) leader's exit status: woken by its pidfd the moment it
+    /// exits, or (kernels without pidfd) checking in short sleeps.
     fn reap(&mut self, patience: Duration) -> Option<std::process::ExitStatus> {
         let until = Instant::now() + patience;
+        // SAFETY: pidfd_open on our own child, not yet reaped, so the pid is still ours.
+        let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, self.child.id(), 0) };
+        let pidfd = (pidfd >= 0).then(|| {
+            // SAFETY: a fresh descriptor that nothing else owns.
+            unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(pidfd as RawFd) }
+        });
         let mut pause = Duration::from_micros(50);
         loop {
             match self.child.try_wait() {
@@ -356,13 +363,27 @@ impl BotProcess {
                     self.reaped = true;
                     return Some(status);
                 }
-                Ok(None) if Instant::now() < until => {
-                    std::thread::sleep(pause);
-                    pause = (pause * 2).min(Duration::from_millis(5));
-                }
+                Ok(None) if Instant::now() < until => match &pidfd {
+                    Some(fd) => {
+                        let mut fds = [pollfd(fd.as_raw_fd(), libc::POLLIN)];
+                        let left = until.saturating_duration_since(Instant::now());
+                        // SAFETY: one valid pollfd for a descriptor this process owns.
+                        unsafe { libc::poll(fds.as_mut_ptr(), 1, left.as_millis() as i32 + 1) };
+                    }
+                    None => {
+                        std::thread::sleep(pause);
+                        pause = (pause * 2).min(Duration::from_millis(5));
+                    }
+                },
                 _ => return None,
             }
         }
+    }
+
+    /// Kills the whole group now; `end` then only reaps and collects. Killing every bot of a game
+    /// before reaping any lets them exit in parallel.
+    pub fn kill(&mut self) {
+        self.kill_group();
     }
 
     fn kill_group(&mut self) {

@@ -289,8 +289,15 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
     }
 
     fn finish(&mut self) -> BoxFuture<'_, AgentLog> {
-        self.stop();
-        Box::pin(std::future::ready(std::mem::take(&mut self.log)))
+        // Killed at once, reaped when polled: the runner creates every seat's future before polling
+        // any, so all bots of a game die together.
+        if let Some(process) = self.process.as_mut() {
+            process.kill();
+        }
+        Box::pin(async move {
+            self.stop();
+            std::mem::take(&mut self.log)
+        })
     }
 
     fn is_process(&self) -> bool {
