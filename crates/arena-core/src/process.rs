@@ -12,6 +12,8 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use nix::sched::{CpuSet, sched_getaffinity, sched_setaffinity};
@@ -41,6 +43,44 @@ impl CappedText {
         self.bytes.extend_from_slice(&chunk[..kept]);
         self.dropped += chunk.len() - kept;
     }
+}
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// Readable once `interrupt_waits` was called: every blocking wait on a bot also polls it.
+static INTERRUPT_FD: OnceLock<Option<std::os::fd::OwnedFd>> = OnceLock::new();
+
+fn interrupt_event() -> Option<&'static std::os::fd::OwnedFd> {
+    INTERRUPT_FD
+        .get_or_init(|| {
+            // SAFETY: eventfd creates a fresh descriptor, owned from here on.
+            let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+            (fd >= 0).then(|| {
+                // SAFETY: a fresh descriptor that nothing else owns.
+                unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) }
+            })
+        })
+        .as_ref()
+}
+
+/// Ends every wait on a bot, now and later, in every thread: waits report the bot's output closed.
+/// For a stop (Ctrl-C) while games block their threads on bots; the games are then abandoned.
+pub fn interrupt_waits() {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+    if let Some(fd) = interrupt_event() {
+        let one = 1u64.to_ne_bytes();
+        // SAFETY: an 8-byte write to our eventfd.
+        unsafe { libc::write(fd.as_raw_fd(), one.as_ptr().cast(), one.len()) };
+    }
+}
+
+/// True once `interrupt_waits` was called.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
+}
+
+/// The descriptor that becomes readable on `interrupt_waits`, for other blocking waits to poll.
+pub fn interrupt_fd() -> Option<RawFd> {
+    interrupt_event().map(AsRawFd::as_raw_fd)
 }
 
 /// What waiting for stdout gave.
@@ -208,8 +248,15 @@ impl BotProcess {
             let Some(stdout) = self.stdout.as_ref() else {
                 return Chunk::Closed;
             };
-            let mut fds = [pollfd(stdout.as_raw_fd(), libc::POLLIN); 3];
+            if interrupted() {
+                return Chunk::Closed;
+            }
+            let mut fds = [pollfd(stdout.as_raw_fd(), libc::POLLIN); 4];
             let mut count = 1;
+            if let Some(fd) = interrupt_fd() {
+                fds[count] = pollfd(fd, libc::POLLIN);
+                count += 1;
+            }
             let stderr_at = self.stderr_pipe.as_ref().map(|pipe| {
                 fds[count] = pollfd(pipe.as_raw_fd(), libc::POLLIN);
                 count += 1;

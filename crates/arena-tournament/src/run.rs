@@ -327,7 +327,8 @@ impl Worker<'_> {
                 _ = wait_for(self.stop) => None,
             }
         });
-        let Some(result) = played else {
+        // A stop may also end a game from inside (its waits on bots are interrupted): never journal it.
+        let Some(result) = played.filter(|_| !self.stop.load(Ordering::SeqCst)) else {
             return Ok(None);
         };
         let result = result?;
