@@ -27,7 +27,7 @@ pub use game::{
     Answer, Bot, BotEntry, Fault, FaultKind, Game, Outcome, StreamProtocol, play_in_process,
     ranks_of,
 };
-pub use record::{MatchRecord, PlayerRecord, Step, StepFault};
+pub use record::{MatchRecord, PlayerRecord, RecordJson, Step, StepFault};
 pub use runner::{MatchOptions, Seat, run_match};
 pub use score::Score;
 pub use stream::{ProcessSpec, StreamAgent};

@@ -1,6 +1,8 @@
 //! The replay record of one game: enough to re-simulate it (seed, config, every sanitised action) and to
 //! show it (every input and raw output, timing, faults, stderr, per-frame state).
 
+use std::sync::{Arc, OnceLock};
+
 use serde::{Deserialize, Serialize};
 
 use crate::agent::AgentLog;
@@ -83,4 +85,73 @@ pub struct Step<A> {
     pub fault: Option<Fault>,
     #[serde(default)]
     pub elapsed_us: u64,
+}
+
+/// A finished game's record with its types erased, serialised only when someone needs the text.
+///
+/// Tournaments write it as JSON bytes straight from the typed record (on a writer thread, off the
+/// game's path); tests and front ends that inspect it get a `serde_json::Value`, built on first use.
+#[derive(Clone)]
+pub struct RecordJson {
+    typed: Arc<dyn ErasedRecord>,
+    value: Arc<OnceLock<serde_json::Value>>,
+}
+
+/// What `RecordJson` needs of a typed record.
+trait ErasedRecord: Send + Sync {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()>;
+    fn to_value(&self) -> serde_json::Result<serde_json::Value>;
+}
+
+impl<G: Game> ErasedRecord for MatchRecord<G> {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        serde_json::to_writer(out, self)
+    }
+
+    fn to_value(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::to_value(self)
+    }
+}
+
+impl RecordJson {
+    pub fn new<G: Game>(record: MatchRecord<G>) -> Self {
+        RecordJson {
+            typed: Arc::new(record),
+            value: Arc::new(OnceLock::new()),
+        }
+    }
+
+    /// Appends the record as compact JSON to `out` (one pass, no intermediate tree).
+    pub fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        self.typed.write_json(out)
+    }
+
+    /// The record as JSON text.
+    pub fn to_json(&self) -> serde_json::Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.write_json(&mut out)?;
+        Ok(out)
+    }
+}
+
+impl std::ops::Deref for RecordJson {
+    type Target = serde_json::Value;
+
+    /// The record as a JSON tree (`Null` if it cannot be encoded, which the record's types rule out).
+    fn deref(&self) -> &serde_json::Value {
+        self.value
+            .get_or_init(|| self.typed.to_value().unwrap_or(serde_json::Value::Null))
+    }
+}
+
+impl std::fmt::Debug for RecordJson {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RecordJson { .. }")
+    }
+}
+
+impl Serialize for RecordJson {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(serializer)
+    }
 }

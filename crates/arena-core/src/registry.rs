@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::agent::{Agent, BuiltinAgent};
 use crate::game::{BotEntry, Fault, Game, Outcome, StreamProtocol, play_in_process};
-use crate::record::MatchRecord;
+use crate::record::{MatchRecord, RecordJson};
 use crate::runner::{MatchOptions, Seat, run_match};
 use crate::seed::derive_seed;
 use crate::stream::{ProcessSpec, StreamAgent};
@@ -108,8 +108,8 @@ pub struct GameResult {
     pub strikes: Vec<u32>,
     /// What the rules accepted although it was not exactly the protocol, per player.
     pub warnings: Vec<Vec<String>>,
-    /// The replay record as JSON.
-    pub record: serde_json::Value,
+    /// The replay record (JSON on demand).
+    pub record: RecordJson,
 }
 
 /// One conformance game checked.
@@ -348,8 +348,7 @@ pub async fn play_seats<G: Game>(
     let strikes = record.players.iter().map(|p| p.strikes).collect();
     let warnings = record.players.iter().map(|p| p.warnings.clone()).collect();
     let time_policy = record.time_policy;
-    let record =
-        serde_json::to_value(&record).map_err(|e| format!("cannot encode the replay: {e}"))?;
+    let record = RecordJson::new(record);
     Ok(GameResult {
         outcome,
         names,

@@ -1,14 +1,13 @@
 //! The stream-process agent: one process for the whole game, input on stdin, one answer line on stdout.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
-use tokio::time::Instant;
 
 use crate::agent::{Agent, AgentLog, Reply};
 use crate::game::{Answer, Fault, FaultKind, StreamProtocol};
-use crate::process::BotProcess;
+use crate::process::{BotProcess, Chunk};
 
 /// Longest answer line kept; the rest of a flood is dropped (and the answer is judged as it stands).
 const MAX_LINE: usize = 64 * 1024;
@@ -83,9 +82,10 @@ impl LineBuffer {
         self.open_len = 0;
     }
 
-    /// Reads the next line from `process` before `deadline`. With `accept_unterminated`, text without a
-    /// newline counts once the bot has been quiet for a moment (or the deadline comes, or stdout closes).
-    pub async fn read_line(
+    /// Reads the next line from `process` before `deadline`, blocking the calling thread (see
+    /// `process`). With `accept_unterminated`, text without a newline counts once the bot has been quiet
+    /// for a moment (or the deadline comes, or stdout closes).
+    pub fn read_line(
         &mut self,
         process: &mut BotProcess,
         deadline: Instant,
@@ -101,22 +101,18 @@ impl LineBuffer {
             } else {
                 deadline
             };
-            tokio::select! {
-                biased;
-                chunk = process.next_chunk() => {
-                    if chunk.is_empty() {
-                        return match self.take_rest() {
-                            Some(rest) if accept_unterminated => LineRead::Line(rest),
-                            _ => LineRead::Closed,
-                        };
-                    }
-                    self.push(chunk);
+            match process.next_chunk(wait_until) {
+                Chunk::Data(chunk) => self.push(chunk),
+                Chunk::Closed => {
+                    return match self.take_rest() {
+                        Some(rest) if accept_unterminated => LineRead::Line(rest),
+                        _ => LineRead::Closed,
+                    };
                 }
-                _ = tokio::time::sleep_until(wait_until) => {
-                    if partial
-                        && let Some(rest) = self.take_rest() {
-                            return LineRead::Line(rest);
-                        }
+                Chunk::Timeout => {
+                    if partial && let Some(rest) = self.take_rest() {
+                        return LineRead::Line(rest);
+                    }
                     return LineRead::Timeout;
                 }
             }
@@ -154,9 +150,9 @@ impl<G: StreamProtocol> StreamAgent<G> {
         }
     }
 
-    async fn stop(&mut self) {
+    fn stop(&mut self) {
         if let Some(mut process) = self.process.take() {
-            let end = process.end().await;
+            let end = process.end();
             self.log.stderr.push_str(&end.stderr);
             self.log.stderr_dropped += end.stderr_dropped;
             self.log.exit_status = end.status;
@@ -179,14 +175,21 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
                     format!("could not start `{}`: {error}", self.spec.argv.join(" ")),
                 )
             })?;
-            let process = self.process.insert(process);
+            self.process = Some(process);
             let Some(ready) = G::READY else {
                 return Ok(());
             };
             let limit = G::READY_TIMEOUT.mul_f64(self.spec.time_scale.max(0.0));
             let deadline = Instant::now() + limit;
+            // Waiting blocks the thread: let the other seats' starts (polled together) spawn their bots
+            // first, so that every bot starts up at once and the waits overlap.
+            tokio::task::yield_now().await;
+            let process = match self.process.as_mut() {
+                Some(process) => process,
+                None => return Err(Fault::new(FaultKind::NotReady, "killed before READY")),
+            };
             loop {
-                match self.lines.read_line(process, deadline, true).await {
+                match self.lines.read_line(process, deadline, true) {
                     LineRead::Line(line) if line.trim().eq_ignore_ascii_case(ready) => {
                         return Ok(());
                     }
@@ -235,8 +238,7 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
             let started = Instant::now();
             let read = self
                 .lines
-                .read_line(process, started + limit, G::ACCEPT_UNTERMINATED)
-                .await;
+                .read_line(process, started + limit, G::ACCEPT_UNTERMINATED);
             let elapsed = started.elapsed();
             let (answer, raw_output) = match read {
                 LineRead::Line(line) => {
@@ -282,12 +284,18 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
     }
 
     fn kill(&mut self) -> BoxFuture<'_, ()> {
-        Box::pin(self.stop())
+        self.stop();
+        Box::pin(std::future::ready(()))
     }
 
     fn finish(&mut self) -> BoxFuture<'_, AgentLog> {
+        // Killed at once, reaped when polled: the runner creates every seat's future before polling
+        // any, so all bots of a game die together.
+        if let Some(process) = self.process.as_mut() {
+            process.kill();
+        }
         Box::pin(async move {
-            self.stop().await;
+            self.stop();
             std::mem::take(&mut self.log)
         })
     }

@@ -192,7 +192,8 @@ pub fn run_process(
         if leader_exited(pid) {
             break;
         }
-        if now >= deadline {
+        // An interrupt (Ctrl-C of a tournament) ends the call like its time limit.
+        if now >= deadline || arena_core::process::interrupted() {
             timed_out = true;
             break;
         }
@@ -212,6 +213,9 @@ pub fn run_process(
         }
         if let Some(fd) = &pidfd {
             add(fd.as_raw_fd());
+        }
+        if let Some(fd) = arena_core::process::interrupt_fd() {
+            add(fd);
         }
         let left = deadline.saturating_duration_since(now);
         let wait_ms = if pidfd.is_some() {
@@ -447,7 +451,12 @@ impl Agent<Coup> for CallAgent {
                 Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
                     tokio::task::block_in_place(|| call_bot(&self.spec, obs, limit, cap))
                 }
-                // A current-thread runtime has nobody else to run its tasks: use the blocking pool.
+                // A current-thread runtime runs one game (a tournament worker, `arena play`): calling
+                // in place saves two thread hand-offs per call, which under load cost more than the
+                // call itself; the game waits for the call either way.
+                Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::CurrentThread => {
+                    call_bot(&self.spec, obs, limit, cap)
+                }
                 Ok(handle) => {
                     let spec = self.spec.clone();
                     let owned = obs.clone();

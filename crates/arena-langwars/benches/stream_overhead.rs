@@ -1,13 +1,20 @@
 //! Per-answer cost of arena's stream-process path against a bare pipe round trip to the same trivial
-//! bot, measured in one run (issue: ≤ 2×). Run: `cargo bench -p arena-langwars --bench stream_overhead`.
+//! bot, measured in one run (issue 13: ≤ 1.3× with pausing on). Run:
+//! `cargo bench -p arena-langwars --bench stream_overhead`.
 //!
 //! Both sides send the same turn input (a Lang Wars 2 holiday block, 8 lines) and read one answer line.
-//! The bare side uses blocking std pipes and does nothing else. The arena side is `StreamAgent::act`:
-//! input encoding, the non-blocking writer, the chunk reader, line splitting with a deadline timer and
-//! answer parsing, on the runtime the CLI uses; a second arena figure adds the SIGCONT/SIGSTOP pair the
-//! runner sends around every answer when idle bots are paused.
+//! The bare side uses blocking std pipes and does nothing else; its paused figure adds the SIGCONT
+//! before and the SIGSTOP after each answer. The arena side is `StreamAgent::act`: input encoding, the
+//! non-blocking writer, `ppoll` with the deadline, line splitting and answer parsing, on the runtime a
+//! tournament worker uses, from a thread that asked for priority as a worker does; its paused figure adds
+//! the runner's SIGCONT/SIGSTOP pair.
+//!
+//! The whole comparison runs twice: on the machine as it is, then with one busy process per core
+//! (`yes > /dev/null`, as two thinking bots of parallel games), which shows whether reading and timing
+//! answers waits behind busy processes.
 
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -47,35 +54,89 @@ fn main() {
     let lines = input.lines().count().to_string();
     let argv = vec![bot.display().to_string(), lines];
 
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
+    compare("idle", &argv, &input, &obs);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut load: Vec<std::process::Child> = (0..cores)
+        .map(|_| {
+            Command::new("yes")
+                .stdout(Stdio::null())
+                .spawn()
+                .expect("yes runs")
+        })
+        .collect();
+    compare(&format!("{cores} busy processes"), &argv, &input, &obs);
+    for child in load.iter_mut() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default()
+}
+
+fn compare(label: &str, argv: &[String], input: &str, obs: &Observation) {
     let mut bare = Vec::new();
+    let mut bare_paused = Vec::new();
     let mut agent = Vec::new();
     let mut paused = Vec::new();
     for _ in 0..ROUNDS {
-        bare.push(bare_round_trip(&argv, &input));
-        agent.push(runtime.block_on(arena_round_trip(&argv, &obs, false)));
-        paused.push(runtime.block_on(arena_round_trip(&argv, &obs, true)));
+        bare.push(bare_round_trip(argv, input, false));
+        bare_paused.push(bare_round_trip(argv, input, true));
+        let (plain, with_pauses) = std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    // As a tournament worker does (`STREAM_BENCH_NO_FAVOUR` to compare without).
+                    if std::env::var_os("STREAM_BENCH_NO_FAVOUR").is_none() {
+                        arena_core::process::favour_this_thread();
+                    }
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .expect("runtime");
+                    (
+                        runtime.block_on(arena_round_trip(argv, obs, false)),
+                        runtime.block_on(arena_round_trip(argv, obs, true)),
+                    )
+                })
+                .join()
+                .expect("arena thread")
+        });
+        agent.push(plain);
+        paused.push(with_pauses);
     }
     let bare = median(bare);
+    let bare_paused = median(bare_paused);
     let agent = median(agent);
     let paused = median(paused);
-    println!("answers per round: {ANSWERS_PER_ROUND}, rounds: {ROUNDS} (medians)");
     println!(
-        "bare pipe round trip:               {:7.2} µs/answer",
+        "{label}: answers per round: {ANSWERS_PER_ROUND}, rounds: {ROUNDS} (medians), load {}",
+        loadavg()
+    );
+    println!(
+        "  bare pipe round trip:               {:7.2} µs/answer",
         micros(bare)
     );
     println!(
-        "arena stream agent:                 {:7.2} µs/answer  ({:.2}x bare)",
+        "  bare pipe round trip, pausing:      {:7.2} µs/answer",
+        micros(bare_paused)
+    );
+    println!(
+        "  arena stream agent:                 {:7.2} µs/answer  ({:.2}x bare)",
         micros(agent),
         agent.as_secs_f64() / bare.as_secs_f64()
     );
     println!(
-        "arena stream agent, pausing others: {:7.2} µs/answer  ({:.2}x bare)",
+        "  arena stream agent, pausing:        {:7.2} µs/answer  ({:.2}x bare with pausing)",
         micros(paused),
-        paused.as_secs_f64() / bare.as_secs_f64()
+        paused.as_secs_f64() / bare_paused.as_secs_f64()
     );
 }
 
@@ -88,24 +149,35 @@ fn median(mut values: Vec<Duration>) -> Duration {
     values[values.len() / 2]
 }
 
-fn bare_round_trip(argv: &[String], input: &str) -> Duration {
+fn bare_round_trip(argv: &[String], input: &str, pause: bool) -> Duration {
     let mut child = Command::new(&argv[0])
         .args(&argv[1..])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
+        .process_group(0)
         .spawn()
         .expect("bot starts");
+    let group = nix::unistd::Pid::from_raw(child.id() as i32);
+    let signal = |signal| {
+        if pause {
+            let _ = nix::sys::signal::killpg(group, signal);
+        }
+    };
     let mut stdin = child.stdin.take().expect("piped");
     let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
     let mut line = String::new();
     stdout.read_line(&mut line).expect("READY");
+    signal(nix::sys::signal::Signal::SIGSTOP);
     let started = Instant::now();
     for _ in 0..ANSWERS_PER_ROUND {
         stdin.write_all(input.as_bytes()).expect("write");
         stdin.flush().expect("flush");
+        signal(nix::sys::signal::Signal::SIGCONT);
         line.clear();
         stdout.read_line(&mut line).expect("answer");
+        signal(nix::sys::signal::Signal::SIGSTOP);
     }
+    signal(nix::sys::signal::Signal::SIGCONT);
     let elapsed = started.elapsed();
     drop(stdin);
     let _ = child.kill();

@@ -1,7 +1,6 @@
 //! The CodinGame text protocol (reference §6): the exact input text, the referee's strict output
 //! patterns, and the bot side (reading that text back).
 
-use std::fmt::Write as _;
 use std::io::BufRead;
 
 use arena_core::StreamProtocol;
@@ -13,50 +12,68 @@ impl StreamProtocol for Spring2021 {
     const DISCARD_STALE_OUTPUT: bool = false;
     const ACCEPT_UNTERMINATED: bool = false;
 
+    // Built with itoa rather than `write!`: this runs once per ask, and `core::fmt` cost more than the
+    // rest of the referee's work per ask (about 1.8 µs per input).
     fn encode_input(obs: &Obs, first: bool, out: &mut String) {
+        let mut num = itoa::Buffer::new();
+        let mut line = |out: &mut String, values: &[i64]| {
+            for (k, &value) in values.iter().enumerate() {
+                if k > 0 {
+                    out.push(' ');
+                }
+                out.push_str(num.format(value));
+            }
+            out.push('\n');
+        };
         if first {
-            let _ = writeln!(out, "{CELLS}");
+            line(out, &[CELLS as i64]);
             for cell in 0..CELLS {
-                let n = NEIGH[cell];
-                let _ = writeln!(
+                let n = NEIGH[cell].map(i64::from);
+                line(
                     out,
-                    "{cell} {} {} {} {} {} {} {}",
-                    obs.richness(cell),
-                    n[0],
-                    n[1],
-                    n[2],
-                    n[3],
-                    n[4],
-                    n[5]
+                    &[
+                        cell as i64,
+                        i64::from(obs.richness(cell)),
+                        n[0],
+                        n[1],
+                        n[2],
+                        n[3],
+                        n[4],
+                        n[5],
+                    ],
                 );
             }
         }
-        let _ = writeln!(out, "{}", obs.day);
-        let _ = writeln!(out, "{}", obs.nutrients);
-        let _ = writeln!(out, "{} {}", obs.sun[0], obs.score[0]);
-        let _ = writeln!(
+        line(out, &[i64::from(obs.day)]);
+        line(out, &[i64::from(obs.nutrients)]);
+        line(out, &[i64::from(obs.sun[0]), i64::from(obs.score[0])]);
+        line(
             out,
-            "{} {} {}",
-            obs.sun[1],
-            obs.score[1],
-            u8::from(obs.opp_waiting)
+            &[
+                i64::from(obs.sun[1]),
+                i64::from(obs.score[1]),
+                i64::from(obs.opp_waiting),
+            ],
         );
         let trees = obs.trees();
-        let _ = writeln!(out, "{}", trees.count_ones());
+        line(out, &[i64::from(trees.count_ones())]);
         for cell in bits(trees) {
-            let _ = writeln!(
+            line(
                 out,
-                "{cell} {} {} {}",
-                obs.size_of(cell).unwrap_or(0),
-                u8::from(obs.mine >> cell & 1 == 1),
-                u8::from(obs.dormant >> cell & 1 == 1)
+                &[
+                    cell as i64,
+                    obs.size_of(cell).unwrap_or(0) as i64,
+                    i64::from(obs.mine >> cell & 1 == 1),
+                    i64::from(obs.dormant >> cell & 1 == 1),
+                ],
             );
         }
         let mut listed = Vec::new();
         obs.listed_actions(&mut listed);
-        let _ = writeln!(out, "{}", listed.len());
-        for cmd in &listed {
-            let _ = writeln!(out, "{cmd}");
+        line(out, &[listed.len() as i64]);
+        for &cmd in &listed {
+            push_cmd(out, cmd, &mut num);
+            out.push('\n');
         }
     }
 
@@ -140,10 +157,31 @@ impl StreamProtocol for Spring2021 {
     }
 
     fn encode_action(action: &Action, out: &mut String) {
-        let _ = write!(out, "{}", action.cmd);
+        push_cmd(out, action.cmd, &mut itoa::Buffer::new());
         if let Some(message) = &action.message {
             out.push(' ');
             out.push_str(message);
+        }
+    }
+}
+
+/// A command as the referee prints it (`Cmd`'s `Display`, without `core::fmt`).
+fn push_cmd(out: &mut String, cmd: Cmd, num: &mut itoa::Buffer) {
+    match cmd {
+        Cmd::Wait => out.push_str("WAIT"),
+        Cmd::Grow(cell) => {
+            out.push_str("GROW ");
+            out.push_str(num.format(cell));
+        }
+        Cmd::Complete(cell) => {
+            out.push_str("COMPLETE ");
+            out.push_str(num.format(cell));
+        }
+        Cmd::Seed(from, to) => {
+            out.push_str("SEED ");
+            out.push_str(num.format(from));
+            out.push(' ');
+            out.push_str(num.format(to));
         }
     }
 }

@@ -1,7 +1,7 @@
-//! Running a plan: a pool of worker threads, one game at a time each, results appended to the journal
-//! by the calling thread.
+//! Running a plan: a pool of worker threads, one game at a time each, each with a replay writer thread
+//! (serialising and compressing off the game's path), results appended to the journal by the calling
+//! thread once their replays are on disk.
 
-use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -9,9 +9,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use arena_core::registry::{self, GameEntry, GameRequest, PlayerSpec, SeatRequest};
-use arena_core::{MatchOptions, Outcome};
-use flate2::Compression;
-use flate2::write::GzEncoder;
+use arena_core::{MatchOptions, Outcome, RecordJson};
+use flate2::{Compress, Compression, Crc, FlushCompress, Status};
 
 use crate::TournamentError;
 use crate::journal::{self, Done, Entry, EntryRef, SeatNames};
@@ -71,10 +70,21 @@ pub struct RunOutcome {
     pub decided: bool,
 }
 
+#[derive(Default)]
 struct Batch {
     lines: Vec<u8>,
     entries: Vec<Entry>,
+    /// Replays to write before `lines` may be journaled.
+    replays: Vec<PendingReplay>,
     error: Option<String>,
+}
+
+/// A replay not yet on disk, and where its game starts in the batch (to drop the game if it fails).
+struct PendingReplay {
+    relative: String,
+    record: RecordJson,
+    line_start: usize,
+    entry_start: usize,
 }
 
 /// Plays every scheduled game that is not in the journal yet.
@@ -113,11 +123,16 @@ pub fn run(
         let (sender, receiver) = mpsc::sync_channel::<Batch>(jobs * 4);
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
         for worker_index in 0..jobs {
-            let sender = sender.clone();
+            let mut sender = sender.clone();
+            if plan.settings.replays {
+                // A couple of batches in flight: the worker plays on while its last game is written.
+                let (to_writer, from_worker) = mpsc::sync_channel::<Batch>(2);
+                let journal = std::mem::replace(&mut sender, to_writer);
+                scope.spawn(move || write_replays(dir, from_worker, journal));
+            }
             let worker = Worker {
                 entry,
                 plan,
-                dir,
                 done: &done,
                 cursor: &cursor,
                 stop: options.stop,
@@ -175,7 +190,6 @@ pub fn run(
 struct Worker<'a> {
     entry: &'a dyn GameEntry,
     plan: &'a Plan,
-    dir: &'a Path,
     done: &'a Done,
     cursor: &'a AtomicU64,
     stop: &'a AtomicBool,
@@ -191,6 +205,8 @@ impl Worker<'_> {
     }
 
     fn run(self, sender: mpsc::SyncSender<Batch>) {
+        // This thread reads and times the bots' answers: let it win the core from busy bots.
+        arena_core::process::favour_this_thread();
         let runtime = match tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -198,19 +214,14 @@ impl Worker<'_> {
             Ok(runtime) => runtime,
             Err(e) => {
                 let _ = sender.send(Batch {
-                    lines: Vec::new(),
-                    entries: Vec::new(),
                     error: Some(format!("cannot start a runtime: {e}")),
+                    ..Batch::default()
                 });
                 return;
             }
         };
         let total = self.plan.total_games();
-        let mut batch = Batch {
-            lines: Vec::new(),
-            entries: Vec::new(),
-            error: None,
-        };
+        let mut batch = Batch::default();
         let mut in_batch = 0usize;
         let mut batch_started = Instant::now();
         // Games of built-in bots take microseconds: claiming them one by one would make the shared
@@ -246,6 +257,7 @@ impl Worker<'_> {
                     break;
                 }
             };
+            let (line_start, entry_start) = (batch.lines.len(), batch.entries.len());
             let line = finished.entry(self.plan, &game, &self.names);
             if let Err(e) = serde_json::to_writer(&mut batch.lines, &line) {
                 batch.error = Some(format!("cannot encode a result: {e}"));
@@ -256,20 +268,21 @@ impl Worker<'_> {
                 batch.entries.push(line.to_entry());
             }
             let slow = finished.slow;
+            if let (Some(relative), Some(record)) = (finished.replay, finished.record) {
+                batch.replays.push(PendingReplay {
+                    relative,
+                    record,
+                    line_start,
+                    entry_start,
+                });
+            }
             in_batch += 1;
             if slow
                 || self.wants_entries
                 || in_batch >= BATCH_GAMES
                 || batch_started.elapsed() >= BATCH_AGE
             {
-                let full = std::mem::replace(
-                    &mut batch,
-                    Batch {
-                        lines: Vec::new(),
-                        entries: Vec::new(),
-                        error: None,
-                    },
-                );
+                let full = std::mem::take(&mut batch);
                 if sender.send(full).is_err() {
                     return;
                 }
@@ -300,6 +313,7 @@ impl Worker<'_> {
                 faults: vec![Vec::new(); game.seats.len()],
                 outcome,
                 replay: None,
+                record: None,
                 slow: false,
             }));
         }
@@ -338,15 +352,15 @@ impl Worker<'_> {
                 _ = wait_for(self.stop) => None,
             }
         });
-        let Some(result) = played else {
+        // A stop may also end a game from inside (its waits on bots are interrupted): never journal it.
+        let Some(result) = played.filter(|_| !self.stop.load(Ordering::SeqCst)) else {
             return Ok(None);
         };
         let result = result?;
-        let replay = if plan.settings.replays {
-            Some(self.write_replay(game.index, &result.record)?)
-        } else {
-            None
-        };
+        let replay = plan
+            .settings
+            .replays
+            .then(|| format!("{REPLAY_DIR}/{:06}.json.gz", game.index));
         Ok(Some(Finished {
             faults: result
                 .faults
@@ -355,24 +369,109 @@ impl Worker<'_> {
                 .collect(),
             outcome: result.outcome,
             replay,
+            record: plan.settings.replays.then_some(result.record),
             slow: builtin.is_none(),
         }))
     }
+}
 
-    /// Writes the replay compressed, atomically (a journaled game always has its whole replay).
-    fn write_replay(&self, index: u64, record: &serde_json::Value) -> Result<String, String> {
-        let relative = format!("{REPLAY_DIR}/{index:06}.json.gz");
-        let path = self.dir.join(&relative);
+/// The replay writer of one worker: writes each batch's replays, then passes the batch on to the
+/// journal, so that a journaled game always has its whole replay. On a failure the failed game and
+/// those after it are not journaled (the run stops; resume plays them again).
+fn write_replays(dir: &Path, batches: mpsc::Receiver<Batch>, journal: mpsc::SyncSender<Batch>) {
+    let mut writer = ReplayWriter::default();
+    let mut failed = false;
+    for mut batch in batches {
+        if failed {
+            continue;
+        }
+        let replays = std::mem::take(&mut batch.replays);
+        for replay in &replays {
+            if let Err(error) = writer.write(dir, replay) {
+                batch.lines.truncate(replay.line_start);
+                batch.entries.truncate(replay.entry_start);
+                batch.error = Some(error);
+                failed = true;
+                break;
+            }
+        }
+        if journal.send(batch).is_err() {
+            return;
+        }
+    }
+}
+
+/// A gzip compressor kept from one replay to the next: setting up a deflate stream (allocating and
+/// clearing its tables) costs more than compressing a small replay, so the stream is reset instead.
+pub struct ReplayCompressor {
+    deflate: Compress,
+}
+
+impl Default for ReplayCompressor {
+    fn default() -> Self {
+        ReplayCompressor {
+            deflate: Compress::new(Compression::fast(), false),
+        }
+    }
+}
+
+impl ReplayCompressor {
+    /// Compresses a replay's JSON into `out` (replacing its contents) as the `.json.gz` files are
+    /// stored: one gzip member (RFC 1952) around a raw deflate stream.
+    pub fn compress(&mut self, json: &[u8], out: &mut Vec<u8>) -> std::io::Result<()> {
+        // Header: magic, deflate, no flags, no time, fastest, Unix.
+        const HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 3];
+        out.clear();
+        out.extend_from_slice(&HEADER);
+        out.reserve(json.len() / 4 + 64);
+        self.deflate.reset();
+        let mut input = json;
+        loop {
+            let (before_in, before_out) = (self.deflate.total_in(), self.deflate.total_out());
+            let status = self
+                .deflate
+                .compress_vec(input, out, FlushCompress::Finish)
+                .map_err(std::io::Error::other)?;
+            input = &input[(self.deflate.total_in() - before_in) as usize..];
+            if status == Status::StreamEnd {
+                break;
+            }
+            if self.deflate.total_out() == before_out && self.deflate.total_in() == before_in {
+                // No progress: the output is full.
+                out.reserve(out.capacity().max(4096));
+            }
+        }
+        let mut crc = Crc::new();
+        crc.update(json);
+        out.extend_from_slice(&crc.sum().to_le_bytes());
+        out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        Ok(())
+    }
+}
+
+/// Buffers reused from one replay to the next.
+#[derive(Default)]
+struct ReplayWriter {
+    json: Vec<u8>,
+    compressed: Vec<u8>,
+    compressor: ReplayCompressor,
+}
+
+impl ReplayWriter {
+    /// Writes one replay compressed, atomically (written aside, then renamed). The record is encoded
+    /// into a buffer first and compressed in one call: encoding straight into the compressor makes one
+    /// small write per JSON token, and the deflate stream pays for each.
+    fn write(&mut self, dir: &Path, replay: &PendingReplay) -> Result<(), String> {
+        let path = dir.join(&replay.relative);
         let partial = PathBuf::from(format!("{}.part", path.display()));
-        let write = || -> std::io::Result<()> {
-            let file = File::create(&partial)?;
-            let mut encoder = GzEncoder::new(file, Compression::fast());
-            serde_json::to_writer(&mut encoder, record)?;
-            encoder.finish()?;
+        let mut write = || -> std::io::Result<()> {
+            self.json.clear();
+            replay.record.write_json(&mut self.json)?;
+            self.compressor.compress(&self.json, &mut self.compressed)?;
+            std::fs::write(&partial, &self.compressed)?;
             std::fs::rename(&partial, &path)
         };
-        write().map_err(|e| format!("cannot write the replay {}: {e}", path.display()))?;
-        Ok(relative)
+        write().map_err(|e| format!("cannot write the replay {}: {e}", path.display()))
     }
 }
 
@@ -387,6 +486,8 @@ struct Finished {
     outcome: Outcome,
     faults: Vec<Vec<arena_core::FaultKind>>,
     replay: Option<String>,
+    /// The replay to write, when replays are kept.
+    record: Option<RecordJson>,
     /// A process game: journaled at once rather than batched.
     slow: bool,
 }
@@ -414,6 +515,29 @@ impl Finished {
             winner: self.outcome.winner,
             faults: &self.faults,
             replay: self.replay.as_deref(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    #[test]
+    fn a_reused_compressor_writes_valid_gzip() {
+        let mut compressor = ReplayCompressor::default();
+        let mut out = Vec::new();
+        let large: Vec<u8> = (0..300_000u32)
+            .flat_map(|i| (i.wrapping_mul(2_654_435_761) >> 13).to_le_bytes())
+            .collect();
+        for json in [&b"{\"a\":1}"[..], &[], &large, b"[1,2,3]"] {
+            compressor.compress(json, &mut out).expect("compresses");
+            let mut back = Vec::new();
+            flate2::read::GzDecoder::new(&out[..])
+                .read_to_end(&mut back)
+                .expect("valid gzip");
+            assert_eq!(back, json);
         }
     }
 }

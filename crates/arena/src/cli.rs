@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use arena_core::process::DEFAULT_STDERR_CAP;
@@ -43,6 +44,9 @@ enum Command {
         seconds: f64,
         #[arg(long)]
         league: Option<String>,
+        /// Also measure what a replay costs per game: recording, encoding, compressing.
+        #[arg(long)]
+        replays: bool,
     },
     /// Many games on all cores: seat rotation, paired seeds, a crash-safe journal, statistics, a report.
     Tournament(Box<crate::tournament::TournamentArgs>),
@@ -182,7 +186,14 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             game,
             seconds,
             league,
-        } => bench(&game, seconds, league.as_deref()),
+            replays,
+        } => {
+            if replays {
+                bench_replays(&game, seconds, league.as_deref())
+            } else {
+                bench(&game, seconds, league.as_deref())
+            }
+        }
         Command::Bot { game, name, args } => bot(&game, &name, &args),
         Command::Tournament(args) => crate::tournament::tournament(*args),
         Command::Serve { dirs, port } => serve(dirs, port),
@@ -393,7 +404,10 @@ fn play(args: PlayArgs) -> Result<ExitCode> {
 }
 
 fn write_replay(path: &Path, result: &GameResult) -> Result<()> {
-    let text = serde_json::to_string(&result.record).context("cannot encode the replay")?;
+    let text = result
+        .record
+        .to_json()
+        .context("cannot encode the replay")?;
     std::fs::write(path, text)
         .with_context(|| format!("cannot write the replay to {}", path.display()))
 }
@@ -497,6 +511,92 @@ fn bench(game: &str, seconds: f64, league: Option<&str>) -> Result<ExitCode> {
         report.elapsed.as_secs_f64()
     );
     println!("{}: {:.0} games/s", game.id(), report.games_per_second());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Per game of built-in `random` bots: the game unrecorded (the tournaments' fast path), the same game
+/// recorded (frames and record, on the game's thread), then the record encoded to JSON and compressed
+/// (a tournament's replay writer thread). Means over the games played in about `seconds`.
+fn bench_replays(game: &str, seconds: f64, league: Option<&str>) -> Result<ExitCode> {
+    let game = find_game(game)?;
+    if cfg!(debug_assertions) {
+        eprintln!("note: this is a debug build; measure with `cargo run --release -- bench ...`");
+    }
+    let bot = game
+        .bots()
+        .iter()
+        .map(|(name, _)| *name)
+        .find(|&name| name == "random")
+        .or_else(|| game.bots().first().map(|(name, _)| *name))
+        .ok_or_else(|| anyhow!("{} has no built-in bot", game.id()))?
+        .to_string();
+    let bots = vec![bot.clone(); game.players()];
+    let runtime = runtime()?;
+    let (mut json, mut compressed) = (Vec::new(), Vec::new());
+    let mut compressor = arena_tournament::run::ReplayCompressor::default();
+    let mut totals = [Duration::ZERO; 4];
+    let (mut json_bytes, mut compressed_bytes, mut games) = (0usize, 0usize, 0u32);
+    let started = Instant::now();
+    while started.elapsed().as_secs_f64() < seconds || games == 0 {
+        let seed = u64::from(games);
+        let t0 = Instant::now();
+        game.play_builtin(league, &bots, seed)
+            .map_err(|e| anyhow!(e))?;
+        let t1 = Instant::now();
+        let request = GameRequest {
+            variant: league.map(str::to_string),
+            seed,
+            seats: bots
+                .iter()
+                .map(|name| SeatRequest {
+                    name: name.clone(),
+                    spec: PlayerSpec::Builtin(name.clone()),
+                    workdir: None,
+                })
+                .collect(),
+            options: MatchOptions::default(),
+            stderr_cap: 4096,
+        };
+        let result = runtime
+            .block_on(game.play(request))
+            .map_err(|e| anyhow!(e))?;
+        let t2 = Instant::now();
+        json.clear();
+        result.record.write_json(&mut json)?;
+        let t3 = Instant::now();
+        compressor.compress(&json, &mut compressed)?;
+        let t4 = Instant::now();
+        for (total, (from, to)) in totals
+            .iter_mut()
+            .zip([(t0, t1), (t1, t2), (t2, t3), (t3, t4)])
+        {
+            *total += to - from;
+        }
+        json_bytes += json.len();
+        compressed_bytes += compressed.len();
+        games += 1;
+    }
+    let [bare, recorded, encode, compress] =
+        totals.map(|total| total.as_secs_f64() * 1e6 / f64::from(games));
+    let n = games as usize;
+    println!("{} games of {bot}, means per game:", games);
+    println!("  game, unrecorded:      {bare:9.1} µs");
+    println!("  game, recorded:        {recorded:9.1} µs");
+    println!(
+        "  encode JSON:           {encode:9.1} µs  ({} bytes)",
+        json_bytes / n
+    );
+    println!(
+        "  compress:              {compress:9.1} µs  ({} bytes)",
+        compressed_bytes / n
+    );
+    println!(
+        "{}: replay {:.1} µs per game ({:.1} µs on the game's thread, {:.1} µs on the writer's)",
+        game.id(),
+        recorded - bare + encode + compress,
+        recorded - bare,
+        encode + compress
+    );
     Ok(ExitCode::SUCCESS)
 }
 

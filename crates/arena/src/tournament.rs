@@ -134,6 +134,8 @@ static STOP: AtomicBool = AtomicBool::new(false);
 
 fn install_stop_handler() -> Result<()> {
     ctrlc::set_handler(|| {
+        // Games block their threads on bots: wake them so they are abandoned at once.
+        arena_core::process::interrupt_waits();
         if STOP.swap(true, Ordering::SeqCst) {
             // A second interrupt: the user insists.
             std::process::exit(130);
