@@ -119,7 +119,7 @@ pub async fn run_match<G: Game>(
             let bank_before = clock.bank_left();
             let verdict = clock.judge(limit, reply.elapsed);
             record.strikes = clock.strikes();
-            record.bank_used_us += (bank_before - clock.bank_left()).as_micros() as u64;
+            record.bank_used_us += bank_before.saturating_sub(clock.bank_left()).as_micros() as u64;
             if let Verdict::Timeout(fault) = verdict {
                 // The answer came within the real deadline but the policy does not accept it: it
                 // stays in the record as output, and the player is out as if it had not answered.

@@ -18,9 +18,11 @@ use crate::game::{Fault, FaultKind};
 pub const STRIKE_SLACK_MS: u64 = 50;
 /// CodinGame's tolerance: the third late answer is the timeout.
 pub const STRIKES_ALLOWED: u32 = 3;
-/// Default per-game bank: 2 s, twenty of Spring 2021's 100 ms turns. The same ratio as the overage
-/// time of Kaggle's simulation competitions (Lux AI Season 2: 60 s per game on 3 s turns), the
-/// best-documented per-game bank in bot contests; CodinGame's engine names the bank but fixes no size.
+/// Default per-game bank: 2 s. Modelled on the best-documented per-game bank of a bot contest, Lux AI
+/// 2021 on Kaggle (kaggle-environments' `lux_ai_2021.json`: 1 s per step, `remainingOverageTime` 60 s
+/// for a 360-step game): a sixth of a game's nominal time. A Spring 2021 bot answers about 60–100
+/// times a game (reference §4), 6–10 s at 100 ms, so a sixth is 1–1.7 s, rounded up to 2 s.
+/// CodinGame's engine offers a bank to referees but fixes no size.
 pub const DEFAULT_BANK_MS: u64 = 2000;
 
 /// How answer times are judged. The durations are nominal: `--time-scale` multiplies them like the

@@ -75,6 +75,8 @@ fn main() {
     let mut other_faults = 0;
     let mut strikes = [0u64; 4];
     let mut times = Vec::new();
+    // Arena's measure minus the bot's own clock (from its first read to its write), per answer.
+    let mut overheads = Vec::new();
     for result in &results {
         let result = result.as_ref().expect("the game runs");
         for fault in &result.faults[0] {
@@ -86,6 +88,20 @@ fn main() {
         }
         strikes[result.strikes[0].min(3) as usize] += 1;
         let steps = result.record["steps"].as_array().expect("steps");
+        let own: Vec<f64> = result.record["players"][0]["stderr"]
+            .as_str()
+            .unwrap_or("")
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect();
+        let arena: Vec<f64> = steps
+            .iter()
+            .filter(|s| s["player"] == 0 && s["output"].is_string())
+            .filter_map(|s| s["elapsed_us"].as_u64())
+            .map(|us| us as f64 / 1000.0)
+            .collect();
+        // The stderr excerpt may be cut: pair only what both kept, from the start.
+        overheads.extend(arena.iter().zip(&own).skip(1).map(|(a, o)| a - o));
         // The bot's answers after its first (which has 1000 ms).
         times.extend(
             steps
@@ -114,4 +130,15 @@ fn main() {
         at(1.0),
         times.iter().filter(|&&t| t > 100_000).count()
     );
+    overheads.sort_by(f64::total_cmp);
+    if !overheads.is_empty() {
+        let at = |q: f64| overheads[((overheads.len() - 1) as f64 * q).round() as usize];
+        println!(
+            "arena's measure minus the bot's own clock ({} answers): median {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+            overheads.len(),
+            at(0.5),
+            at(0.99),
+            at(1.0)
+        );
+    }
 }

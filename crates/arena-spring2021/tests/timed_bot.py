@@ -1,7 +1,8 @@
 # A Spring Challenge 2021 bot that answers at a set time after its own first read of each turn, as
 # Legend-level bots budget their time. Usage: MODE SCALE PIDDIR
 #   inside: (95 + turn % 5) ms (95..99 ms) times SCALE;  late120 / late160: 120 / 160 ms times SCALE.
-# It records its pid in PIDDIR so the tests can check nothing is left running.
+# It records its pid in PIDDIR so the tests can check nothing is left running, and prints on stderr,
+# one line per turn, how long it took by its own clock (ms), for the `timing` example.
 import os
 import sys
 import time
@@ -38,5 +39,8 @@ while True:
     remaining = started + budget * scale / 1000.0 - time.monotonic()
     if remaining > 0:
         time.sleep(remaining)
+    own = (time.monotonic() - started) * 1000.0
     sys.stdout.write(answer + "\n")
     sys.stdout.flush()
+    sys.stderr.write("%.3f\n" % own)
+    sys.stderr.flush()

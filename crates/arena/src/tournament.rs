@@ -346,6 +346,7 @@ pub fn koth(args: KothArgs) -> Result<ExitCode> {
         spec.config.deck = Some(deck.clone());
     }
     spec.config.no_shuffle |= args.coup.no_shuffle;
+    spec.config.strict_moves |= args.coup.strict_moves;
     if let Some(limit) = args.coup.call_limit_ms {
         spec.config.time_limit_ms = limit;
     }

@@ -197,3 +197,60 @@ fn export_writes_a_self_contained_page() {
     assert!(html.starts_with("<!doctype html>") && html.contains("calculator"));
     assert!(!html.contains("src=\"http"), "no external scripts");
 }
+
+/// A Coup bot that writes one character of junk before its first one-character legal move (as
+/// Calculator writes `<` before a `\n`): accepted by default, with a rule warning in the result table,
+/// and forfeited with `--strict-moves`.
+#[test]
+fn coup_junk_is_accepted_by_default_and_forfeited_with_strict_moves() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bot = dir.path().join("junk.sh");
+    std::fs::write(
+        &bot,
+        r#"history=$1
+shift 4
+for move in "$@"; do
+    if [ ${#move} -eq 1 ] && [ "$move" != "$(printf '\n')" ]; then
+        printf 'x%s' "$move" >> "$history"
+        exit 0
+    fi
+done
+printf '%s' "$1" >> "$history"
+"#,
+    )
+    .expect("bot written");
+    let replay = dir.path().join("game.json");
+    let play = |strict: bool| {
+        let mut args = vec![
+            "play".to_string(),
+            "coup".into(),
+            "--seed".into(),
+            "7".into(),
+            "--bot".into(),
+            format!("Junk=sh {}", bot.display()),
+            "--bot".into(),
+            "income".into(),
+            "--replay".into(),
+            replay.display().to_string(),
+        ];
+        if strict {
+            args.push("--strict-moves".into());
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let output = arena(&args);
+        assert!(output.status.success(), "{output:?}");
+        stdout(&output)
+    };
+    let lenient = play(false);
+    let junk_row = lenient.lines().find(|l| l.contains("Junk")).expect("a row");
+    assert!(junk_row.contains("rule warning"), "{lenient}");
+    assert!(!junk_row.contains("illegal move"), "{lenient}");
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&replay).expect("replay")).expect("json");
+    assert!(record["players"][0]["warnings"][0].as_str().is_some());
+
+    let strict = play(true);
+    let junk_row = strict.lines().find(|l| l.contains("Junk")).expect("a row");
+    assert!(junk_row.contains("illegal move"), "{strict}");
+    assert!(strict.contains("winner: seat 1"), "{strict}");
+}
