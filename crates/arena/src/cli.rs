@@ -33,15 +33,20 @@ enum Command {
     Play(PlayArgs),
     /// Check the referee against recorded official transcripts (exit status 1 if any game differs).
     Conformance {
+        /// The game whose referee is checked.
         game: String,
+        /// Transcript files (JSON lines, as in shared/conformance).
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
     /// In-process games of built-in random bots on one core; the last line is `GAME: X games/s`.
     Bench {
+        /// The game to measure.
         game: String,
+        /// How long to play.
         #[arg(long, default_value_t = 3.0)]
         seconds: f64,
+        /// League or variant, for games that have them.
         #[arg(long)]
         league: Option<String>,
         /// Also measure what a replay costs per game: recording, encoding, compressing.
@@ -63,19 +68,25 @@ enum Command {
     },
     /// Open one replay file (JSON or .json.gz) in the viewer.
     View {
+        /// The replay (.json or .json.gz).
         file: PathBuf,
+        /// Port on 127.0.0.1 (0: any free port).
         #[arg(long, default_value_t = 0)]
         port: u16,
     },
     /// Write one self-contained HTML file that replays the game from disk, with no server.
     Export {
+        /// The replay (.json or .json.gz).
         file: PathBuf,
+        /// The HTML file to write.
         #[arg(short, long)]
         output: PathBuf,
     },
     /// Run a built-in bot as an external program speaking the game's real protocol.
     Bot {
+        /// The game whose protocol the bot speaks.
         game: String,
+        /// The built-in bot (see `arena list`).
         name: String,
         /// Passed to the bot (Lang Wars, Spring 2021: an optional seed; Coup: the arbiter's arguments).
         #[arg(allow_hyphen_values = true)]
@@ -85,6 +96,7 @@ enum Command {
 
 #[derive(clap::Args, Debug)]
 struct PlayArgs {
+    /// The game (see `arena list`).
     game: String,
     /// A player: `builtin:NAME` (or just NAME of a built-in bot) or a command line, optionally
     /// `LABEL=...`; once per seat.
@@ -106,8 +118,8 @@ struct PlayArgs {
     /// Do not freeze idle bots (SIGSTOP) while another one thinks.
     #[arg(long)]
     no_pause: bool,
-    /// Multiply every time limit (slow machines, debugging).
-    #[arg(long, default_value_t = 1.0)]
+    /// Multiply every time limit (finite, above 0; slow machines, debugging).
+    #[arg(long, default_value_t = 1.0, value_parser = parse_time_scale)]
     time_scale: f64,
     /// Bytes of each bot's stderr kept in the replay.
     #[arg(long, default_value_t = DEFAULT_STDERR_CAP)]
@@ -305,6 +317,29 @@ pub fn seat_requests(
 }
 
 /// A seed: an unsigned 64-bit integer, or a signed one taken as its bit pattern.
+/// `--time-scale`: a finite factor above 0 (0, NaN or infinity would make every limit 0 or endless).
+pub fn parse_time_scale(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    if value.is_finite() && value > 0.0 {
+        Ok(value)
+    } else {
+        Err(format!(
+            "the time scale must be a finite number above 0 (got {text})"
+        ))
+    }
+}
+
+/// `--jobs`: at least one game at a time.
+pub fn parse_jobs(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("at least 1 game must run at a time (--jobs 1 or more)".into()),
+        Ok(jobs) => Ok(jobs),
+        Err(_) => Err(format!("`{text}` is not a whole number")),
+    }
+}
+
 pub fn parse_seed(text: &str) -> Result<u64, String> {
     text.parse::<u64>()
         .or_else(|_| text.parse::<i64>().map(|seed| seed as u64))

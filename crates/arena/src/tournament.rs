@@ -54,8 +54,8 @@ pub struct TournamentArgs {
     /// Seeds per group (rounds); every seed is played with every seat order of the group.
     #[arg(long, alias = "rounds")]
     seeds: Option<u64>,
-    /// Games at once (default: the number of cores).
-    #[arg(long)]
+    /// Games at once, at least 1 (default: the number of cores).
+    #[arg(long, value_parser = crate::cli::parse_jobs)]
     jobs: Option<usize>,
     /// Tournament seed: every game seed and group draw derives from it (default: from the clock).
     #[arg(long, value_parser = crate::cli::parse_seed, allow_negative_numbers = true)]
@@ -66,6 +66,8 @@ pub struct TournamentArgs {
     /// Continue the interrupted tournament in DIR (its plan is reused; no game is lost or repeated).
     #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "game"])]
     resume: Option<PathBuf>,
+    /// Who meets whom: every pair or group (round-robin), one bot against the field (gauntlet), or
+    /// Coup's rounds of ordered pairs (koth).
     #[arg(long, value_enum, default_value_t = ScheduleArg::RoundRobin)]
     schedule: ScheduleArg,
     /// The bot that plays every game of a gauntlet (its name).
@@ -74,27 +76,36 @@ pub struct TournamentArgs {
     /// Play every seed with all 24 seat orders (4-player games) instead of the 4 rotations.
     #[arg(long)]
     permutations: bool,
+    /// League or variant, for games that have them (spring2021: wood2, wood1, bronze).
     #[arg(long)]
     league: Option<String>,
+    /// Which games keep a compressed replay: all, none, or auto (all when a bot is a process or
+    /// there are at most 10 000 games).
     #[arg(long, value_enum, default_value_t = ReplaysArg::Auto)]
     replays: ReplaysArg,
     /// Working directory of the command bots: once for all, or once per --bot.
     #[arg(long = "workdir")]
     workdirs: Vec<PathBuf>,
+    /// Do not freeze idle bots (SIGSTOP) while another one thinks.
     #[arg(long)]
     no_pause: bool,
     /// Do not pin each game's bot processes to a core of its own (pinning is on by default).
     #[arg(long)]
     no_pin: bool,
-    #[arg(long, default_value_t = 1.0)]
+    /// Multiply every time limit (finite, above 0; slow machines, debugging).
+    #[arg(long, default_value_t = 1.0, value_parser = crate::cli::parse_time_scale)]
     time_scale: f64,
+    /// Bytes of each bot's stderr kept in its replay.
     #[arg(long, default_value_t = DEFAULT_STDERR_CAP)]
     stderr_cap: usize,
-    /// Stop as soon as a sequential test between the two bots decides: ELO0 ELO1.
+    /// Stop as soon as a sequential test of the first bot against the second decides: H0 "the
+    /// first is ELO0 stronger" against H1 "ELO1 stronger" (logistic Elo, ELO0 < ELO1).
     #[arg(long, num_args = 2, value_names = ["ELO0", "ELO1"], allow_negative_numbers = true)]
     sprt: Option<Vec<f64>>,
+    /// The SPRT's chance of accepting H1 when H0 holds.
     #[arg(long, default_value_t = 0.05)]
     alpha: f64,
+    /// The SPRT's chance of accepting H0 when H1 holds.
     #[arg(long, default_value_t = 0.05)]
     beta: f64,
     /// How the leaderboard is printed (summary.json and leaderboard.csv are always written).
@@ -111,18 +122,22 @@ pub struct TournamentArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct KothArgs {
+    /// The game (coup).
     game: String,
     /// An entrant: `NAME=SPEC` (SPEC: `builtin:NAME`, a built-in bot's name or a command line).
     #[arg(long = "bot", required = true)]
     bots: Vec<String>,
+    /// Rounds: every ordered pair plays once per round.
     #[arg(long, default_value_t = 10)]
     rounds: u32,
+    /// Seed of the decks (default: from the clock, printed).
     #[arg(long, value_parser = crate::cli::parse_seed, allow_negative_numbers = true)]
     seed: Option<u64>,
     /// Where history files and the bots' working directories (DIR/NAME) go, as in the original
     /// (default: a scratch directory, removed afterwards).
     #[arg(long)]
     dir: Option<PathBuf>,
+    /// Bytes of each bot's stderr kept per call.
     #[arg(long, default_value_t = DEFAULT_STDERR_CAP)]
     stderr_cap: usize,
     #[command(flatten)]

@@ -254,3 +254,81 @@ printf '%s' "$1" >> "$history"
     assert!(junk_row.contains("illegal move"), "{strict}");
     assert!(strict.contains("winner: seat 1"), "{strict}");
 }
+
+#[test]
+fn every_option_says_what_it_does() {
+    for command in [
+        "play",
+        "tournament",
+        "koth",
+        "conformance",
+        "bench",
+        "serve",
+        "view",
+        "export",
+        "bot",
+    ] {
+        let output = arena(&[command, "-h"]);
+        assert!(output.status.success());
+        for line in stdout(&output).lines() {
+            let trimmed = line.trim_start();
+            let is_entry = line.starts_with("  ")
+                && (trimmed.starts_with('-')
+                    || trimmed.starts_with('<')
+                    || trimmed.starts_with('['));
+            if !is_entry {
+                continue;
+            }
+            // "--flag <VALUE>   description [default: ...]": an entry with nothing after its name
+            // but clap's own brackets has no help.
+            let description: String = trimmed
+                .split("  ")
+                .filter(|part| !part.is_empty())
+                .skip(1)
+                .collect::<Vec<_>>()
+                .join(" ");
+            let without_brackets: String = description
+                .split('[')
+                .map(|part| part.split_once(']').map_or(part, |(_, rest)| rest))
+                .collect();
+            let described = !without_brackets.trim().is_empty();
+            assert!(described, "`arena {command}`: no help for `{trimmed}`");
+        }
+    }
+}
+
+#[test]
+fn numeric_options_are_checked_before_anything_runs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("t");
+    let out_text = out.to_str().expect("utf-8");
+    for (flag, value, says) in [
+        ("--time-scale", "inf", "finite number above 0"),
+        ("--time-scale", "0", "finite number above 0"),
+        ("--time-scale", "NaN", "finite number above 0"),
+        ("--jobs", "0", "at least 1"),
+    ] {
+        let output = arena(&["tournament", "langwars2", flag, value, "--out", out_text]);
+        assert!(!output.status.success(), "{flag} {value} accepted");
+        let error = String::from_utf8_lossy(&output.stderr);
+        assert!(error.contains(says), "{flag} {value}: {error}");
+        assert!(!out.exists(), "{flag} {value} left {out_text} behind");
+    }
+    // A refused SPRT leaves nothing behind either, so the same command can be run again fixed.
+    let output = arena(&[
+        "tournament",
+        "langwars2",
+        "--bot",
+        "greedy",
+        "--bot",
+        "random",
+        "--sprt",
+        "5",
+        "0",
+        "--out",
+        out_text,
+    ]);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--sprt"));
+    assert!(!out.exists());
+}
