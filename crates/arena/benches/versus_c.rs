@@ -346,7 +346,14 @@ fn coup(dir: &Path, bot: &Path, rounds: usize) {
     assert!(!calls.is_empty(), "no recorded calls");
     let workdir = dir.join("coup-bare");
     std::fs::create_dir_all(&workdir).expect("workdir");
-    let history = workdir.join("history.txt");
+    // The history file where arena keeps its own: in memory when /dev/shm exists.
+    let shm = Path::new("/dev/shm");
+    let history_dir = if shm.is_dir() {
+        tempfile::tempdir_in(shm).expect("scratch in /dev/shm")
+    } else {
+        tempfile::tempdir().expect("scratch")
+    };
+    let history = history_dir.path().join("history.txt");
     println!("coup KotH: 2 tiny C bots, {games} games per round, {rounds} rounds");
     let mut ratios = Vec::new();
     let (mut bare_calls, mut arena_calls) = (Vec::new(), Vec::new());
