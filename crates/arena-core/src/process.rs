@@ -596,6 +596,39 @@ mod tests {
         assert_eq!(calls, 1, "other errors are not retried");
     }
 
+    fn nice_of(pid: i32) -> i64 {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
+        // Fields after the command (which may hold spaces) end with `)`; nice is field 19.
+        let after = &stat[stat.rfind(')').expect("comm") + 2..];
+        after
+            .split_whitespace()
+            .nth(16)
+            .and_then(|n| n.parse().ok())
+            .expect("nice")
+    }
+
+    #[test]
+    fn bots_of_a_favoured_thread_start_at_normal_priority() {
+        let handle = std::thread::spawn(|| {
+            let favoured = favour_this_thread();
+            let argv = vec!["sleep".to_string(), "30".to_string()];
+            let mut bot = BotProcess::spawn(&argv, None, 1024, Some(0)).expect("spawns");
+            let me = nix::unistd::gettid().as_raw();
+            let (thread_nice, bot_nice) = (nice_of(me), nice_of(bot.pgid()));
+            bot.end();
+            (favoured, thread_nice, bot_nice)
+        });
+        let (favoured, thread_nice, bot_nice) = handle.join().expect("thread");
+        assert_eq!(bot_nice, 0, "bots never inherit arena's priority");
+        if favoured {
+            assert_eq!(
+                thread_nice,
+                i64::from(FAVOURED_NICE),
+                "the thread keeps its own"
+            );
+        }
+    }
+
     #[test]
     fn a_pinned_bot_runs_on_its_cpu_only_and_is_killed_with_its_group() {
         let argv = vec!["sleep".to_string(), "30".to_string()];

@@ -50,7 +50,8 @@ pub trait StopRule: Send {
 pub struct RunOptions<'a> {
     pub jobs: usize,
     /// Pin each worker's bot processes to one CPU (worker `w` to CPU `w mod cpus`): two thinking bots
-    /// of parallel games then never share a core.
+    /// of parallel games then never share a core. Ignored with one worker: there are no parallel games,
+    /// and a pin would only make a game's bots start up one after the other on one core.
     pub pin_cpus: bool,
     /// Set (by a signal handler) to stop: no new games start, games in progress are abandoned (their
     /// bots killed) and not journaled.
@@ -138,7 +139,7 @@ pub fn run(
                 stop: options.stop,
                 decided: &decided,
                 wants_entries,
-                cpu: options.pin_cpus.then_some(worker_index % cpus),
+                cpu: (options.pin_cpus && jobs > 1).then_some(worker_index % cpus),
                 names: plan.bots.iter().map(|b| b.name.clone()).collect(),
             };
             scope.spawn(move || worker.run(sender));

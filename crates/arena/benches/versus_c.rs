@@ -4,8 +4,8 @@
 //!   arena runs `arena tournament langwars2 --jobs 1` with default options (replays, pinning, pausing).
 //!   Bar: arena ≥ 0.8× the bare referee's games/s.
 //! - `startup`: start-to-READY of a 4-bot Lang Wars 2 game and the bots' end (spawn, READY, freeze,
-//!   kill, reap), arena's stream agents (pinned, as a tournament's first worker) against the bare
-//!   referee on games of no asks. Bar: ≤ 1.3×.
+//!   kill, reap), arena's stream agents against the bare referee on games of no asks, unpinned (as
+//!   with `--jobs 1`) and pinned to one CPU (as each worker with `--jobs` 2 or more). Bar: ≤ 1.3×.
 //! - `spring2021`: the same with two move-playing C bots (`c/spring_bot.c`), no handshake.
 //! - `coup`: a KotH (`arena tournament coup --schedule koth`, default options) of the tiny C bot of
 //!   arena-coup's call bench, per call, against a bare spawn-and-wait of that bot with the same
@@ -41,7 +41,8 @@ fn main() {
     let referee = compile(dir, "c/referee.c", "referee");
     if run("startup") {
         let bot = compile(dir, "c/lw2_bot.c", "lw2_bot");
-        startup(dir, &bot, &referee, rounds);
+        startup(dir, &bot, &referee, rounds, None);
+        startup(dir, &bot, &referee, rounds, Some(0));
     }
     if run("langwars2") {
         let bot = compile(dir, "c/lw2_bot.c", "lw2_bot");
@@ -247,7 +248,7 @@ fn stream_game(
     );
 }
 
-fn startup(dir: &Path, bot: &Path, referee: &Path, rounds: usize) {
+fn startup(dir: &Path, bot: &Path, referee: &Path, rounds: usize, cpu: Option<usize>) {
     use arena_core::{Agent, ProcessSpec, StreamAgent};
     use arena_langwars::LangWars;
     let games = env_number("VERSUS_C_GAMES", 400);
@@ -263,10 +264,14 @@ fn startup(dir: &Path, bot: &Path, referee: &Path, rounds: usize) {
         workdir: None,
         stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
         time_scale: 1.0,
-        cpu: Some(0),
+        cpu,
+    };
+    let pin = match cpu {
+        Some(cpu) => format!("pinned to CPU {cpu}"),
+        None => "not pinned".to_string(),
     };
     println!(
-        "startup: 4 C bots spawned, READY, frozen, killed and reaped; {games} games per round"
+        "startup ({pin}): 4 C bots spawned, READY, frozen, killed and reaped; {games} games per round"
     );
     let (mut bare_games, mut ours_games, mut ready_only, mut ratios) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -316,7 +321,7 @@ fn startup(dir: &Path, bot: &Path, referee: &Path, rounds: usize) {
         ratios.push(ours / bare);
     }
     println!(
-        "startup: bare {:.0} µs per 4-bot start and end, arena {:.0} µs ({:.0} µs of it to READY): {:.2}x (median of {rounds} interleaved rounds)",
+        "startup ({pin}): bare {:.0} µs per 4-bot start and end, arena {:.0} µs ({:.0} µs of it to READY): {:.2}x (median of {rounds} interleaved rounds)",
         median(bare_games),
         median(ours_games),
         median(ready_only),
@@ -346,7 +351,14 @@ fn coup(dir: &Path, bot: &Path, rounds: usize) {
     assert!(!calls.is_empty(), "no recorded calls");
     let workdir = dir.join("coup-bare");
     std::fs::create_dir_all(&workdir).expect("workdir");
-    let history = workdir.join("history.txt");
+    // The history file where arena keeps its own: in memory when /dev/shm exists.
+    let shm = Path::new("/dev/shm");
+    let history_dir = if shm.is_dir() {
+        tempfile::tempdir_in(shm).expect("scratch in /dev/shm")
+    } else {
+        tempfile::tempdir().expect("scratch")
+    };
+    let history = history_dir.path().join("history.txt");
     println!("coup KotH: 2 tiny C bots, {games} games per round, {rounds} rounds");
     let mut ratios = Vec::new();
     let (mut bare_calls, mut arena_calls) = (Vec::new(), Vec::new());

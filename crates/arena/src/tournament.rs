@@ -149,9 +149,11 @@ static STOP: AtomicBool = AtomicBool::new(false);
 
 fn install_stop_handler() -> Result<()> {
     ctrlc::set_handler(|| {
-        // Games block their threads on bots: wake them so they are abandoned at once.
+        let again = STOP.swap(true, Ordering::SeqCst);
+        // Games block their threads on bots: wake them so they are abandoned at once (after STOP is
+        // set, so that a game cut short this way is never journaled).
         arena_core::process::interrupt_waits();
-        if STOP.swap(true, Ordering::SeqCst) {
+        if again {
             // A second interrupt: the user insists.
             std::process::exit(130);
         }
