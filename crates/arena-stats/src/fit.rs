@@ -618,6 +618,13 @@ fn identifiable(bot_count: usize, orderings: &[Ordering], weights: &[f64]) -> bo
     if bot_count <= 1 {
         return true;
     }
+    let ahead_of = ahead_of_graph(bot_count, orderings, weights);
+    reachable(&ahead_of, 0, true).iter().all(|&seen| seen)
+        && reachable(&ahead_of, 0, false).iter().all(|&seen| seen)
+}
+
+/// `ahead_of[a][b]`: a finished ahead of b in some ordering of positive weight.
+fn ahead_of_graph(bot_count: usize, orderings: &[Ordering], weights: &[f64]) -> Vec<Vec<bool>> {
     let mut ahead_of = vec![vec![false; bot_count]; bot_count];
     for (ordering, &weight) in orderings.iter().zip(weights) {
         if weight <= 0.0 {
@@ -625,30 +632,35 @@ fn identifiable(bot_count: usize, orderings: &[Ordering], weights: &[f64]) -> bo
         }
         for (position, &better) in ordering.iter().enumerate() {
             for &worse in &ordering[position + 1..] {
-                ahead_of[better][worse] = true;
-            }
-        }
-    }
-    let reaches_all = |forward: bool| {
-        let mut seen = vec![false; bot_count];
-        let mut stack = vec![0];
-        seen[0] = true;
-        while let Some(bot) = stack.pop() {
-            for other in 0..bot_count {
-                let edge = if forward {
-                    ahead_of[bot][other]
-                } else {
-                    ahead_of[other][bot]
-                };
-                if edge && !seen[other] {
-                    seen[other] = true;
-                    stack.push(other);
+                if better != worse {
+                    ahead_of[better][worse] = true;
                 }
             }
         }
-        seen.iter().all(|&s| s)
-    };
-    reaches_all(true) && reaches_all(false)
+    }
+    ahead_of
+}
+
+/// The bots reachable from `start` along the graph's edges (`forward`) or against them.
+fn reachable(ahead_of: &[Vec<bool>], start: usize, forward: bool) -> Vec<bool> {
+    let bot_count = ahead_of.len();
+    let mut seen = vec![false; bot_count];
+    let mut stack = vec![start];
+    seen[start] = true;
+    while let Some(bot) = stack.pop() {
+        for other in 0..bot_count {
+            let edge = if forward {
+                ahead_of[bot][other]
+            } else {
+                ahead_of[other][bot]
+            };
+            if edge && !seen[other] {
+                seen[other] = true;
+                stack.push(other);
+            }
+        }
+    }
+    seen
 }
 
 /// Ratings on the Elo-like scale, mean 0.
@@ -686,38 +698,8 @@ fn unbounded_groups(
     if bot_count < 2 {
         return Vec::new();
     }
-    let mut ahead_of = vec![vec![false; bot_count]; bot_count];
-    for (ordering, &weight) in orderings.iter().zip(weights) {
-        if weight <= 0.0 {
-            continue;
-        }
-        for (position, &better) in ordering.iter().enumerate() {
-            for &worse in &ordering[position + 1..] {
-                if better != worse {
-                    ahead_of[better][worse] = true;
-                }
-            }
-        }
-    }
-    let reach = |start: usize, forward: bool| {
-        let mut seen = vec![false; bot_count];
-        let mut stack = vec![start];
-        seen[start] = true;
-        while let Some(bot) = stack.pop() {
-            for other in 0..bot_count {
-                let edge = if forward {
-                    ahead_of[bot][other]
-                } else {
-                    ahead_of[other][bot]
-                };
-                if edge && !seen[other] {
-                    seen[other] = true;
-                    stack.push(other);
-                }
-            }
-        }
-        seen
-    };
+    let ahead_of = ahead_of_graph(bot_count, orderings, weights);
+    let reach = |start: usize, forward: bool| reachable(&ahead_of, start, forward);
     let mut component = vec![usize::MAX; bot_count];
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for bot in 0..bot_count {

@@ -218,6 +218,84 @@ fn sum_update(
     target.update_message(edge, Gaussian { pi, tau: pi * mu })
 }
 
+/// The chain of team performances t_k and their differences d_k = t_k − t_{k+1}, with the
+/// messages on its edges: difference factor k to t_k (`to_left`), to t_{k+1} (`to_right`) and to
+/// d_k (`to_difference`), truncation factor k to d_k.
+struct Chain {
+    team: [Variable; MAX_SEATS],
+    difference: [Variable; MAX_SEATS - 1],
+    to_left: [Gaussian; MAX_SEATS - 1],
+    to_right: [Gaussian; MAX_SEATS - 1],
+    to_difference: [Gaussian; MAX_SEATS - 1],
+    truncation: [Gaussian; MAX_SEATS - 1],
+    /// Whether the players on each side of link k drew.
+    drawn: [bool; MAX_SEATS - 1],
+    margin: f64,
+}
+
+impl Chain {
+    /// Difference factor k sends to d_k: coefficients (1, −1) over (t_k, t_{k+1}).
+    fn down(&mut self, k: usize) {
+        let values = [
+            (self.team[k].value, self.to_left[k]),
+            (self.team[k + 1].value, self.to_right[k]),
+        ];
+        sum_update(
+            &mut self.difference[k],
+            &mut self.to_difference[k],
+            values,
+            [1.0, -1.0],
+            2,
+        );
+    }
+
+    /// Truncation factor k updates d_k; returns how much it moved.
+    fn truncate(&mut self, k: usize) -> f64 {
+        let divided = self.difference[k].value.over(self.truncation[k]);
+        let pi_sqrt = divided.pi.sqrt();
+        let (x, m) = (divided.tau, self.margin * divided.pi);
+        let (v, w) = if self.drawn[k] {
+            draw_corrections(x, m, pi_sqrt)
+        } else {
+            win_corrections(x, m, pi_sqrt)
+        };
+        let denominator = 1.0 - w;
+        let pi = divided.pi / denominator;
+        let tau = (pi_sqrt * v + divided.tau) / denominator;
+        self.difference[k].update_value(&mut self.truncation[k], Gaussian { pi, tau })
+    }
+
+    /// Difference factor k sends to t_k: coefficients (1, 1) over (d_k, t_{k+1}).
+    fn up_left(&mut self, k: usize) {
+        let values = [
+            (self.difference[k].value, self.to_difference[k]),
+            (self.team[k + 1].value, self.to_right[k]),
+        ];
+        sum_update(
+            &mut self.team[k],
+            &mut self.to_left[k],
+            values,
+            [1.0, 1.0],
+            2,
+        );
+    }
+
+    /// Difference factor k sends to t_{k+1}: coefficients (1, −1) over (t_k, d_k).
+    fn up_right(&mut self, k: usize) {
+        let values = [
+            (self.team[k].value, self.to_left[k]),
+            (self.difference[k].value, self.to_difference[k]),
+        ];
+        sum_update(
+            &mut self.team[k + 1],
+            &mut self.to_right[k],
+            values,
+            [1.0, -1.0],
+            2,
+        );
+    }
+}
+
 /// New ratings for players in the given ranks (1 = best, equal ranks drawn), seat order kept.
 /// `None` when the game is larger than [`MAX_SEATS`] or has fewer than two players.
 pub(crate) fn rate(
@@ -239,20 +317,23 @@ pub(crate) fn rate(
     let beta_squared = config.beta.powi(2);
     let mut skill = [Variable::default(); MAX_SEATS];
     let mut performance = [Variable::default(); MAX_SEATS];
-    let mut team = [Variable::default(); MAX_SEATS];
-    let mut difference = [Variable::default(); MAX_SEATS - 1];
+    let mut chain = Chain {
+        team: [Variable::default(); MAX_SEATS],
+        difference: [Variable::default(); MAX_SEATS - 1],
+        to_left: [Gaussian::default(); MAX_SEATS - 1],
+        to_right: [Gaussian::default(); MAX_SEATS - 1],
+        to_difference: [Gaussian::default(); MAX_SEATS - 1],
+        truncation: [Gaussian::default(); MAX_SEATS - 1],
+        drawn: std::array::from_fn(|k| k + 1 < n && ranks[order[k]] == ranks[order[k + 1]]),
+        margin: normal_quantile(f64::midpoint(config.draw_probability, 1.0)) * SQRT_2 * config.beta,
+    };
     // Messages, one per edge: prior→skill, likelihood↔skill, likelihood↔performance,
-    // team sum↔performance, team sum↔team, difference k ↔ team k (left), team k+1 (right) and
-    // difference k, truncation k ↔ difference k.
+    // team sum↔performance, team sum↔team (the chain's edges are in `Chain`).
     let mut prior_skill = [Gaussian::default(); MAX_SEATS];
     let mut likelihood_skill = [Gaussian::default(); MAX_SEATS];
     let mut likelihood_performance = [Gaussian::default(); MAX_SEATS];
     let mut sum_performance = [Gaussian::default(); MAX_SEATS];
     let mut sum_team = [Gaussian::default(); MAX_SEATS];
-    let mut difference_left = [Gaussian::default(); MAX_SEATS - 1];
-    let mut difference_right = [Gaussian::default(); MAX_SEATS - 1];
-    let mut difference_sum = [Gaussian::default(); MAX_SEATS - 1];
-    let mut truncation = [Gaussian::default(); MAX_SEATS - 1];
 
     for i in 0..n {
         let rating = ratings[order[i]];
@@ -277,149 +358,38 @@ pub(crate) fn rate(
     }
     for i in 0..n {
         let values = [(performance[i].value, sum_performance[i]); 2];
-        sum_update(&mut team[i], &mut sum_team[i], values, [1.0, 0.0], 1);
+        sum_update(&mut chain.team[i], &mut sum_team[i], values, [1.0, 0.0], 1);
     }
 
-    // The chain of rank differences d_k = t_k − t_{k+1}, each with its truncation factor.
+    // The chain of rank differences d_k = t_k − t_{k+1}, each with its truncation factor, in the
+    // crate's schedule: forward then backward until the truncations settle.
     let links = n - 1;
-    let margin =
-        normal_quantile(f64::midpoint(config.draw_probability, 1.0)) * 2f64.sqrt() * config.beta;
-    let drawn: [bool; MAX_SEATS - 1] =
-        std::array::from_fn(|k| k < links && ranks[order[k]] == ranks[order[k + 1]]);
-    let down = |k: usize,
-                team: &[Variable; MAX_SEATS],
-                difference: &mut [Variable; MAX_SEATS - 1],
-                difference_sum: &mut [Gaussian; MAX_SEATS - 1],
-                left: &[Gaussian; MAX_SEATS - 1],
-                right: &[Gaussian; MAX_SEATS - 1]| {
-        let values = [(team[k].value, left[k]), (team[k + 1].value, right[k])];
-        sum_update(
-            &mut difference[k],
-            &mut difference_sum[k],
-            values,
-            [1.0, -1.0],
-            2,
-        );
-    };
-    let truncate = |k: usize,
-                    difference: &mut [Variable; MAX_SEATS - 1],
-                    truncation: &mut [Gaussian; MAX_SEATS - 1]| {
-        let divided = difference[k].value.over(truncation[k]);
-        let pi_sqrt = divided.pi.sqrt();
-        let (x, m) = (divided.tau, margin * divided.pi);
-        let (v, w) = if drawn[k] {
-            draw_corrections(x, m, pi_sqrt)
-        } else {
-            win_corrections(x, m, pi_sqrt)
-        };
-        let denominator = 1.0 - w;
-        let pi = divided.pi / denominator;
-        let tau = (pi_sqrt * v + divided.tau) / denominator;
-        difference[k].update_value(&mut truncation[k], Gaussian { pi, tau })
-    };
-    // Sum factor k sends to its left term (t_k): coefficients (1, 1) over (d_k, t_{k+1}).
-    let up_left = |k: usize,
-                   team: &mut [Variable; MAX_SEATS],
-                   difference: &[Variable; MAX_SEATS - 1],
-                   difference_sum: &[Gaussian; MAX_SEATS - 1],
-                   left: &mut [Gaussian; MAX_SEATS - 1],
-                   right: &[Gaussian; MAX_SEATS - 1]| {
-        let values = [
-            (difference[k].value, difference_sum[k]),
-            (team[k + 1].value, right[k]),
-        ];
-        sum_update(&mut team[k], &mut left[k], values, [1.0, 1.0], 2);
-    };
-    // ... and to its right term (t_{k+1}): coefficients (1, −1) over (t_k, d_k).
-    let up_right = |k: usize,
-                    team: &mut [Variable; MAX_SEATS],
-                    difference: &[Variable; MAX_SEATS - 1],
-                    difference_sum: &[Gaussian; MAX_SEATS - 1],
-                    left: &[Gaussian; MAX_SEATS - 1],
-                    right: &mut [Gaussian; MAX_SEATS - 1]| {
-        let values = [
-            (team[k].value, left[k]),
-            (difference[k].value, difference_sum[k]),
-        ];
-        sum_update(&mut team[k + 1], &mut right[k], values, [1.0, -1.0], 2);
-    };
-
     for _ in 0..MAX_PASSES {
-        let mut delta: f64;
+        let mut delta = 0.0f64;
         if links == 1 {
-            down(
-                0,
-                &team,
-                &mut difference,
-                &mut difference_sum,
-                &difference_left,
-                &difference_right,
-            );
-            delta = truncate(0, &mut difference, &mut truncation);
+            chain.down(0);
+            delta = chain.truncate(0);
         } else {
-            delta = 0.0;
             for k in 0..links - 1 {
-                down(
-                    k,
-                    &team,
-                    &mut difference,
-                    &mut difference_sum,
-                    &difference_left,
-                    &difference_right,
-                );
-                delta = delta.max(truncate(k, &mut difference, &mut truncation));
-                up_right(
-                    k,
-                    &mut team,
-                    &difference,
-                    &difference_sum,
-                    &difference_left,
-                    &mut difference_right,
-                );
+                chain.down(k);
+                delta = delta.max(chain.truncate(k));
+                chain.up_right(k);
             }
             for k in (1..links).rev() {
-                down(
-                    k,
-                    &team,
-                    &mut difference,
-                    &mut difference_sum,
-                    &difference_left,
-                    &difference_right,
-                );
-                delta = delta.max(truncate(k, &mut difference, &mut truncation));
-                up_left(
-                    k,
-                    &mut team,
-                    &difference,
-                    &difference_sum,
-                    &mut difference_left,
-                    &difference_right,
-                );
+                chain.down(k);
+                delta = delta.max(chain.truncate(k));
+                chain.up_left(k);
             }
         }
         if delta <= MIN_DELTA {
             break;
         }
     }
-    up_left(
-        0,
-        &mut team,
-        &difference,
-        &difference_sum,
-        &mut difference_left,
-        &difference_right,
-    );
-    up_right(
-        links - 1,
-        &mut team,
-        &difference,
-        &difference_sum,
-        &difference_left,
-        &mut difference_right,
-    );
+    chain.up_left(0);
+    chain.up_right(links - 1);
     for i in 0..n {
         // The team sum sends back to its single term: coefficient 1 over the team variable.
-        let values = [(team[i].value, sum_team[i]); 2];
+        let values = [(chain.team[i].value, sum_team[i]); 2];
         sum_update(
             &mut performance[i],
             &mut sum_performance[i],
