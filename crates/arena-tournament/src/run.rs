@@ -206,8 +206,14 @@ impl Worker<'_> {
     }
 
     fn run(self, sender: mpsc::SyncSender<Batch>) {
-        // This thread reads and times the bots' answers: let it win the core from busy bots.
-        arena_core::process::favour_this_thread();
+        // This thread reads and times the bots' answers: let it win the core from busy bots, at once
+        // when it mostly waits on process bots (a real-time priority), and by weight when it plays
+        // built-in bots itself (it computes then, and must not hold a core against everything else).
+        if self.plan.bots.iter().any(|bot| bot.builtin().is_none()) {
+            arena_core::process::favour_this_thread_realtime();
+        } else {
+            arena_core::process::favour_this_thread();
+        }
         let runtime = match tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
