@@ -90,7 +90,6 @@ pub fn compute(
     let names = plan.bots.iter().map(|b| b.name.clone()).collect();
     let mut stats = Accumulator::new(names, config(plan, bootstrap, plan.sprt_setup()));
     let mut first_games = Vec::new();
-    let mut expected = 0u64;
     let mut lines = journal::lines_in_order(dir)?;
     let corrupt = |line: u64, why: String| {
         TournamentError::Journal(journal::JournalError::Corrupt {
@@ -99,30 +98,85 @@ pub fn compute(
             why,
         })
     };
-    while let Some(next) = lines.next_line() {
-        let (line, bytes) = next?;
-        // Only what the statistics read is parsed (names and replay paths are skipped), and the
-        // whole entry only for the games the report lists.
-        let game: StatsLine =
-            serde_json::from_slice(bytes).map_err(|e| corrupt(line, e.to_string()))?;
-        if game.index != expected {
-            // A game before this one is missing (an interrupted run): the sequential test stops
-            // at the gap, as the stop rule does, so that both give the same verdict.
-            stats.hold_sprt();
+    // Reading and parsing the journal runs on a thread of its own, a batch of games ahead of the
+    // tallies: the two halves of the pass then overlap on two cores.
+    let (sender, receiver) =
+        std::sync::mpsc::sync_channel::<Result<Vec<GameResult>, TournamentError>>(8);
+    std::thread::scope(|scope| -> Result<(), TournamentError> {
+        let first_games = &mut first_games;
+        scope.spawn(move || {
+            let mut batch = Vec::with_capacity(PARSE_BATCH);
+            let mut expected = 0u64;
+            while let Some(next) = lines.next_line() {
+                let parsed = next
+                    .map_err(TournamentError::from)
+                    .and_then(|(line, bytes)| {
+                        // Only what the statistics read is parsed (names and replay paths are
+                        // skipped), and the whole entry only for the games the report lists.
+                        let game: StatsLine = serde_json::from_slice(bytes)
+                            .map_err(|e| corrupt(line, e.to_string()))?;
+                        if first_games.len() < REPORT_GAME_LINKS {
+                            let entry: Entry = serde_json::from_slice(bytes)
+                                .map_err(|e| corrupt(line, e.to_string()))?;
+                            first_games.push(entry);
+                        }
+                        Ok(game)
+                    });
+                let game = match parsed {
+                    Ok(game) => game,
+                    Err(error) => {
+                        let _ = sender.send(Err(error));
+                        return;
+                    }
+                };
+                // A gap in the indices (an interrupted run) is passed on as a game without seats,
+                // so that the sequential test stops there, as the stop rule does.
+                if game.index != expected {
+                    batch.push(GAP.clone());
+                }
+                expected = game.index + 1;
+                batch.push(game.result());
+                if batch.len() >= PARSE_BATCH
+                    && sender
+                        .send(Ok(std::mem::replace(
+                            &mut batch,
+                            Vec::with_capacity(PARSE_BATCH),
+                        )))
+                        .is_err()
+                {
+                    return;
+                }
+            }
+            let _ = sender.send(Ok(batch));
+        });
+        for batch in receiver {
+            for game in batch? {
+                if game.players.is_empty() {
+                    stats.hold_sprt();
+                    continue;
+                }
+                stats
+                    .add(&game)
+                    .map_err(|e| TournamentError::Invalid(format!("in the journal: {e}")))?;
+            }
         }
-        let index = game.index;
-        expected = index + 1;
-        stats
-            .add(&game.result())
-            .map_err(|e| TournamentError::Invalid(format!("game {index}: {e}")))?;
-        if first_games.len() < REPORT_GAME_LINKS {
-            let entry: Entry =
-                serde_json::from_slice(bytes).map_err(|e| corrupt(line, e.to_string()))?;
-            first_games.push(entry);
-        }
-    }
+        Ok(())
+    })?;
     Ok((stats.report(), first_games))
 }
+
+/// Games parsed per message from the reading thread.
+const PARSE_BATCH: usize = 256;
+
+/// Marks a gap in the journal's indices between parsed games.
+static GAP: GameResult = GameResult {
+    players: Vec::new(),
+    scores: Vec::new(),
+    ranks: Vec::new(),
+    winner: None,
+    faults: Vec::new(),
+    pair_id: None,
+};
 
 /// Stops a two-bot tournament as soon as the sequential probability ratio test decides.
 ///

@@ -228,3 +228,52 @@ fn resume_refuses_a_forged_or_garbled_journal_line() {
         "{error}"
     );
 }
+
+#[test]
+fn a_missing_game_holds_the_test_until_resume_plays_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("t");
+    let out_text = out.to_str().expect("utf-8");
+    succeeded(&arena(&[
+        "tournament",
+        "spring2021",
+        "--bot",
+        "planner",
+        "--bot",
+        "random",
+        "--sprt",
+        "0",
+        "50",
+        "--games",
+        "2000",
+        "--seed",
+        "3",
+        "--replays",
+        "none",
+        "--out",
+        out_text,
+    ]));
+    let decided = summary(&out)["stats"]["sprt"].clone();
+    assert_eq!(decided["decision"]["verdict"], "accept_h1");
+
+    // Take out game 5 (as an interrupted run leaves a hole): the statistics stop the test there.
+    let journal = out.join("results.jsonl");
+    let text = std::fs::read_to_string(&journal).expect("journal");
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.starts_with("{\"index\":5,"))
+        .collect();
+    assert_eq!(kept.len() + 1, text.lines().count());
+    std::fs::write(&journal, kept.join("\n") + "\n").expect("write");
+
+    // Resume plays the missing game (workers already busy may finish a few more, which the test
+    // does not count), and the test decides exactly as before.
+    let resumed = arena(&["tournament", "--resume", out_text]);
+    succeeded(&resumed);
+    let after = std::fs::read_to_string(&journal).expect("journal");
+    assert!(after.lines().any(|line| line.starts_with("{\"index\":5,")));
+    let sprt = &summary(&out)["stats"]["sprt"];
+    for field in ["decision", "units", "counts", "status", "games"] {
+        assert_eq!(sprt[field], decided[field], "{field}");
+    }
+}
