@@ -325,6 +325,7 @@ fn posterior_terms(
     let mut log_posterior = 0.0;
     let mut gradient = vec![0.0; bot_count];
     let mut hessian = vec![0.0; bot_count * bot_count];
+    let mut chances: Vec<f64> = Vec::new();
     let mut stage = |members: &[usize], chosen: usize, weight: f64, anchor: bool| {
         // Stage of an ordering: `chosen` is picked among `members` (plus the anchor, θ = 0).
         let top = members
@@ -347,12 +348,13 @@ fn posterior_terms(
         if chosen != usize::MAX {
             gradient[chosen] += weight;
         }
-        for &j in members {
-            let pj = (theta[j] - top).exp() / total;
+        // Each member's chance of being picked at this stage, computed once.
+        chances.clear();
+        chances.extend(members.iter().map(|&b| (theta[b] - top).exp() / total));
+        for (&j, &pj) in members.iter().zip(chances.iter()) {
             gradient[j] -= weight * pj;
             hessian[j * bot_count + j] -= weight * pj;
-            for &l in members {
-                let pl = (theta[l] - top).exp() / total;
+            for (&l, &pl) in members.iter().zip(chances.iter()) {
                 hessian[j * bot_count + l] += weight * pj * pl;
             }
         }

@@ -206,39 +206,42 @@ impl UnitSums {
     }
 }
 
-/// The unit a game belongs to, and its running totals until the next unit starts: units are runs
-/// of consecutive games that share a pair id (a schedule lists a seed's games together); a game
-/// without an id is a unit of its own.
+/// [`UnitSums`] fed game by game: units are runs of consecutive games that share a pair id (a
+/// schedule lists a seed's games together); a game without an id is a unit of its own. The unit
+/// being filled is kept open until a game of another unit arrives.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct OpenUnit {
-    pub(crate) id: Option<u64>,
-    pub(crate) games: u32,
-    pub(crate) total: f64,
+pub(crate) struct UnitTally {
+    closed: UnitSums,
+    open_id: Option<u64>,
+    open_games: u32,
+    open_total: f64,
 }
 
-impl OpenUnit {
-    /// Adds a game of unit `id` worth `value`; a different id first closes the open unit into
-    /// `sums`.
-    pub(crate) fn add(&mut self, id: Option<u64>, value: f64, sums: &mut UnitSums) {
-        if self.games > 0 && (id.is_none() || id != self.id) {
-            self.close(sums);
+impl UnitTally {
+    /// Adds a game of unit `id` worth `value`.
+    pub(crate) fn add(&mut self, id: Option<u64>, value: f64) {
+        if self.open_games > 0 && (id.is_none() || id != self.open_id) {
+            self.close();
         }
-        self.id = id;
-        self.games += 1;
-        self.total += value;
+        self.open_id = id;
+        self.open_games += 1;
+        self.open_total += value;
     }
 
-    pub(crate) fn close(&mut self, sums: &mut UnitSums) {
-        if self.games > 0 {
-            sums.push_unit(self.total, f64::from(self.games));
+    fn close(&mut self) {
+        if self.open_games > 0 {
+            self.closed
+                .push_unit(self.open_total, f64::from(self.open_games));
         }
-        *self = OpenUnit::default();
+        self.open_id = None;
+        self.open_games = 0;
+        self.open_total = 0.0;
     }
 
-    /// `sums` with this unit closed, without changing either.
-    pub(crate) fn closed(&self, sums: &UnitSums) -> UnitSums {
-        let (mut sums, mut unit) = (*sums, *self);
-        unit.close(&mut sums);
-        sums
+    /// The sums over every game so far, the open unit counted as complete.
+    pub(crate) fn sums(&self) -> UnitSums {
+        let mut all = *self;
+        all.close();
+        all.closed
     }
 }

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::game::{GameLog, GameResult, Tally, count_points, head_to_head_points};
-use crate::interval::{Interval, OpenUnit, UnitSums, normal_cdf};
+use crate::interval::{Interval, UnitSums, UnitTally, normal_cdf};
 
 /// Row bot against column bot, counted from the row bot's side.
 ///
@@ -73,7 +73,7 @@ pub(crate) struct PairwiseTally {
     /// Counts only; `score` and `los` are filled by `finish`.
     table: PairwiseTable,
     /// Row's points against column, summed per unit, row-major like the table.
-    units: Vec<(UnitSums, OpenUnit)>,
+    units: Vec<UnitTally>,
 }
 
 impl PairwiseTally {
@@ -103,8 +103,7 @@ impl Tally for PairwiseTally {
                 let record = &mut self.table.records[cell];
                 record.games += 1;
                 let points = head_to_head_points(game.ranks[seat_a], game.ranks[seat_b]);
-                let (sums, open) = &mut self.units[cell];
-                open.add(game.pair_id, points, sums);
+                self.units[cell].add(game.pair_id, points);
                 count_points(
                     points,
                     &mut record.wins,
@@ -117,8 +116,8 @@ impl Tally for PairwiseTally {
 
     fn finish(&self) -> PairwiseTable {
         let mut table = self.table.clone();
-        for (record, (sums, open)) in table.records.iter_mut().zip(&self.units) {
-            record.finish(&open.closed(sums));
+        for (record, units) in table.records.iter_mut().zip(&self.units) {
+            record.finish(&units.sums());
         }
         table
     }

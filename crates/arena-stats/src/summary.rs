@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::game::{GameLog, GameResult, SeatOutcome, Tally};
-use crate::interval::{Interval, OpenUnit, UnitSums};
+use crate::interval::{Interval, UnitTally};
 
 /// Results of one bot in one seat index.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -32,7 +32,7 @@ pub struct BotSummary {
     /// Points per game, the one meaning of a draw everywhere in arena: a sole first place 1, a
     /// shared first place ½, anything else 0 (for 2-player games the usual (W + D/2) / games).
     /// The 95 % interval is Wilson's at the effective sample size measured between units
-    /// ([`UnitSums::rate_interval`]); `None` without games.
+    /// ([`crate::UnitSums::rate_interval`]); `None` without games.
     pub score_rate: Option<Interval>,
     /// Independent units the intervals rest on: seeds (a pair or seed group of games), or single
     /// games when games carry no pair id.
@@ -62,8 +62,8 @@ pub(crate) struct SummaryTally {
     /// Counts only; the derived fields (rates, means, intervals) are filled by `finish`.
     summaries: Vec<BotSummary>,
     /// Per bot: points (1, ½, 0) and game scores, summed per unit.
-    points: Vec<(UnitSums, OpenUnit)>,
-    scores: Vec<(UnitSums, OpenUnit)>,
+    points: Vec<UnitTally>,
+    scores: Vec<UnitTally>,
     rank_sums: Vec<u64>,
     /// Score sums per bot and seat, indexed like `summaries[bot].seats`.
     seat_scores: Vec<Vec<f64>>,
@@ -134,10 +134,8 @@ impl Tally for SummaryTally {
                     0.0
                 }
             };
-            let (sums, open) = &mut self.points[bot];
-            open.add(game.pair_id, points, sums);
-            let (sums, open) = &mut self.scores[bot];
-            open.add(game.pair_id, game.scores[seat], sums);
+            self.points[bot].add(game.pair_id, points);
+            self.scores[bot].add(game.pair_id, game.scores[seat]);
             self.seat_scores[bot][seat] += game.scores[seat];
             self.rank_sums[bot] += u64::from(game.ranks[seat]);
             for fault in game.seat_faults(seat) {
@@ -153,8 +151,8 @@ impl Tally for SummaryTally {
             summary.seats.resize(self.max_seats, SeatSummary::default());
             if summary.games > 0 {
                 let games = summary.games as f64;
-                let points = self.points[bot].1.closed(&self.points[bot].0);
-                let scores = self.scores[bot].1.closed(&self.scores[bot].0);
+                let points = self.points[bot].sums();
+                let scores = self.scores[bot].sums();
                 summary.score_rate = points.rate_interval();
                 summary.units = points.units;
                 summary.mean_score = scores.ratio();

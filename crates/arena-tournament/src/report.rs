@@ -1,10 +1,9 @@
 //! Statistics over a tournament's journal and the reports made of them: a text leaderboard, CSV, JSON
 //! (`summary.json`) and a self-contained HTML page.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
-
-use std::collections::BTreeMap;
 
 use arena_stats::{
     Accumulator, FitConfig, GameResult, Interval, SequentialSprt, SprtReport, SprtSetup,
@@ -24,17 +23,36 @@ const REPORT_GAME_LINKS: usize = 2000;
 
 /// A journal entry as the statistics see it.
 pub fn game_result(entry: &Entry) -> GameResult {
+    result_of(
+        entry.seats.clone(),
+        &entry.scores,
+        entry.ranks.clone(),
+        entry.winner,
+        &entry.faults,
+        entry.pair,
+    )
+}
+
+/// The statistics' view of a journaled game, from its fields (a whole [`Entry`] or a
+/// [`StatsLine`]).
+fn result_of(
+    seats: Vec<usize>,
+    scores: &[arena_core::Score],
+    ranks: Vec<u32>,
+    winner: Option<usize>,
+    faults: &[Vec<arena_core::FaultKind>],
+    pair: u64,
+) -> GameResult {
     GameResult {
-        players: entry.seats.clone(),
-        scores: entry.scores.iter().map(|s| s.to_f64()).collect(),
-        ranks: entry.ranks.clone(),
-        winner: entry.winner,
-        faults: entry
-            .faults
+        players: seats,
+        scores: scores.iter().map(|s| s.to_f64()).collect(),
+        ranks,
+        winner,
+        faults: faults
             .iter()
             .map(|kinds| kinds.iter().map(|k| k.label().to_string()).collect())
             .collect(),
-        pair_id: Some(entry.pair),
+        pair_id: Some(pair),
     }
 }
 
@@ -52,19 +70,21 @@ struct StatsLine {
 
 impl StatsLine {
     fn result(self) -> GameResult {
-        GameResult {
-            players: self.seats,
-            scores: self.scores.iter().map(|s| s.to_f64()).collect(),
-            ranks: self.ranks,
-            winner: self.winner,
-            faults: self
-                .faults
-                .iter()
-                .map(|kinds| kinds.iter().map(|k| k.label().to_string()).collect())
-                .collect(),
-            pair_id: Some(self.pair),
-        }
+        result_of(
+            self.seats,
+            &self.scores,
+            self.ranks,
+            self.winner,
+            &self.faults,
+            self.pair,
+        )
     }
+}
+
+/// What the journal-reading thread passes on: a game, or a gap in the indices before the next one.
+enum Parsed {
+    Game(GameResult),
+    Gap,
 }
 
 fn config(plan: &Plan, bootstrap: usize, sprt: Option<SprtSetup>) -> StatsConfig {
@@ -101,7 +121,7 @@ pub fn compute(
     // Reading and parsing the journal runs on a thread of its own, a batch of games ahead of the
     // tallies: the two halves of the pass then overlap on two cores.
     let (sender, receiver) =
-        std::sync::mpsc::sync_channel::<Result<Vec<GameResult>, TournamentError>>(8);
+        std::sync::mpsc::sync_channel::<Result<Vec<Parsed>, TournamentError>>(8);
     std::thread::scope(|scope| -> Result<(), TournamentError> {
         let first_games = &mut first_games;
         scope.spawn(move || {
@@ -129,13 +149,13 @@ pub fn compute(
                         return;
                     }
                 };
-                // A gap in the indices (an interrupted run) is passed on as a game without seats,
-                // so that the sequential test stops there, as the stop rule does.
+                // A gap in the indices (an interrupted run) is passed on, so that the sequential
+                // test stops there, as the stop rule does.
                 if game.index != expected {
-                    batch.push(GAP.clone());
+                    batch.push(Parsed::Gap);
                 }
                 expected = game.index + 1;
-                batch.push(game.result());
+                batch.push(Parsed::Game(game.result()));
                 if batch.len() >= PARSE_BATCH
                     && sender
                         .send(Ok(std::mem::replace(
@@ -150,14 +170,13 @@ pub fn compute(
             let _ = sender.send(Ok(batch));
         });
         for batch in receiver {
-            for game in batch? {
-                if game.players.is_empty() {
-                    stats.hold_sprt();
-                    continue;
+            for parsed in batch? {
+                match parsed {
+                    Parsed::Gap => stats.hold_sprt(),
+                    Parsed::Game(game) => stats
+                        .add(&game)
+                        .map_err(|e| TournamentError::Invalid(format!("in the journal: {e}")))?,
                 }
-                stats
-                    .add(&game)
-                    .map_err(|e| TournamentError::Invalid(format!("in the journal: {e}")))?;
             }
         }
         Ok(())
@@ -167,16 +186,6 @@ pub fn compute(
 
 /// Games parsed per message from the reading thread.
 const PARSE_BATCH: usize = 256;
-
-/// Marks a gap in the journal's indices between parsed games.
-static GAP: GameResult = GameResult {
-    players: Vec::new(),
-    scores: Vec::new(),
-    ranks: Vec::new(),
-    winner: None,
-    faults: Vec::new(),
-    pair_id: None,
-};
 
 /// Stops a two-bot tournament as soon as the sequential probability ratio test decides.
 ///
