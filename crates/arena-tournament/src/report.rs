@@ -836,7 +836,7 @@ pub fn report_html(plan: &Plan, report: &StatsReport, games: &[Entry]) -> String
 
     let _ = write!(
         html,
-        "<h2>Games</h2><p>{} shown of {}; every game is in <code>results.jsonl</code>. Open a replay with <code>arena view FILE</code> or browse them all with <code>arena serve --dir DIR</code>.</p><table><tr><th>#</th><th>seed</th><th>seats</th><th>scores</th><th>winner</th><th>replay</th></tr>",
+        "<h2>Games</h2><p>{} shown of {}; every game is in <code>results.jsonl</code>. Open a replay with <code>arena view FILE</code> or browse them all with <code>arena serve --dir DIR</code>; games between built-in bots keep no file by default and are played again from their seed (<code>arena replay DIR N</code>, or the server).</p><table><tr><th>#</th><th>seed</th><th>seats</th><th>scores</th><th>winner</th><th>replay</th></tr>",
         games.len(),
         report.games
     );
@@ -856,9 +856,15 @@ pub fn report_html(plan: &Plan, report: &StatsReport, games: &[Entry]) -> String
         let winner = game
             .winner
             .map_or("draw".into(), |w| html_escape(&game.bots[w]));
-        let replay = game.replay.as_ref().map_or("-".into(), |path| {
-            format!("<a href=\"{0}\">{0}</a>", html_escape(path))
-        });
+        let replay = match &game.replay {
+            Some(path) => format!("<a href=\"{0}\">{0}</a>", html_escape(path)),
+            // Not stored: played again from its seed when watched (crate::rebuild).
+            None if crate::rebuild::can_rebuild(plan, game.index) => format!(
+                "<span title=\"built-in bots only: played again from the seed\"><code>arena replay DIR {}</code></span>",
+                game.index
+            ),
+            None => "-".into(),
+        };
         let _ = write!(
             html,
             "<tr><td>{}</td><td>{}</td><td>{seats}</td><td>{scores}</td><td>{winner}</td><td>{replay}</td></tr>",

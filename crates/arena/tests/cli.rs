@@ -266,6 +266,7 @@ fn every_option_says_what_it_does() {
         "serve",
         "view",
         "export",
+        "replay",
         "bot",
     ] {
         let output = arena(&[command, "-h"]);
