@@ -84,6 +84,7 @@ pub struct Plan {
     pub seat_orders: SeatOrders,
     /// Rounds: seeds per group.
     pub rounds: u64,
+    #[serde(with = "arena_core::seed::as_text")]
     pub seed: u64,
     pub settings: RunSettings,
     /// Fixed groups (bot indices), or empty when groups are drawn at random every round.

@@ -68,7 +68,47 @@ pub fn router(options: &ServeOptions) -> Result<Router, ViewerError> {
         .route("/f/{index}", get(game_file))
         .route("/f/{index}/raw", get(raw_file))
         .fallback(not_found)
+        .layer(axum::middleware::from_fn(loopback_host_only))
         .with_state(state))
+}
+
+/// Refuses requests whose `Host` is not a loopback name: the server listens on 127.0.0.1 only,
+/// but a web page could point its own domain at 127.0.0.1 (DNS rebinding) and read replays,
+/// stderr included, through the visitor's browser. Such a request names the page's domain.
+async fn loopback_host_only(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    // Browsers always send a Host; a request without one (HTTP/1.0 tools) cannot come from a page.
+    let Some(host) = request.headers().get(header::HOST) else {
+        return next.run(request).await;
+    };
+    let host = host.to_str().unwrap_or_default().to_string();
+    if is_loopback_host(&host) {
+        next.run(request).await
+    } else {
+        Problem::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "the Host `{host}` is not this computer: arena serve answers requests for 127.0.0.1, \
+                 localhost or [::1] only"
+            ),
+        )
+        .into_response()
+    }
+}
+
+/// `127.0.0.1`, `localhost` or `[::1]`, with or without a port.
+fn is_loopback_host(host: &str) -> bool {
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        rest.split_once(']').map_or(rest, |(name, _)| name)
+    } else {
+        host.rsplit_once(':').map_or(host, |(name, _)| name)
+    };
+    matches!(
+        name.to_ascii_lowercase().as_str(),
+        "127.0.0.1" | "localhost" | "::1"
+    )
 }
 
 /// A refused request, rendered as an HTML page with its status.

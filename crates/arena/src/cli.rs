@@ -394,9 +394,8 @@ pub fn parse_jobs(text: &str) -> Result<usize, String> {
 }
 
 pub fn parse_seed(text: &str) -> Result<u64, String> {
-    text.parse::<u64>()
-        .or_else(|_| text.parse::<i64>().map(|seed| seed as u64))
-        .map_err(|_| format!("`{text}` is not a seed (a 64-bit integer)"))
+    arena_core::seed::parse(text)
+        .ok_or_else(|| format!("`{text}` is not a seed (a 64-bit integer)"))
 }
 
 /// `NAME=SPEC` names a player; a `=` inside a command (after a space or a slash) does not.
@@ -433,6 +432,15 @@ pub fn clock_seed() -> u64 {
 /// A runtime for process games: one thread keeps timing steady and overhead low.
 pub fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+/// The web server's runtime: requests are answered on every core, so a large replay being sent
+/// (or rebuilt) does not hold up the pages behind it.
+fn server_runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")
@@ -700,14 +708,14 @@ fn serve(mut dirs: Vec<PathBuf>, port: u16) -> Result<ExitCode> {
             |dir, index| Box::pin(async move { rebuilt_replay(&dir, index).await }),
         ))),
     };
-    runtime()?.block_on(interruptible(arena_viewer::serve(options, |server| {
+    server_runtime()?.block_on(interruptible(arena_viewer::serve(options, |server| {
         println!("arena serve: {} (Ctrl-C to stop)", server.url());
     })))??;
     Ok(ExitCode::SUCCESS)
 }
 
 fn view(file: PathBuf, port: u16) -> Result<ExitCode> {
-    runtime()?.block_on(interruptible(async move {
+    server_runtime()?.block_on(interruptible(async move {
         let server =
             arena_viewer::Server::bind(arena_viewer::ServeOptions::view(file, port)).await?;
         println!(

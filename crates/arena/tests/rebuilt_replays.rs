@@ -276,3 +276,67 @@ fn the_server_shows_games_between_built_in_bots_by_playing_them_again() {
     let _ = server.kill();
     let _ = server.wait();
 }
+
+/// `jq -r .seed` over the journal, fed back to `arena play --seed`, plays the same game: seeds are
+/// written as text, which jq does not round (as numbers above 2^53 it would).
+#[test]
+fn a_seed_read_with_jq_replays_the_game() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let dir = root.path().join("t");
+    succeeded(&arena(&[
+        "tournament",
+        "spring2021",
+        "--seed",
+        "13202931382145363662",
+        "--games",
+        "6",
+        "--out",
+        path_text(&dir),
+    ]));
+    let journal = dir.join("results.jsonl");
+    let jq = Command::new("jq")
+        .args([
+            "-r",
+            "[.seed, (.bots | join(\" \")), (.scores | map(tostring) | join(\" \"))] | join(\"|\")",
+        ])
+        .arg(&journal)
+        .output()
+        .expect("jq runs (.ci/run installs it)");
+    succeeded(&jq);
+    let text = String::from_utf8(jq.stdout).expect("utf-8");
+    let mut big = 0;
+    for line in text.lines() {
+        let mut fields = line.split('|');
+        let (seed, bots, scores) = (
+            fields.next().expect("seed"),
+            fields.next().expect("bots"),
+            fields.next().expect("scores"),
+        );
+        if seed.parse::<u64>().expect("a decimal seed") > 1 << 53 {
+            big += 1;
+        }
+        let replay = root.path().join("replay.json");
+        let mut args = vec![
+            "play",
+            "spring2021",
+            "--seed",
+            seed,
+            "--replay",
+            path_text(&replay),
+        ];
+        for bot in bots.split(' ') {
+            args.extend(["--bot", bot]);
+        }
+        succeeded(&arena(&args));
+        let record: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&replay).expect("replay")).expect("json");
+        let played: Vec<String> = record["outcome"]["scores"]
+            .as_array()
+            .expect("scores")
+            .iter()
+            .map(|s| s.to_string().trim_matches('"').to_string())
+            .collect();
+        assert_eq!(played.join(" "), scores, "seed {seed}");
+    }
+    assert!(big > 0, "the test needs seeds above 2^53");
+}
