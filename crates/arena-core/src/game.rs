@@ -132,14 +132,33 @@ impl std::fmt::Display for Fault {
     }
 }
 
-/// The end of a game.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// The end of a game. In JSON the scores are exact text, with `score_values` (floats) beside them.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct Outcome {
     pub scores: Vec<Score>,
     /// `None` for a draw (or Coup's no-winner game).
     pub winner: Option<usize>,
     /// 1-based rank per player; tied players share the better rank.
     pub ranks: Vec<u32>,
+}
+
+impl Serialize for Outcome {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Written<'a> {
+            scores: &'a [Score],
+            score_values: crate::score::ScoreValues<'a>,
+            winner: Option<usize>,
+            ranks: &'a [u32],
+        }
+        Written {
+            scores: &self.scores,
+            score_values: crate::score::ScoreValues(&self.scores),
+            winner: self.winner,
+            ranks: &self.ranks,
+        }
+        .serialize(serializer)
+    }
 }
 
 impl Outcome {

@@ -80,13 +80,22 @@ impl FromStr for Score {
     }
 }
 
+/// In JSON a score is always its exact text (`"23/3"`, `"-2"`), one form for every score; where
+/// scores are listed, [`ScoreValues`] gives the same scores as floats beside them. Numbers are
+/// still read (files written before scores were text).
 impl Serialize for Score {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if self.denom() == 1 {
-            serializer.serialize_i64(self.numer())
-        } else {
-            serializer.collect_str(self)
-        }
+        serializer.collect_str(self)
+    }
+}
+
+/// Scores as JSON floats (`7.666666666666667`), written beside their exact text for tools that
+/// want numbers.
+pub struct ScoreValues<'a>(pub &'a [Score]);
+
+impl Serialize for ScoreValues<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|score| score.to_f64()))
     }
 }
 

@@ -83,6 +83,22 @@ impl FitSample {
     }
 }
 
+/// A fit as its own JSON object, a failed one as `{"error": WHY}` (not serde's `{"Ok": ...}`).
+fn fit_or_error<S: serde::Serializer>(
+    fit: &Result<GlobalFit, String>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match fit {
+        Ok(fit) => fit.serialize(serializer),
+        Err(why) => {
+            use serde::ser::SerializeMap;
+            let mut map = serializer.serialize_map(Some(1))?;
+            map.serialize_entry("error", why)?;
+            map.end()
+        }
+    }
+}
+
 /// Everything the accumulator knows, ready to be written as JSON.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StatsReport {
@@ -93,6 +109,8 @@ pub struct StatsReport {
     pub trueskill: SkillRatings,
     pub weng_lin: SkillRatings,
     pub elo_2014: EloRatings,
+    /// The fit, or why there is none; in JSON the fit's own object, or `{"error": "..."}`.
+    #[serde(serialize_with = "fit_or_error")]
     pub global_fit: Result<GlobalFit, String>,
     pub fit_sample: FitSample,
     pub sprt: Option<SprtReport>,

@@ -39,6 +39,15 @@ pub enum FitModel {
     PlackettLuce,
 }
 
+impl std::fmt::Display for FitModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FitModel::BradleyTerry => "Bradley-Terry",
+            FitModel::PlackettLuce => "Plackett-Luce",
+        })
+    }
+}
+
 /// Settings of [`global_fit`].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FitConfig {

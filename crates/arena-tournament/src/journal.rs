@@ -7,6 +7,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
+use arena_core::score::ScoreValues;
 use arena_core::{FaultKind, Score};
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +30,9 @@ pub struct Entry {
     /// Bot name per seat.
     pub bots: Vec<String>,
     pub scores: Vec<Score>,
+    /// The scores as floats (written for tools; the statistics read `scores`).
+    #[serde(default)]
+    pub score_values: Vec<f64>,
     pub ranks: Vec<u32>,
     pub winner: Option<usize>,
     /// Fault kinds per seat.
@@ -52,6 +56,7 @@ pub struct EntryRef<'a> {
     pub seats: &'a [usize],
     pub bots: SeatNames<'a>,
     pub scores: &'a [Score],
+    pub score_values: ScoreValues<'a>,
     pub ranks: &'a [u32],
     pub winner: Option<usize>,
     pub faults: &'a [Vec<FaultKind>],
@@ -85,6 +90,7 @@ impl EntryRef<'_> {
                 .map(|&b| self.bots.names[b].clone())
                 .collect(),
             scores: self.scores.to_vec(),
+            score_values: self.scores.iter().map(|s| s.to_f64()).collect(),
             ranks: self.ranks.to_vec(),
             winner: self.winner,
             faults: self.faults.to_vec(),
@@ -413,6 +419,7 @@ mod tests {
             seats: vec![0, 1],
             bots: vec!["a".into(), "b".into()],
             scores: vec![Score::ratio(23, 3), Score::int(-1)],
+            score_values: vec![23.0 / 3.0, -1.0],
             ranks: vec![1, 2],
             winner: Some(0),
             faults: vec![vec![], vec![FaultKind::Timeout]],
@@ -465,6 +472,7 @@ mod tests {
                 names: &names,
             },
             scores: &owned.scores,
+            score_values: ScoreValues(&owned.scores),
             ranks: &owned.ranks,
             winner: owned.winner,
             faults: &owned.faults,

@@ -17,6 +17,9 @@ use crate::run::StopRule;
 use crate::schedule::{Plan, Schedule};
 
 pub const SUMMARY_FILE: &str = "summary.json";
+/// The viewer page of the report's replay links (`viewer.html?game=N`), written by the caller
+/// (the `arena` command, from arena-viewer).
+pub const VIEWER_FILE: &str = "viewer.html";
 pub const LEADERBOARD_FILE: &str = "leaderboard.csv";
 pub const REPORT_FILE: &str = "report.html";
 /// Games listed with their replay links in the HTML report (the journal lists them all).
@@ -486,7 +489,7 @@ pub fn leaderboard_text(plan: &Plan, report: &StatsReport) -> String {
         Ok(fit) => {
             let _ = writeln!(
                 out,
-                "rating: {:?} fit (Elo scale, mean 0){}; intervals from {} bootstrap resamples",
+                "rating: {} fit (Elo scale, mean 0){}; intervals from {} bootstrap resamples",
                 fit.model,
                 if report.fit_sample.sampled() {
                     format!(
@@ -668,7 +671,19 @@ pub fn leaderboard_csv(report: &StatsReport) -> String {
     let mut out = String::from(
         "place,bot,games,wins,draws,losses,units,score_rate,score_rate_low,score_rate_high,mean_score,score_low,score_high,mean_rank,rating,rating_low,rating_high,rating_unbounded,rating_bound,rank_low,rank_high,trueskill_mean,trueskill_sigma,weng_lin_mean,weng_lin_sigma,elo_2014,faults,sprt_role,sprt_verdict,sprt_llr,sprt_units\n",
     );
-    let number = |value: Option<f64>| value.map_or(String::new(), |v| format!("{v}"));
+    // Six decimals at most (no statistic here is known better than that, and 17-digit floats
+    // only clutter a spreadsheet); integers stay integers.
+    let number = |value: Option<f64>| {
+        value.map_or(String::new(), |v| {
+            let text = format!("{v:.6}");
+            let text = text.trim_end_matches('0').trim_end_matches('.');
+            if text == "-0" {
+                "0".into()
+            } else {
+                text.to_string()
+            }
+        })
+    };
     let places = places(report);
     let sprt = report.sprt.as_ref();
     for &bot in &standings(report) {
@@ -761,7 +776,7 @@ pub fn report_html(plan: &Plan, report: &StatsReport, games: &[Entry]) -> String
     );
     let _ = write!(
         html,
-        "<h1>{}</h1><p>seed {} · schedule {:?} · {} rounds · {} bots</p>",
+        "<h1>{}</h1><p>seed {} · schedule {} · {} rounds · {} bots</p>",
         html_escape(&title),
         plan.seed,
         plan.schedule,
@@ -891,7 +906,12 @@ pub fn report_html(plan: &Plan, report: &StatsReport, games: &[Entry]) -> String
             .winner
             .map_or("draw".into(), |w| html_escape(&game.bots[w]));
         let replay = match &game.replay {
-            Some(path) => format!("<a href=\"{0}\">{0}</a>", html_escape(path)),
+            // The published viewer page loads the replay's script beside it (run::replay_script).
+            Some(path) => format!(
+                "<a href=\"{VIEWER_FILE}?game={:06}\">watch ▶</a> <a class=\"file\" href=\"{1}\">{1}</a>",
+                game.index,
+                html_escape(path)
+            ),
             // Not stored: played again from its seed when watched (crate::rebuild).
             None if crate::rebuild::can_rebuild(plan, game.index) => format!(
                 "<span title=\"built-in bots only: played again from the seed\"><code>arena replay DIR {}</code></span>",

@@ -462,6 +462,16 @@ impl ReplayCompressor {
     }
 }
 
+/// A compressed replay as the script the published viewer page loads (`viewer.html?game=N` loads
+/// `replays/N.js`, see arena-viewer's `assets/published.js`): a call of `arenaReplay` with the
+/// gzip bytes in base64. Browsers load scripts beside a page opened from disk, where they refuse
+/// `fetch`, so a tournament folder works as files.
+pub fn replay_script(compressed: &[u8]) -> String {
+    use base64::Engine as _;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(compressed);
+    format!("arenaReplay(\"{encoded}\");\n")
+}
+
 /// Buffers reused from one replay to the next.
 #[derive(Default)]
 struct ReplayWriter {
@@ -474,13 +484,20 @@ impl ReplayWriter {
     /// Writes one replay compressed, atomically (written aside, then renamed). The record is encoded
     /// into a buffer first and compressed in one call: encoding straight into the compressor makes one
     /// small write per JSON token, and the deflate stream pays for each.
+    ///
+    /// Beside `N.json.gz` goes `N.js`, the same compressed bytes for the published viewer page
+    /// (see [`replay_script`]), written first so that a replay on disk always has both.
     fn write(&mut self, dir: &Path, replay: &PendingReplay) -> Result<(), String> {
         let path = dir.join(&replay.relative);
         let partial = PathBuf::from(format!("{}.part", path.display()));
+        let script = path.with_extension("").with_extension("js");
+        let partial_script = PathBuf::from(format!("{}.part", script.display()));
         let mut write = || -> std::io::Result<()> {
             self.json.clear();
             replay.record.write_json(&mut self.json)?;
             self.compressor.compress(&self.json, &mut self.compressed)?;
+            std::fs::write(&partial_script, replay_script(&self.compressed))?;
+            std::fs::rename(&partial_script, &script)?;
             std::fs::write(&partial, &self.compressed)?;
             std::fs::rename(&partial, &path)
         };
@@ -524,6 +541,7 @@ impl Finished {
                 names,
             },
             scores: &self.outcome.scores,
+            score_values: arena_core::score::ScoreValues(&self.outcome.scores),
             ranks: &self.outcome.ranks,
             winner: self.outcome.winner,
             faults: &self.faults,

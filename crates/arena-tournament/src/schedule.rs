@@ -25,6 +25,17 @@ pub enum Schedule {
     Koth,
 }
 
+impl std::fmt::Display for Schedule {
+    /// The name `--schedule` takes.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Schedule::RoundRobin => "round-robin",
+            Schedule::Gauntlet { .. } => "gauntlet",
+            Schedule::Koth => "koth",
+        })
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SeatOrders {

@@ -14,6 +14,34 @@ const SCRIPT_CORE: &str = include_str!("../assets/viewer.js");
 const SCRIPT_LANGWARS: &str = include_str!("../assets/langwars.js");
 const SCRIPT_SPRING: &str = include_str!("../assets/spring2021.js");
 const SCRIPT_COUP: &str = include_str!("../assets/coup.js");
+const SCRIPT_PUBLISHED: &str = include_str!("../assets/published.js");
+
+/// The page that shows any game of a published tournament folder: `viewer.html` beside
+/// `report.html`, opened as `viewer.html?game=NNNNNN`, loads `replays/NNNNNN.js` (see
+/// `assets/published.js`; the tournament runner writes those beside the `.json.gz` replays).
+pub fn published_viewer_page() -> String {
+    let script = [
+        SCRIPT_CORE,
+        SCRIPT_LANGWARS,
+        SCRIPT_SPRING,
+        SCRIPT_COUP,
+        SCRIPT_PUBLISHED,
+    ]
+    .join("\n");
+    fill(
+        TEMPLATE,
+        &[
+            ("{{TITLE}}", "arena replay"),
+            ("{{STYLE}}", STYLE),
+            (
+                "{{NAV}}",
+                "<a class=\"back\" href=\"report.html\">← report</a>",
+            ),
+            ("{{DATA}}", ""),
+            ("{{SCRIPT}}", &script),
+        ],
+    )
+}
 
 /// One replay record (the JSON `arena play --replay` writes) → a self-contained viewer page.
 pub fn export_html(replay_json: &str) -> Result<String, ViewerError> {

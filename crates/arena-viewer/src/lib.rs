@@ -22,7 +22,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use export::{GAMES, export_html};
+pub use export::{GAMES, export_html, published_viewer_page};
 pub use server::router;
 
 /// Why the viewer could not do what it was asked.

@@ -148,6 +148,8 @@ fn bot_names(tournament: &Tournament) -> Vec<String> {
 pub struct GameFilter {
     pub bot: Option<String>,
     pub page: Option<usize>,
+    /// `viewer.html?game=N`: the report's link to a game (see [`crate::published_viewer_page`]).
+    pub game: Option<String>,
 }
 
 /// `rebuild`: the server can play again the games between built-in bots whose replay was not

@@ -253,6 +253,18 @@ async fn tournament_inside(
             })?;
             Ok(Html(text).into_response())
         }
+        // The report's links to the published viewer page (`viewer.html?game=N`) open the game.
+        Some("viewer.html") => {
+            let game = filter
+                .game
+                .filter(|g| !g.is_empty() && g.len() <= 12 && g.bytes().all(|b| b.is_ascii_digit()))
+                .ok_or_else(|| {
+                    Problem::new(StatusCode::BAD_REQUEST, "viewer.html needs ?game=NUMBER")
+                })?;
+            let relative = dir.root_relative(&format!("replays/{game}.json.gz"));
+            let text = replay_under_root(&served, &root, &relative).await?;
+            viewer(&text, &back_link(&served, index, &relative))
+        }
         Some(path) => {
             let relative = dir.root_relative(path);
             let text = replay_under_root(&served, &root, &relative).await?;

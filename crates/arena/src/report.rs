@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use arena_tournament::Plan;
 use arena_tournament::report::{self, SprtRule};
 
@@ -20,6 +20,11 @@ pub fn sprt_rule(plan: &Plan, dir: &Path) -> Result<Option<SprtRule>> {
 pub fn finish(dir: &Path, plan: &Plan, format: FormatArg, bootstrap: usize) -> Result<()> {
     let (stats, first_games) = report::compute(dir, plan, bootstrap)?;
     report::write_outputs(dir, plan, &stats, &first_games)?;
+    // The page report.html's replay links open (viewer.html?game=N), so that the folder works
+    // copied anywhere, opened from disk.
+    let viewer = dir.join(report::VIEWER_FILE);
+    std::fs::write(&viewer, arena_viewer::published_viewer_page())
+        .with_context(|| format!("cannot write {}", viewer.display()))?;
     match format {
         FormatArg::Text => {
             print!("{}", report::leaderboard_text(plan, &stats));
@@ -28,11 +33,12 @@ pub fn finish(dir: &Path, plan: &Plan, format: FormatArg, bootstrap: usize) -> R
         FormatArg::Json => println!("{}", serde_json::to_string_pretty(&stats)?),
     }
     eprintln!(
-        "wrote {} ({}, {}, {})",
+        "wrote {} ({}, {}, {}, {})",
         dir.display(),
         report::SUMMARY_FILE,
         report::LEADERBOARD_FILE,
-        report::REPORT_FILE
+        report::REPORT_FILE,
+        report::VIEWER_FILE
     );
     Ok(())
 }

@@ -36,7 +36,15 @@ fn gunzip(path: &Path) -> Vec<u8> {
 }
 
 fn stored_replays(dir: &Path) -> usize {
-    std::fs::read_dir(dir.join("replays")).map_or(0, |entries| entries.count())
+    std::fs::read_dir(dir.join("replays")).map_or(0, |entries| {
+        entries
+            .filter(|entry| {
+                entry
+                    .as_ref()
+                    .is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".json.gz"))
+            })
+            .count()
+    })
 }
 
 /// Runs the same tournament twice, by default and with `--replays all`, and checks that every
@@ -135,9 +143,12 @@ fn a_journal_that_the_bots_no_longer_reproduce_is_refused() {
         .map(|line| {
             if line.starts_with("{\"index\":2,") {
                 let entry: serde_json::Value = serde_json::from_str(line).expect("json line");
-                let score = entry["scores"][0].as_i64().expect("integer score");
-                let scores = format!("\"scores\":[{score},");
-                line.replacen(&scores, &format!("\"scores\":[{},", score + 1), 1)
+                let score: i64 = entry["scores"][0]
+                    .as_str()
+                    .and_then(|s| s.parse().ok())
+                    .expect("an integer score, as text");
+                let scores = format!("\"scores\":[\"{score}\",");
+                line.replacen(&scores, &format!("\"scores\":[\"{}\",", score + 1), 1)
             } else {
                 line.to_string()
             }

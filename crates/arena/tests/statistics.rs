@@ -161,7 +161,7 @@ fn bots_that_always_draw_share_first_place() {
         assert_eq!(fields[7], "0.5", "{row}");
     }
     let stats = &summary(&out)["stats"];
-    for bot in stats["global_fit"]["Ok"]["bots"].as_array().expect("fit") {
+    for bot in stats["global_fit"]["bots"].as_array().expect("fit") {
         assert_eq!(bot["rank"], 1);
         assert_eq!(bot["rank_interval"], serde_json::json!([1, 1]));
     }

@@ -1,0 +1,129 @@
+//! A tournament's output folder works as plain files: copied elsewhere and opened from disk in a real
+//! headless browser, every replay link of `report.html` opens a working viewer (no server, no
+//! arena), and a game whose replay was not stored says how to get it instead of a dead link.
+
+#[path = "../../arena-viewer/tests/webdriver/mod.rs"]
+mod webdriver;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use webdriver::{Driver, END};
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+
+fn arena(args: &[&str]) -> Output {
+    Command::new(ARENA).args(args).output().expect("arena runs")
+}
+
+fn succeeded(output: &Output) {
+    assert!(
+        output.status.success(),
+        "arena failed: {}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+#[test]
+fn a_copied_tournament_folder_opens_every_game_from_disk() {
+    let Some((chromedriver, chromium)) = webdriver::browser() else {
+        return;
+    };
+    let root = tempfile::tempdir().expect("temp dir");
+    let made = root.path().join("made");
+    let mut tournaments = Vec::new();
+    for (name, args) in [
+        ("lw2", &["langwars2", "--games", "8", "--seed", "21"][..]),
+        (
+            "spring",
+            &["spring2021", "--games", "4", "--seed", "22"][..],
+        ),
+        ("coup", &["coup", "--games", "4", "--seed", "23"][..]),
+    ] {
+        let out = made.join(name);
+        let mut all = vec!["tournament"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--replays", "all", "--out", out.to_str().expect("utf-8")]);
+        succeeded(&arena(&all));
+        tournaments.push(name);
+    }
+    // One more with the default: games between built-in bots keep no replay file.
+    let rebuilt = made.join("rebuilt");
+    succeeded(&arena(&[
+        "tournament",
+        "langwars2",
+        "--games",
+        "4",
+        "--out",
+        rebuilt.to_str().expect("utf-8"),
+    ]));
+    let published = root.path().join("published");
+    copy_dir(&made, &published);
+    std::fs::remove_dir_all(&made).expect("the originals are gone");
+
+    let driver = Driver::start(&chromedriver, &chromium);
+    for name in tournaments {
+        let report = published.join(name).join("report.html");
+        driver.goto(&format!("file://{}", report.display()));
+        let links = driver.eval(
+            "return [...document.querySelectorAll('a')].map((a) => a.href).filter((h) => h.includes('viewer.html'))",
+        );
+        let links: Vec<String> = links
+            .as_array()
+            .expect("links")
+            .iter()
+            .map(|l| l.as_str().expect("href").to_string())
+            .collect();
+        let games = std::fs::read_to_string(published.join(name).join("results.jsonl"))
+            .expect("journal")
+            .lines()
+            .count();
+        assert_eq!(links.len(), games, "{name}: one viewer link per game");
+        for link in links {
+            driver.goto(&link);
+            driver.wait_for("return !!window.arenaViewer && arenaViewer.count > 0");
+            driver.press(END);
+            let final_shown = driver.eval("return !document.getElementById('final').hidden");
+            assert_eq!(final_shown, serde_json::json!(true), "{link}");
+            let errors = driver.console_errors();
+            assert!(errors.is_empty(), "{link}: console errors {errors:?}");
+        }
+    }
+    // Without stored replays: no dead viewer link, the command that rebuilds the game instead.
+    driver.goto(&format!(
+        "file://{}",
+        published.join("rebuilt/report.html").display()
+    ));
+    let text = driver.eval("return document.body.textContent");
+    assert!(
+        text.as_str()
+            .unwrap_or_default()
+            .contains("arena replay DIR 3")
+    );
+    let links = driver.eval(
+        "return [...document.querySelectorAll('a')].filter((a) => a.href.includes('viewer.html')).length",
+    );
+    assert_eq!(links, serde_json::json!(0));
+    // The viewer page says what is missing when a replay is not there.
+    driver.goto(&format!(
+        "file://{}?game=000002",
+        published.join("rebuilt/viewer.html").display()
+    ));
+    driver.wait_for(
+        "return document.getElementById('stage').textContent.includes('arena replay DIR 2')",
+    );
+}
