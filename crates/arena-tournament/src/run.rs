@@ -350,6 +350,7 @@ impl Worker<'_> {
                 record_frames: plan.settings.replays,
                 cpu: self.cpu,
                 time_policy: plan.settings.time_policy,
+                probe: false,
             },
             stderr_cap: plan.settings.stderr_cap,
         };

@@ -421,6 +421,7 @@ fn play(args: PlayArgs) -> Result<ExitCode> {
             record_frames: true,
             cpu: None,
             time_policy: args.timing.policy()?,
+            probe: false,
         },
         stderr_cap: args.stderr_cap,
     };
