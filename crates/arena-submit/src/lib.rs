@@ -495,7 +495,8 @@ fn language_recipe(
         only_file: Some(entry.to_path_buf()),
         build,
         lenient_output: language.lenient_output.map(fill),
-        run: format!("exec {}\n", run_words.join(" ")),
+        // Arguments (Coup's history file, coins, cards and moves) go to the bot.
+        run: format!("exec {} \"$@\"\n", run_words.join(" ")),
         shims: interpreter_shims(manifest, options, "")?,
         env: manifest.env.clone().into_iter().collect(),
         files,
@@ -529,7 +530,7 @@ fn folder_2014_recipe(
             Vec::new()
         },
         lenient_output: None,
-        run: "cd \"$bot\" || exit 127\nexec sh run.sh\n".into(),
+        run: "cd \"$bot\" || exit 127\nexec sh run.sh \"$@\"\n".into(),
         shims: interpreter_shims(manifest, options, &scripts)?,
         env: manifest.env.clone().into_iter().collect(),
         files: Vec::new(),

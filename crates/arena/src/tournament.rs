@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result, anyhow, bail};
 use arena_core::process::DEFAULT_STDERR_CAP;
-use arena_core::registry::GameEntry;
+use arena_core::registry::{GameEntry, PlayerSpec, SeatRequest};
 use arena_stats::SprtConfig;
 use arena_tournament::{
     BotPlan, Plan, PlanRequest, Progress, RunOptions, RunSettings, Schedule, SeatOrders,
@@ -179,6 +179,31 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
              (each game has one bot thinking at a time; the default is one game per core)"
         );
     }
+    let runnable = runnable_plan(&plan, game.as_ref())?;
+    if !STOP.load(Ordering::SeqCst) {
+        let seats: Vec<SeatRequest> = runnable
+            .bots
+            .iter()
+            .filter(|bot| bot.builtin().is_none())
+            .map(|bot| {
+                Ok(SeatRequest {
+                    name: bot.name.clone(),
+                    spec: PlayerSpec::parse(&bot.spec).map_err(|e| anyhow!(e))?,
+                    workdir: bot.workdir.clone(),
+                })
+            })
+            .collect::<Result<_>>()?;
+        crate::bots::probe(
+            game.as_ref(),
+            plan.variant.as_deref(),
+            &seats,
+            plan.settings.time_scale,
+        )?;
+    }
+    // A new tournament's folder is made only once every bot has started.
+    if args.resume.is_none() {
+        arena_tournament::create(&dir, &plan)?;
+    }
     install_stop_handler()?;
     let total = plan.total_games();
     eprintln!(
@@ -209,7 +234,7 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
     let outcome = arena_tournament::run(
         game.as_ref(),
         &dir,
-        &plan,
+        &runnable,
         RunOptions {
             jobs,
             pin_cpus: !args.no_pin,
@@ -248,6 +273,19 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
     })
 }
 
+/// The plan with every submission built (or found in the cache) and started from its build folder.
+fn runnable_plan(plan: &Plan, game: &dyn GameEntry) -> Result<Plan> {
+    let mut runnable = plan.clone();
+    for bot in &mut runnable.bots {
+        if let Some(source) = &bot.source {
+            let prepared = crate::bots::prepare_submission(game.id(), source)?;
+            bot.spec = arena_submit::run_argv(None).join(" ");
+            bot.workdir = Some(prepared.folder);
+        }
+    }
+    Ok(runnable)
+}
+
 fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)> {
     let Some(game_id) = &args.game else {
         bail!("name the game (arena tournament GAME ...) or give --resume DIR");
@@ -261,14 +299,26 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
     } else {
         args.bots.iter().map(|b| split_name(b)).collect()
     };
-    let mut seats = seat_requests(game.as_ref(), &texts, &args.workdirs)?;
+    let players = seat_requests(game.as_ref(), &texts, &args.workdirs)?;
+    let mut seats: Vec<_> = players.iter().map(|p| p.seat.clone()).collect();
     unique_names(&mut seats);
     let bots: Vec<BotPlan> = seats
         .into_iter()
-        .map(|seat| BotPlan {
-            name: seat.name,
-            spec: seat.spec.label(),
-            workdir: seat.workdir,
+        .zip(players)
+        .map(|(seat, player)| match player.source {
+            // The plan keeps the submission; its build is found again (in the cache) on --resume.
+            Some(source) => BotPlan {
+                name: seat.name,
+                spec: source.to_string_lossy().into_owned(),
+                workdir: None,
+                source: Some(source),
+            },
+            None => BotPlan {
+                name: seat.name,
+                spec: seat.spec.label(),
+                workdir: seat.workdir,
+                source: None,
+            },
         })
         .collect();
     let schedule = match (args.schedule, &args.gauntlet) {
@@ -331,7 +381,6 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("arena-out/{}-{seed}", plan.game)));
-    arena_tournament::create(&dir, &plan)?;
     Ok((dir, plan, game))
 }
 
@@ -344,7 +393,20 @@ pub fn koth(args: KothArgs) -> Result<ExitCode> {
     }
     let game = find_game_with("coup", &args.coup)?;
     let texts: Vec<(Option<String>, String)> = args.bots.iter().map(|b| split_name(b)).collect();
-    let mut seats = seat_requests(game.as_ref(), &texts, &[])?;
+    let players = seat_requests(game.as_ref(), &texts, &[])?;
+    let mut seats: Vec<_> = players
+        .into_iter()
+        .map(|player| {
+            let mut seat = player.seat;
+            // The KotH runs every bot in a folder of its own: start a built bot by its full path.
+            if player.source.is_some()
+                && let Some(folder) = seat.workdir.take()
+            {
+                seat.spec = PlayerSpec::Command(arena_submit::run_argv(Some(&folder)));
+            }
+            seat
+        })
+        .collect();
     unique_names(&mut seats);
     let mut spec = arena_coup::KothSpec::new(
         seats
