@@ -58,10 +58,13 @@ pub fn resolve(
             builtin.join(", ")
         )
     };
-    if let Some(bot) = text.strip_prefix("builtin:") {
-        if !builtin.contains(&bot) {
-            bail!(suggest(&format!("{} has no built-in bot `{bot}`", game.id())));
-        }
+    if let Some(bot) = text.strip_prefix("builtin:")
+        && !builtin.contains(&bot)
+    {
+        bail!(suggest(&format!(
+            "{} has no built-in bot `{bot}`",
+            game.id()
+        )));
     }
     if builtin.contains(&text) || text.starts_with("builtin:") {
         let spec = PlayerSpec::parse(text).map_err(|e| anyhow!(e))?;
@@ -227,8 +230,17 @@ pub fn probe(
 pub fn languages() -> Result<std::process::ExitCode> {
     println!("Single-file bots and folders with one entry file (by extension):");
     for language in arena_submit::LANGUAGES {
-        let extensions: Vec<String> = language.extensions.iter().map(|e| format!(".{e}")).collect();
-        println!("  {:<11} {:<22} {}", language.id, extensions.join(" "), language.name);
+        let extensions: Vec<String> = language
+            .extensions
+            .iter()
+            .map(|e| format!(".{e}"))
+            .collect();
+        println!(
+            "  {:<11} {:<22} {}",
+            language.id,
+            extensions.join(" "),
+            language.name
+        );
         for tool in arena_submit::toolchain(language) {
             match tool.version {
                 Some(version) => println!("      {:<10} {version}", tool.program),
@@ -249,6 +261,148 @@ pub fn languages() -> Result<std::process::ExitCode> {
     for (name, target, why) in arena_submit::INTERPRETERS_2014 {
         println!("  {name:<10} -> {target:<8} {why}");
     }
-    println!("The same in later games: `python` -> python3. An arena.toml's [interpreters] overrides both.");
+    println!(
+        "The same in later games: `python` -> python3. An arena.toml's [interpreters] overrides both."
+    );
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// The starter bots, by protocol and language: (folder of the protocol, language id, file name,
+/// text). Each parses the whole input and plays a legal move; the tests play each against every
+/// built-in bot.
+const STARTERS: &[(&str, &str, &str, &str)] = &[
+    (
+        "langwars",
+        "python3",
+        "bot.py",
+        include_str!("../starters/langwars/bot.py"),
+    ),
+    (
+        "langwars",
+        "cpp",
+        "bot.cpp",
+        include_str!("../starters/langwars/bot.cpp"),
+    ),
+    (
+        "langwars",
+        "java",
+        "Player.java",
+        include_str!("../starters/langwars/Player.java"),
+    ),
+    (
+        "langwars",
+        "javascript",
+        "bot.js",
+        include_str!("../starters/langwars/bot.js"),
+    ),
+    (
+        "spring2021",
+        "python3",
+        "bot.py",
+        include_str!("../starters/spring2021/bot.py"),
+    ),
+    (
+        "spring2021",
+        "cpp",
+        "bot.cpp",
+        include_str!("../starters/spring2021/bot.cpp"),
+    ),
+    (
+        "spring2021",
+        "java",
+        "Player.java",
+        include_str!("../starters/spring2021/Player.java"),
+    ),
+    (
+        "spring2021",
+        "javascript",
+        "bot.js",
+        include_str!("../starters/spring2021/bot.js"),
+    ),
+    (
+        "spring2021",
+        "typescript",
+        "bot.ts",
+        include_str!("../starters/spring2021/bot.ts"),
+    ),
+    (
+        "coup",
+        "python3",
+        "bot.py",
+        include_str!("../starters/coup/bot.py"),
+    ),
+    (
+        "coup",
+        "cpp",
+        "bot.cpp",
+        include_str!("../starters/coup/bot.cpp"),
+    ),
+    (
+        "coup",
+        "java",
+        "Player.java",
+        include_str!("../starters/coup/Player.java"),
+    ),
+    (
+        "coup",
+        "javascript",
+        "bot.js",
+        include_str!("../starters/coup/bot.js"),
+    ),
+];
+
+/// `arena new GAME --lang LANG [DIR]`: writes a starter bot into DIR (default `GAME-LANG`).
+pub fn new_bot(game: &str, lang: &str, dir: Option<PathBuf>) -> Result<std::process::ExitCode> {
+    let entry = crate::cli::find_game(game)?;
+    let protocol = if contest_2014(entry.id()) {
+        "langwars"
+    } else {
+        entry.id()
+    };
+    let lang = match lang {
+        "python" | "py" => "python3",
+        "c++" => "cpp",
+        "js" | "node" => "javascript",
+        "ts" => "typescript",
+        other => other,
+    };
+    let available: Vec<&str> = STARTERS
+        .iter()
+        .filter(|(p, ..)| *p == protocol)
+        .map(|(_, l, ..)| *l)
+        .collect();
+    let Some((_, _, file, text)) = STARTERS
+        .iter()
+        .find(|(p, l, ..)| *p == protocol && *l == lang)
+    else {
+        bail!(
+            "no {lang} starter for {game}; starters for {game}: {}",
+            available.join(", ")
+        );
+    };
+    let dir = dir.unwrap_or_else(|| PathBuf::from(format!("{game}-{lang}")));
+    std::fs::create_dir_all(&dir).map_err(|e| anyhow!("cannot make {}: {e}", dir.display()))?;
+    let path = dir.join(file);
+    if path.exists() {
+        bail!(
+            "{} exists already: arena never overwrites a bot (choose another DIR)",
+            path.display()
+        );
+    }
+    std::fs::write(&path, text).map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
+    let others: Vec<String> = entry
+        .bots()
+        .into_iter()
+        .take(entry.players() - 1)
+        .map(|(name, _)| format!("--bot {name}"))
+        .collect();
+    println!("wrote {}", path.display());
+    println!(
+        "play it:  arena play {} --bot {} {}",
+        entry.id(),
+        dir.display(),
+        others.join(" ")
+    );
+    println!("protocol: docs/protocol-{protocol}.md in arena's repository");
     Ok(std::process::ExitCode::SUCCESS)
 }

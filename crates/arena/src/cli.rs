@@ -32,6 +32,17 @@ enum Command {
     /// List the languages of single-file bots, their toolchains' versions (or the Debian package that
     /// provides a missing one) and the 2014 interpreter names.
     Languages,
+    /// Write a starter bot for GAME in LANG (python3, cpp, java, javascript; typescript for
+    /// spring2021) into DIR (default GAME-LANG).
+    New {
+        /// The game (see `arena list`).
+        game: String,
+        /// The language of the starter.
+        #[arg(long)]
+        lang: String,
+        /// Where to write it.
+        dir: Option<PathBuf>,
+    },
     /// Play one game and print the result table; the replay is written as JSON.
     Play(PlayArgs),
     /// Check the referee against recorded official transcripts (exit status 1 if any game differs).
@@ -196,6 +207,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::List => list(),
         Command::Languages => crate::bots::languages(),
+        Command::New { game, lang, dir } => crate::bots::new_bot(&game, &lang, dir),
         Command::Play(args) => play(args),
         Command::Conformance { game, files } => conformance(&game, &files),
         Command::Bench {
