@@ -67,68 +67,21 @@ fn play_one(game: &str, bot: &Path, others: &[&str]) -> serde_json::Value {
     player
 }
 
-/// A Lang Wars bot in Python 2 syntax, flushing as the 2014 samples did.
-const PYTHON2_SAMPLE: &str = r#"import sys
-print "READY"
-sys.stdout.flush()
-turns, players, targets = map(int, raw_input().split())
-attention = map(int, raw_input().split())
-for _ in xrange(turns):
-    turn, kind = raw_input().split()
-    turn = int(turn)
-    for i in xrange(targets):
-        raw_input()
-    raw_input()
-    if turn % 2 == 1:
-        raw_input()
-    n = 5 if turn % 2 == 1 else 2
-    print " ".join(str(i % targets) for i in xrange(n))
-    sys.stdout.flush()
-"#;
-
-const PHP_SAMPLE: &str = r#"<?php
-echo "READY\n";
-fflush(STDOUT);
-list($turns, $players, $targets) = array_map('intval', explode(' ', trim(fgets(STDIN))));
-$attention = explode(' ', trim(fgets(STDIN)));
-for ($t = 0; $t < $turns; $t++) {
-    list($turn, $kind) = explode(' ', trim(fgets(STDIN)));
-    $turn = intval($turn);
-    for ($i = 0; $i < $targets; $i++) fgets(STDIN);
-    fgets(STDIN);
-    if ($turn % 2 == 1) fgets(STDIN);
-    $n = $turn % 2 == 1 ? 5 : 2;
-    $out = array();
-    for ($i = 0; $i < $n; $i++) $out[] = $i % $targets;
-    echo implode(' ', $out) . "\n";
-    fflush(STDOUT);
-}
-"#;
-
-fn folder_2014(root: &Path, name: &str, file: &str, source: &str, run: &str) -> PathBuf {
-    let folder = root.join(name);
-    std::fs::create_dir(&folder).unwrap();
-    std::fs::write(folder.join(file), source).unwrap();
-    std::fs::write(
-        folder.join("compile.sh"),
-        "#!/bin/sh\n# nothing to compile\n",
-    )
-    .unwrap();
-    std::fs::write(folder.join("run.sh"), run).unwrap();
-    folder
+/// The repository's 2014-style examples (also in the README).
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(name)
 }
 
 #[test]
 fn a_2014_python_folder_whose_run_sh_says_python_plays_langwars2_in_python_2() {
     require("python2", "pyenv install 2.7.18, or ARENA_PYTHON2");
-    let root = tempfile::tempdir().unwrap();
-    let folder = folder_2014(
-        root.path(),
-        "python",
-        "SampleAI.py",
-        PYTHON2_SAMPLE,
-        "python SampleAI.py\n",
-    );
+    let folder = example("langwars-2014-python2");
+    let run = std::fs::read_to_string(folder.join("run.sh")).unwrap();
+    assert_eq!(run.trim(), "python SampleAI.py");
+    let source = std::fs::read_to_string(folder.join("SampleAI.py")).unwrap();
+    assert!(source.contains("print \"READY\""), "Python 2 syntax");
     let player = play_one("langwars2", &folder, &["random", "greedy", "focus"]);
     assert_eq!(player["answers"], 9, "{player}");
 }
@@ -136,14 +89,9 @@ fn a_2014_python_folder_whose_run_sh_says_python_plays_langwars2_in_python_2() {
 #[test]
 fn a_2014_php_folder_whose_run_sh_says_php5_plays_langwars2() {
     require("php", "apt-get install php-cli");
-    let root = tempfile::tempdir().unwrap();
-    let folder = folder_2014(
-        root.path(),
-        "php",
-        "SampleAI.php",
-        PHP_SAMPLE,
-        "php5 SampleAI.php\n",
-    );
+    let folder = example("langwars-2014-php5");
+    let run = std::fs::read_to_string(folder.join("run.sh")).unwrap();
+    assert_eq!(run.trim(), "php5 SampleAI.php");
     let player = play_one("langwars2", &folder, &["random", "greedy", "focus"]);
     assert_eq!(player["answers"], 9, "{player}");
 }
