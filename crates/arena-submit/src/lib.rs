@@ -935,6 +935,148 @@ pub fn closest<'a>(name: &str, known: &[&'a str]) -> Vec<&'a str> {
 mod tests {
     use super::*;
 
+    fn options(cache: &Path) -> Options {
+        Options {
+            contest_2014: true,
+            cache_dir: Some(cache.to_path_buf()),
+            build_timeout: Duration::from_secs(30),
+        }
+    }
+
+    #[test]
+    fn a_manifest_builds_once_sets_the_environment_and_runs_its_command() {
+        let root = tempfile::tempdir().unwrap();
+        let bot = root.path().join("bot");
+        std::fs::create_dir(&bot).unwrap();
+        std::fs::write(
+            bot.join(MANIFEST),
+            "build = \"echo built >> out.txt\"\nrun = \"cat out.txt\"\n[env]\nGREETING = \"hello world\"\n",
+        )
+        .unwrap();
+        let first = prepare(&bot, &options(&root.path().join("cache"))).unwrap();
+        assert!(!first.cached);
+        assert!(
+            first
+                .launcher
+                .contains("GREETING='hello world'; export GREETING"),
+            "{}",
+            first.launcher
+        );
+        assert!(
+            first.launcher.ends_with("cat out.txt\n"),
+            "{}",
+            first.launcher
+        );
+        assert_eq!(
+            std::fs::read_to_string(first.folder.join("out.txt")).unwrap(),
+            "built\n"
+        );
+        // The source folder is never written; the same content is not built again.
+        assert!(!bot.join("out.txt").exists());
+        let second = prepare(&bot, &options(&root.path().join("cache"))).unwrap();
+        assert!(second.cached);
+        assert_eq!(second.folder, first.folder);
+        // The launcher runs the bot in a copy of the build.
+        let argv = run_argv(Some(&first.folder));
+        let output = Command::new(&argv[0]).args(&argv[1..]).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "built\n");
+        // A change is a new build.
+        std::fs::write(bot.join("data.txt"), "x").unwrap();
+        let third = prepare(&bot, &options(&root.path().join("cache"))).unwrap();
+        assert!(!third.cached);
+        assert_ne!(third.folder, first.folder);
+    }
+
+    #[test]
+    fn a_build_that_takes_too_long_is_stopped_and_said_so() {
+        let root = tempfile::tempdir().unwrap();
+        let bot = root.path().join("slow");
+        std::fs::create_dir(&bot).unwrap();
+        std::fs::write(
+            bot.join(MANIFEST),
+            "build = \"echo compiling; sleep 30\"\nrun = \"true\"\nbuild_timeout = 1\n",
+        )
+        .unwrap();
+        let started = Instant::now();
+        let error = prepare(&bot, &options(&root.path().join("cache"))).unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert!(error.contains("did not finish within 1 s"), "{error}");
+        assert!(error.contains("compiling"), "the output so far: {error}");
+    }
+
+    #[test]
+    fn a_failing_build_shows_its_whole_output() {
+        let root = tempfile::tempdir().unwrap();
+        let bot = root.path().join("broken");
+        std::fs::create_dir(&bot).unwrap();
+        std::fs::write(bot.join("run.sh"), "./bot\n").unwrap();
+        let lines: String = (0..200).map(|i| format!("echo line {i}\n")).collect();
+        std::fs::write(bot.join("compile.sh"), format!("{lines}exit 3\n")).unwrap();
+        let error = prepare(&bot, &options(&root.path().join("cache"))).unwrap_err();
+        assert!(error.contains("exit status: 3"), "{error}");
+        assert!(
+            error.contains("line 0\n") && error.contains("line 199"),
+            "{error}"
+        );
+        assert!(error.contains("2014 folder"), "{error}");
+    }
+
+    #[test]
+    fn interpreter_names_map_as_the_2014_servers_meant_them_and_a_manifest_overrides() {
+        let root = tempfile::tempdir().unwrap();
+        let bot = root.path().join("sample");
+        std::fs::create_dir(&bot).unwrap();
+        std::fs::write(bot.join("run.sh"), "nodejs bot.js\n").unwrap();
+        std::fs::write(bot.join("bot.js"), "console.log('hi')\n").unwrap();
+        let prepared = prepare(&bot, &options(&root.path().join("cache"))).unwrap();
+        let shim = std::fs::read_to_string(prepared.folder.join(".arena/bin/nodejs"));
+        match locate("node") {
+            Some(node) => assert!(shim.unwrap().contains(&*node.to_string_lossy())),
+            None => assert!(shim.is_err()),
+        }
+        // A name the scripts use whose program is missing is an error that says what it means.
+        std::fs::write(bot.join("run.sh"), "frobnicate bot.js\n").unwrap();
+        std::fs::write(
+            bot.join(MANIFEST),
+            "[interpreters]\nfrobnicate = \"no-such-interpreter-anywhere\"\n",
+        )
+        .unwrap();
+        let error = prepare(&bot, &options(&root.path().join("cache"))).unwrap_err();
+        assert!(error.contains("`frobnicate`"), "{error}");
+        assert!(error.contains("no-such-interpreter-anywhere"), "{error}");
+        assert!(error.contains(MANIFEST), "{error}");
+    }
+
+    #[test]
+    fn python_2_files_are_told_from_python_3_ones() {
+        let root = tempfile::tempdir().unwrap();
+        let two = root.path().join("two.py");
+        std::fs::write(&two, "print \"READY\"\n").unwrap();
+        let three = root.path().join("three.py");
+        std::fs::write(&three, "print('READY', flush=True)\n").unwrap();
+        assert_eq!(detect(&three).unwrap().id, "python3");
+        let expected = if locate("python2").is_some() {
+            "python2"
+        } else {
+            "python3"
+        };
+        assert_eq!(detect(&two).unwrap().id, expected);
+        let shebang = root.path().join("bang.py");
+        std::fs::write(&shebang, "#!/usr/bin/env python2\nprint('x')\n").unwrap();
+        assert_eq!(detect(&shebang).unwrap().id, "python2");
+    }
+
+    #[test]
+    fn a_folder_with_several_sources_needs_an_entry() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("a.py"), "").unwrap();
+        std::fs::write(root.path().join("b.py"), "").unwrap();
+        let error = entry_file(root.path()).unwrap_err();
+        assert!(error.contains("entry = "), "{error}");
+        std::fs::write(root.path().join("main.py"), "").unwrap();
+        assert!(entry_file(root.path()).unwrap().ends_with("main.py"));
+    }
+
     #[test]
     fn main_classes_are_found_as_codingame_names_them() {
         let java = languages::language("java").unwrap();

@@ -517,9 +517,14 @@ pub fn result_table(game: &str, seed: u64, result: &GameResult, replay: &Path) -
 /// For each fault: when it happened (the bot's answer number and the step of the replay), how the
 /// process ended, and the last lines of the bot's stderr.
 pub fn fault_details(result: &GameResult) -> String {
+    fault_details_of(&result.names, &result.record)
+}
+
+/// [`fault_details`] of a replay record (JSON).
+pub fn fault_details_of(names: &[String], record: &serde_json::Value) -> String {
     let mut text = String::new();
-    let steps = result.record["steps"].as_array();
-    for (seat, player) in result.record["players"]
+    let steps = record["steps"].as_array();
+    for (seat, player) in record["players"]
         .as_array()
         .into_iter()
         .flatten()
@@ -528,7 +533,7 @@ pub fn fault_details(result: &GameResult) -> String {
         let Some(faults) = player["faults"].as_array().filter(|f| !f.is_empty()) else {
             continue;
         };
-        let name = result.names.get(seat).map_or("?", String::as_str);
+        let name = names.get(seat).map_or("?", String::as_str);
         for fault in faults {
             let what = format!(
                 "{}: {}",

@@ -265,12 +265,66 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
     if outcome.decided {
         eprintln!("the sequential test decided: no more games are played (resuming plays none)");
     }
+    print_faults(&dir, FAULTS_SHOWN);
     crate::report::finish(&dir, &plan, args.format, args.bootstrap)?;
     Ok(if outcome.interrupted {
         ExitCode::from(130)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Games whose faults are shown in full after a tournament (the others are counted).
+const FAULTS_SHOWN: usize = 3;
+
+/// Shows the first games with faults as `arena play` does (when, how the process ended, the last
+/// lines of stderr), from their replays; counts the rest. On stderr: the leaderboard is the output.
+fn print_faults(dir: &std::path::Path, shown: usize) {
+    let Ok(journal) = std::fs::read_to_string(dir.join("results.jsonl")) else {
+        return;
+    };
+    let mut games = 0usize;
+    for line in journal.lines() {
+        let Ok(entry) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let faulty = entry["faults"].as_array().is_some_and(|seats| {
+            seats
+                .iter()
+                .any(|f| f.as_array().is_some_and(|f| !f.is_empty()))
+        });
+        if !faulty {
+            continue;
+        }
+        games += 1;
+        if games > shown {
+            continue;
+        }
+        let names: Vec<String> = serde_json::from_value(entry["bots"].clone()).unwrap_or_default();
+        let replay = entry["replay"].as_str().map(|path| dir.join(path));
+        let details = replay
+            .as_deref()
+            .and_then(|path| arena_viewer::read_replay(path).ok())
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .map(|record| crate::cli::fault_details_of(&names, &record));
+        eprintln!(
+            "game {} (seed {}): {}",
+            entry["index"],
+            entry["seed"],
+            names.join(" vs ")
+        );
+        match details {
+            Some(details) => eprint!("{details}"),
+            None => eprintln!("  faults {} (no replay kept)", entry["faults"]),
+        }
+    }
+    if games > shown {
+        eprintln!(
+            "{} more games with faults: their replays are in {}",
+            games - shown,
+            dir.join("replays").display()
+        );
+    }
 }
 
 /// The plan with every submission built (or found in the cache) and started from its build folder.
