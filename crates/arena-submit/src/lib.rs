@@ -548,7 +548,12 @@ fn manifest_recipe(
 ) -> Result<Recipe, String> {
     let scripts = format!("{run}\n{}", manifest.build.as_deref().unwrap_or(""));
     Ok(Recipe {
-        kind: format!("{MANIFEST} in {}", folder.display()),
+        kind: format!(
+            "{MANIFEST} of {}",
+            folder
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+        ),
         only_file: None,
         build: manifest
             .build
@@ -669,8 +674,18 @@ fn launcher_text(recipe: &Recipe) -> String {
 fn content_key(recipe: &Recipe, folder: &Path, only: Option<&Path>) -> Result<String, String> {
     let mut hasher = Sha256::new();
     hasher.update(BUILD_FORMAT);
-    hasher.update(format!("{recipe:?}"));
-    hasher.update(launcher_text(recipe));
+    // The same content gives the same build wherever it lies: the recipe without its paths.
+    let placeless = Recipe {
+        kind: String::new(),
+        only_file: recipe
+            .only_file
+            .as_ref()
+            .and_then(|file| file.file_name())
+            .map(PathBuf::from),
+        ..recipe.clone()
+    };
+    hasher.update(format!("{placeless:?}"));
+    hasher.update(launcher_text(&placeless));
     let files = match only {
         Some(file) => vec![file.to_path_buf()],
         None => {
@@ -980,6 +995,12 @@ mod tests {
         let argv = run_argv(Some(&first.folder));
         let output = Command::new(&argv[0]).args(&argv[1..]).output().unwrap();
         assert_eq!(String::from_utf8_lossy(&output.stdout), "built\n");
+        // The same content elsewhere is the same build.
+        let elsewhere = root.path().join("elsewhere");
+        copy_tree(&bot, &elsewhere).unwrap();
+        let moved = prepare(&elsewhere, &options(&root.path().join("cache"))).unwrap();
+        assert!(moved.cached);
+        assert_eq!(moved.folder, first.folder);
         // A change is a new build.
         std::fs::write(bot.join("data.txt"), "x").unwrap();
         let third = prepare(&bot, &options(&root.path().join("cache"))).unwrap();
