@@ -420,3 +420,32 @@ fn arena_languages_lists_versions_and_packages() {
     // An installed tool shows its version; a missing one its package.
     assert!(stdout.contains("g++ (Debian"), "{stdout}");
 }
+
+#[test]
+fn a_file_bot_plays_coups_king_of_the_hill_from_the_folder_the_koth_gives_it() {
+    let root = tempfile::tempdir().unwrap();
+    let bot = starters().join("coup").join("bot.py");
+    let kd = root.path().join("koth");
+    let output = arena(
+        root.path(),
+        &root.path().join("cache"),
+        &[
+            "koth",
+            "coup",
+            "--bot",
+            &format!("Mine={}", bot.display()),
+            "--bot",
+            "Calc=calculator",
+            "--rounds",
+            "1",
+            "--dir",
+            &kd.to_string_lossy(),
+        ],
+    );
+    assert!(output.status.success(), "{}", text(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("2 games"), "{stdout}");
+    assert!(!stdout.contains("forfeits"), "{}", text(&output));
+    // The KotH's own folder for the bot, as the original arbiter had.
+    assert!(kd.join("Mine").is_dir());
+}
