@@ -161,7 +161,7 @@ pub fn prepare(path: &Path, options: &Options) -> Result<Prepared, String> {
         .file_stem()
         .map(|stem| stem.to_string_lossy().into_owned())
         .unwrap_or_else(|| "bot".into());
-    let recipe = recipe(&path, options)?;
+    let recipe = recipe(&path, options).map_err(|e| format!("the bot {}: {e}", path.display()))?;
     let (folder, source) = match &recipe.only_file {
         Some(file) => (
             path.parent().unwrap_or(Path::new("/")).to_path_buf(),
