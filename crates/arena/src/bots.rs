@@ -86,6 +86,13 @@ pub fn resolve(
         let source = std::fs::canonicalize(path)
             .map_err(|e| anyhow!("cannot read the bot {}: {e}", path.display()))?;
         let prepared = prepare_submission(game.id(), &source)?;
+        if let Some(dir) = workdir {
+            eprintln!(
+                "arena: note: {} plays in a copy of its own build, not in --workdir {}",
+                path.display(),
+                dir.display()
+            );
+        }
         return Ok(Player {
             seat: SeatRequest {
                 name: name.map_or_else(|| prepared.name.clone(), str::to_string),
