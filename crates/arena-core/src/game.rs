@@ -87,8 +87,11 @@ pub enum FaultKind {
     NotReady,
     /// No answer within the time limit.
     Timeout,
-    /// The process exited or closed its output before answering.
+    /// The process ended with a failure (non-zero status, a signal) or closed its output while
+    /// still running, before answering.
     Crashed,
+    /// The process exited cleanly (status 0) before answering: it stopped playing, it did not crash.
+    Exited,
     /// The answer could not be parsed (games where that is fatal).
     Unparsable,
     /// A well-formed answer that the rules reject.
@@ -104,6 +107,7 @@ impl FaultKind {
             FaultKind::NotReady => "not ready",
             FaultKind::Timeout => "timeout",
             FaultKind::Crashed => "crashed",
+            FaultKind::Exited => "exited",
             FaultKind::Unparsable => "unparsable",
             FaultKind::Illegal => "illegal",
             FaultKind::Forfeit => "forfeit",

@@ -393,6 +393,13 @@ impl BotProcess {
         }
     }
 
+    /// Waits up to `patience` for the leader to exit by itself (after it closed its output), without
+    /// killing it: its own exit status, as it happened, or `None` if it is still running.
+    pub fn wait_exit(&mut self, patience: Duration) -> Option<std::process::ExitStatus> {
+        self.resume();
+        self.reap(patience)
+    }
+
     /// Waits up to `patience` for the (killed) leader's exit status: woken by its pidfd the moment it
     /// exits, or (kernels without pidfd) checking in short sleeps.
     fn reap(&mut self, patience: Duration) -> Option<std::process::ExitStatus> {

@@ -24,6 +24,9 @@ pub struct MatchOptions {
     pub cpu: Option<usize>,
     /// How answer times are judged; `None`: the game's default (`Game::default_time_policy`).
     pub time_policy: Option<TimePolicy>,
+    /// A start-up probe: stop as soon as every process bot has answered once (or is out). The
+    /// outcome is then that of an unfinished game and means nothing; the faults and logs do.
+    pub probe: bool,
 }
 
 impl Default for MatchOptions {
@@ -34,6 +37,7 @@ impl Default for MatchOptions {
             record_frames: true,
             cpu: None,
             time_policy: None,
+            probe: false,
         }
     }
 }
@@ -96,7 +100,15 @@ pub async fn run_match<G: Game>(
     let mut steps = Vec::new();
     let mut first = vec![true; seats.len()];
     let mut obs = G::Obs::default();
+    let probed = |first: &[bool], out: &[Option<Fault>], seats: &[Seat<G>]| {
+        options.probe
+            && (0..seats.len())
+                .all(|p| !seats[p].agent.is_process() || !first[p] || out[p].is_some())
+    };
     while let Some(player) = game.to_act() {
+        if probed(&first, &out, &seats) {
+            break;
+        }
         game.observe(player, &mut obs);
         if let Some(fault) = &out[player] {
             game.apply(player, Answer::Fault(fault.clone()));

@@ -126,6 +126,29 @@ impl LineBuffer {
     }
 }
 
+/// How long a bot that closed its output gets to exit by itself, so that its own exit status is
+/// recorded rather than the kill's.
+const EXIT_PATIENCE: Duration = Duration::from_millis(300);
+
+/// The fault of a bot that closed its output before answering: a clean exit (status 0) is an exit,
+/// a failure status or a signal is a crash, each with the status as it happened.
+fn closed_fault(process: &mut BotProcess) -> Fault {
+    match process.wait_exit(EXIT_PATIENCE) {
+        Some(status) if status.success() => Fault::new(
+            FaultKind::Exited,
+            format!("exited before answering ({status})"),
+        ),
+        Some(status) => Fault::new(
+            FaultKind::Crashed,
+            format!("ended before answering ({status})"),
+        ),
+        None => Fault::new(
+            FaultKind::Crashed,
+            "closed its output before answering (still running)",
+        ),
+    }
+}
+
 /// A process that plays a whole game over stdin/stdout with game `G`'s text protocol.
 pub struct StreamAgent<G: StreamProtocol> {
     spec: ProcessSpec,
@@ -201,9 +224,13 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
                         ));
                     }
                     LineRead::Closed => {
+                        let how = match process.wait_exit(EXIT_PATIENCE) {
+                            Some(status) => format!("ended ({status})"),
+                            None => "closed its output".to_string(),
+                        };
                         return Err(Fault::new(
                             FaultKind::NotReady,
-                            format!("closed its output before printing {ready}"),
+                            format!("{how} before printing {ready}"),
                         ));
                     }
                 }
@@ -255,13 +282,7 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
                     )),
                     None,
                 ),
-                LineRead::Closed => (
-                    Answer::Fault(Fault::new(
-                        FaultKind::Crashed,
-                        "closed its output (exited?)",
-                    )),
-                    None,
-                ),
+                LineRead::Closed => (Answer::Fault(closed_fault(process)), None),
             };
             Reply {
                 answer,

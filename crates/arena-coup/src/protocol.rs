@@ -47,7 +47,7 @@ impl ForfeitKind {
         match fault.kind {
             FaultKind::SpawnFailed => ForfeitKind::SpawnFailed,
             FaultKind::Timeout => ForfeitKind::Timeout,
-            FaultKind::Crashed => ForfeitKind::NonZeroExit,
+            FaultKind::Crashed | FaultKind::Exited => ForfeitKind::NonZeroExit,
             FaultKind::Illegal | FaultKind::Unparsable => {
                 if fault
                     .detail

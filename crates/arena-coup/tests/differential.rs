@@ -101,6 +101,7 @@ fn arena_game(
         record_frames: false,
         cpu: None,
         time_policy: None,
+        probe: false,
     };
     let record = runtime.block_on(run_match::<Coup>(&config, 0, seats, &options));
     for player in &record.players {

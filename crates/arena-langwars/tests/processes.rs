@@ -129,7 +129,8 @@ async fn hang_crash_and_early_exit_are_faults_then_target_zero() {
     let result = play(["hang", "crash", "exit_early", "ok"], &dir).await;
     assert_eq!(fault_kinds(&result, 0), vec![FaultKind::Timeout]);
     assert_eq!(fault_kinds(&result, 1), vec![FaultKind::Crashed]);
-    assert_eq!(fault_kinds(&result, 2), vec![FaultKind::Crashed]);
+    // A clean exit is an exit, not a crash.
+    assert_eq!(fault_kinds(&result, 2), vec![FaultKind::Exited]);
     let hang = moves_of(&result, 0);
     assert_eq!(hang[1], vec![1, 1], "it played turns 1 and 2");
     assert!(zeros_from(&hang, 3));

@@ -50,6 +50,7 @@ async fn play(
             options: MatchOptions {
                 time_scale: scale,
                 time_policy: policy,
+                probe: false,
                 ..MatchOptions::default()
             },
             stderr_cap: 4096,

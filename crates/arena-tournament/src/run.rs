@@ -359,6 +359,7 @@ impl Worker<'_> {
                 record_frames: store_replay,
                 cpu: self.cpu,
                 time_policy: plan.settings.time_policy,
+                probe: false,
             },
             stderr_cap: plan.settings.stderr_cap,
         };

@@ -52,6 +52,10 @@ pub struct BotPlan {
     pub spec: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workdir: Option<PathBuf>,
+    /// A submission (source file or folder) the bot is built from; `spec` and `workdir` are then
+    /// filled in from its build before the games are played.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<PathBuf>,
 }
 
 impl BotPlan {
@@ -402,6 +406,7 @@ mod tests {
                 name: format!("b{i}"),
                 spec: "builtin:random".into(),
                 workdir: None,
+                source: None,
             })
             .collect()
     }

@@ -29,6 +29,20 @@ pub struct Cli {
 enum Command {
     /// List the games, their leagues and built-in bots.
     List,
+    /// List the languages of single-file bots, their toolchains' versions (or the Debian package that
+    /// provides a missing one) and the 2014 interpreter names.
+    Languages,
+    /// Write a starter bot for GAME in LANG (python3, cpp, java, javascript; typescript for
+    /// spring2021) into DIR (default GAME-LANG).
+    New {
+        /// The game (see `arena list`).
+        game: String,
+        /// The language of the starter.
+        #[arg(long)]
+        lang: String,
+        /// Where to write it.
+        dir: Option<PathBuf>,
+    },
     /// Play one game and print the result table; the replay is written as JSON.
     Play(PlayArgs),
     /// Check the referee against recorded official transcripts (exit status 1 if any game differs).
@@ -218,6 +232,8 @@ impl CoupOptions {
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::List => list(),
+        Command::Languages => crate::bots::languages(),
+        Command::New { game, lang, dir } => crate::bots::new_bot(&game, &lang, dir),
         Command::Play(args) => play(args),
         Command::Conformance { game, files } => conformance(&game, &files),
         Command::Bench {
@@ -324,47 +340,30 @@ fn list() -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Turns `--bot` texts into seat requests; a bare name of a built-in bot means that bot.
+/// Turns `--bot` texts into players: a built-in bot's name (a misspelt one is an error that
+/// suggests the closest), a source file or folder (built once, see `arena languages`), or a command
+/// whose program must exist.
 pub fn seat_requests(
     game: &dyn GameEntry,
     bots: &[(Option<String>, String)],
     workdirs: &[PathBuf],
-) -> Result<Vec<SeatRequest>> {
+) -> Result<Vec<crate::bots::Player>> {
     if !(workdirs.is_empty() || workdirs.len() == 1 || workdirs.len() == bots.len()) {
         bail!(
-            "give --workdir once (for every bot) or once per --bot ({} bots, {} workdirs)",
+            "give --workdir once (for every command bot) or once per --bot ({} bots, {} workdirs)",
             bots.len(),
             workdirs.len()
         );
     }
-    let builtin: Vec<&str> = game.bots().into_iter().map(|(name, _)| name).collect();
     bots.iter()
         .enumerate()
         .map(|(index, (name, text))| {
-            let spec = if builtin.contains(&text.trim()) {
-                PlayerSpec::Builtin(text.trim().to_string())
-            } else {
-                PlayerSpec::parse(text).map_err(|e| anyhow!(e))?
-            };
-            if let PlayerSpec::Builtin(bot) = &spec
-                && !builtin.contains(&bot.as_str())
-            {
-                bail!(
-                    "{} has no built-in bot `{bot}` (built-in bots: {})",
-                    game.id(),
-                    builtin.join(", ")
-                );
-            }
             let workdir = match workdirs.len() {
                 0 => None,
-                1 => Some(workdirs[0].clone()),
-                _ => Some(workdirs[index].clone()),
+                1 => Some(workdirs[0].as_path()),
+                _ => Some(workdirs[index].as_path()),
             };
-            Ok(SeatRequest {
-                name: name.clone().unwrap_or_else(|| spec.short_name()),
-                spec,
-                workdir,
-            })
+            crate::bots::resolve(game, name.as_deref(), text, workdir)
         })
         .collect()
 }
@@ -461,7 +460,10 @@ fn play(args: PlayArgs) -> Result<ExitCode> {
     let game = find_game_with(&args.game, &args.coup)?;
     let seed = args.seed.unwrap_or_else(clock_seed);
     let named: Vec<(Option<String>, String)> = args.bots.iter().map(|b| split_name(b)).collect();
-    let mut seats = seat_requests(game.as_ref(), &named, &args.workdirs)?;
+    let mut seats: Vec<SeatRequest> = seat_requests(game.as_ref(), &named, &args.workdirs)?
+        .into_iter()
+        .map(|player| player.seat)
+        .collect();
     unique_names(&mut seats);
     if seats.len() != game.players() {
         bail!(
@@ -482,6 +484,7 @@ fn play(args: PlayArgs) -> Result<ExitCode> {
             record_frames: true,
             cpu: None,
             time_policy: args.timing.policy()?,
+            probe: false,
         },
         stderr_cap: args.stderr_cap,
     };
@@ -567,7 +570,63 @@ pub fn result_table(game: &str, seed: u64, result: &GameResult, replay: &Path) -
     if result.time_policy != TimePolicy::Strict {
         text.push_str(&format!("time policy: {}\n", result.time_policy));
     }
+    text.push_str(&fault_details(result));
     text.push_str(&format!("replay: {}\n", replay.display()));
+    text
+}
+
+/// For each fault: when it happened (the bot's answer number and the step of the replay), how the
+/// process ended, and the last lines of the bot's stderr.
+pub fn fault_details(result: &GameResult) -> String {
+    fault_details_of(&result.names, &result.record)
+}
+
+/// [`fault_details`] of a replay record (JSON).
+pub fn fault_details_of(names: &[String], record: &serde_json::Value) -> String {
+    let mut text = String::new();
+    let steps = record["steps"].as_array();
+    for (seat, player) in record["players"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let Some(faults) = player["faults"].as_array().filter(|f| !f.is_empty()) else {
+            continue;
+        };
+        let name = names.get(seat).map_or("?", String::as_str);
+        for fault in faults {
+            let what = format!(
+                "{}: {}",
+                fault["fault"]["kind"].as_str().unwrap_or("fault"),
+                fault["fault"]["detail"].as_str().unwrap_or("")
+            );
+            let when = match fault["step"].as_u64() {
+                Some(step) => {
+                    // The bot's own answers before this one, so its turn as it counted them.
+                    let answer = steps.map_or(0, |steps| {
+                        steps
+                            .iter()
+                            .take(step as usize)
+                            .filter(|s| s["player"].as_u64() == Some(seat as u64))
+                            .count()
+                    }) + 1;
+                    format!("at its answer {answer} (step {step} of the replay)")
+                }
+                None if fault["fault"]["kind"] == "illegal" => "judged by the rules".to_string(),
+                None => "at start-up".to_string(),
+            };
+            text.push_str(&format!("fault: seat {seat} ({name}) {when}: {what}\n"));
+        }
+        if let Some(status) = player["exit_status"].as_str() {
+            text.push_str(&format!("      its process: {status}\n"));
+        }
+        let stderr = player["stderr"].as_str().unwrap_or("");
+        if !stderr.trim().is_empty() {
+            text.push_str("      its stderr (last lines):\n");
+            text.push_str(&crate::bots::stderr_tail(stderr, 5));
+        }
+    }
     text
 }
 

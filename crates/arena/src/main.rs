@@ -1,5 +1,6 @@
 //! The `arena` command: thin glue over the game crates (see `games.rs` for the registry).
 
+mod bots;
 mod cli;
 mod games;
 mod report;

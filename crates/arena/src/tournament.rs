@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result, anyhow, bail};
 use arena_core::process::DEFAULT_STDERR_CAP;
-use arena_core::registry::GameEntry;
+use arena_core::registry::{GameEntry, PlayerSpec, SeatRequest};
 use arena_stats::SprtConfig;
 use arena_tournament::{
     BotPlan, Plan, PlanRequest, Progress, RunOptions, RunSettings, Schedule, SeatOrders,
@@ -198,6 +198,31 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
              (each game has one bot thinking at a time; the default is one game per core)"
         );
     }
+    let runnable = runnable_plan(&plan, game.as_ref())?;
+    if !STOP.load(Ordering::SeqCst) {
+        let seats: Vec<SeatRequest> = runnable
+            .bots
+            .iter()
+            .filter(|bot| bot.builtin().is_none())
+            .map(|bot| {
+                Ok(SeatRequest {
+                    name: bot.name.clone(),
+                    spec: PlayerSpec::parse(&bot.spec).map_err(|e| anyhow!(e))?,
+                    workdir: bot.workdir.clone(),
+                })
+            })
+            .collect::<Result<_>>()?;
+        crate::bots::probe(
+            game.as_ref(),
+            plan.variant.as_deref(),
+            &seats,
+            plan.settings.time_scale,
+        )?;
+    }
+    // A new tournament's folder is made only once every bot has started.
+    if args.resume.is_none() {
+        arena_tournament::create(&dir, &plan)?;
+    }
     install_stop_handler()?;
     let total = plan.total_games();
     eprintln!(
@@ -228,7 +253,7 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
     let outcome = arena_tournament::run(
         game.as_ref(),
         &dir,
-        &plan,
+        &runnable,
         RunOptions {
             jobs,
             pin_cpus: !args.no_pin,
@@ -259,12 +284,79 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
     if outcome.decided {
         eprintln!("the sequential test decided: no more games are played (resuming plays none)");
     }
+    print_faults(&dir, FAULTS_SHOWN);
     crate::report::finish(&dir, &plan, args.format, args.bootstrap)?;
     Ok(if outcome.interrupted {
         ExitCode::from(130)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Games whose faults are shown in full after a tournament (the others are counted).
+const FAULTS_SHOWN: usize = 3;
+
+/// Shows the first games with faults as `arena play` does (when, how the process ended, the last
+/// lines of stderr), from their replays; counts the rest. On stderr: the leaderboard is the output.
+fn print_faults(dir: &std::path::Path, shown: usize) {
+    let Ok(journal) = std::fs::read_to_string(dir.join("results.jsonl")) else {
+        return;
+    };
+    let mut games = 0usize;
+    for line in journal.lines() {
+        let Ok(entry) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let faulty = entry["faults"].as_array().is_some_and(|seats| {
+            seats
+                .iter()
+                .any(|f| f.as_array().is_some_and(|f| !f.is_empty()))
+        });
+        if !faulty {
+            continue;
+        }
+        games += 1;
+        if games > shown {
+            continue;
+        }
+        let names: Vec<String> = serde_json::from_value(entry["bots"].clone()).unwrap_or_default();
+        let replay = entry["replay"].as_str().map(|path| dir.join(path));
+        let details = replay
+            .as_deref()
+            .and_then(|path| arena_viewer::read_replay(path).ok())
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .map(|record| crate::cli::fault_details_of(&names, &record));
+        eprintln!(
+            "game {} (seed {}): {}",
+            entry["index"],
+            entry["seed"],
+            names.join(" vs ")
+        );
+        match details {
+            Some(details) => eprint!("{details}"),
+            None => eprintln!("  faults {} (no replay kept)", entry["faults"]),
+        }
+    }
+    if games > shown {
+        eprintln!(
+            "{} more games with faults: their replays are in {}",
+            games - shown,
+            dir.join("replays").display()
+        );
+    }
+}
+
+/// The plan with every submission built (or found in the cache) and started from its build folder.
+fn runnable_plan(plan: &Plan, game: &dyn GameEntry) -> Result<Plan> {
+    let mut runnable = plan.clone();
+    for bot in &mut runnable.bots {
+        if let Some(source) = &bot.source {
+            let prepared = crate::bots::prepare_submission(game.id(), source)?;
+            bot.spec = arena_submit::run_argv(None).join(" ");
+            bot.workdir = Some(prepared.folder);
+        }
+    }
+    Ok(runnable)
 }
 
 fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)> {
@@ -280,14 +372,26 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
     } else {
         args.bots.iter().map(|b| split_name(b)).collect()
     };
-    let mut seats = seat_requests(game.as_ref(), &texts, &args.workdirs)?;
+    let players = seat_requests(game.as_ref(), &texts, &args.workdirs)?;
+    let mut seats: Vec<_> = players.iter().map(|p| p.seat.clone()).collect();
     unique_names(&mut seats);
     let bots: Vec<BotPlan> = seats
         .into_iter()
-        .map(|seat| BotPlan {
-            name: seat.name,
-            spec: seat.spec.label(),
-            workdir: seat.workdir,
+        .zip(players)
+        .map(|(seat, player)| match player.source {
+            // The plan keeps the submission; its build is found again (in the cache) on --resume.
+            Some(source) => BotPlan {
+                name: seat.name,
+                spec: source.to_string_lossy().into_owned(),
+                workdir: None,
+                source: Some(source),
+            },
+            None => BotPlan {
+                name: seat.name,
+                spec: seat.spec.label(),
+                workdir: seat.workdir,
+                source: None,
+            },
         })
         .collect();
     let schedule = match (args.schedule, &args.gauntlet) {
@@ -345,7 +449,6 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("arena-out/{}-{seed}", plan.game)));
-    arena_tournament::create(&dir, &plan)?;
     Ok((dir, plan, game))
 }
 
@@ -358,7 +461,20 @@ pub fn koth(args: KothArgs) -> Result<ExitCode> {
     }
     let game = find_game_with("coup", &args.coup)?;
     let texts: Vec<(Option<String>, String)> = args.bots.iter().map(|b| split_name(b)).collect();
-    let mut seats = seat_requests(game.as_ref(), &texts, &[])?;
+    let players = seat_requests(game.as_ref(), &texts, &[])?;
+    let mut seats: Vec<_> = players
+        .into_iter()
+        .map(|player| {
+            let mut seat = player.seat;
+            // The KotH runs every bot in a folder of its own: start a built bot by its full path.
+            if player.source.is_some()
+                && let Some(folder) = seat.workdir.take()
+            {
+                seat.spec = PlayerSpec::Command(arena_submit::run_argv(Some(&folder)));
+            }
+            seat
+        })
+        .collect();
     unique_names(&mut seats);
     let mut spec = arena_coup::KothSpec::new(
         seats

@@ -1,0 +1,506 @@
+//! The languages a single source file may be written in, how each is built and started (the way
+//! CodinGame does, with Debian's toolchains), and which Debian package provides each tool.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A program a language needs, and where it comes from.
+#[derive(Clone, Copy, Debug)]
+pub struct Tool {
+    pub program: &'static str,
+    /// The Debian package that provides it (or how to get it when Debian has none).
+    pub package: &'static str,
+    /// Arguments that make it print its version.
+    pub version_args: &'static [&'static str],
+}
+
+/// One language of single-file bots.
+///
+/// In `build` and `run`, `{src}` is the source file's name, `{stem}` the name without extension and
+/// `{main}` the main class (Java: `Player` when the file has one, as on CodinGame; Scala: the object).
+/// The first word of every step is one of `tools`, replaced by its full path when the bot is built.
+/// `run` is relative to the bot's folder, which is the working directory of the bot.
+#[derive(Clone, Copy, Debug)]
+pub struct Language {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub extensions: &'static [&'static str],
+    pub build: &'static [&'static [&'static str]],
+    pub run: &'static [&'static str],
+    pub tools: &'static [Tool],
+    /// A build whose step fails but leaves this file is accepted, its messages kept as warnings
+    /// (TypeScript: type errors do not stop CodinGame's bots from running).
+    pub lenient_output: Option<&'static str>,
+}
+
+const fn tool(
+    program: &'static str,
+    package: &'static str,
+    version_args: &'static [&'static str],
+) -> Tool {
+    Tool {
+        program,
+        package,
+        version_args,
+    }
+}
+
+const GCC: Tool = tool("gcc", "gcc", &["--version"]);
+const GXX: Tool = tool("g++", "g++", &["--version"]);
+const JAVAC: Tool = tool("javac", "openjdk-17-jdk-headless", &["-version"]);
+const JAVA: Tool = tool("java", "openjdk-17-jre-headless", &["-version"]);
+const NODE: Tool = tool("node", "nodejs", &["--version"]);
+pub(crate) const PYTHON2_TOOL: Tool = tool(
+    "python2",
+    "no Debian 12 package: install Python 2.7 with pyenv (`pyenv install 2.7.18`) or set ARENA_PYTHON2",
+    &["--version"],
+);
+const PYTHON3: Tool = tool("python3", "python3", &["--version"]);
+
+/// Every language of single-file bots, in the order `arena languages` lists them.
+pub const LANGUAGES: &[Language] = &[
+    Language {
+        id: "c",
+        name: "C",
+        extensions: &["c"],
+        build: &[&["gcc", "-std=gnu17", "-O2", "-o", "bot", "{src}", "-lm"]],
+        run: &["./bot"],
+        tools: &[GCC],
+        lenient_output: None,
+    },
+    Language {
+        id: "cpp",
+        name: "C++",
+        extensions: &["cpp", "cc", "cxx", "c++"],
+        build: &[&["g++", "-std=gnu++17", "-O2", "-o", "bot", "{src}"]],
+        run: &["./bot"],
+        tools: &[GXX],
+        lenient_output: None,
+    },
+    Language {
+        id: "csharp",
+        name: "C#",
+        extensions: &["cs"],
+        build: &[&["mcs", "-out:bot.exe", "{src}"]],
+        run: &["mono", "./bot.exe"],
+        tools: &[
+            tool("mcs", "mono-mcs", &["--version"]),
+            tool("mono", "mono-runtime", &["--version"]),
+        ],
+        lenient_output: None,
+    },
+    Language {
+        id: "go",
+        name: "Go",
+        extensions: &["go"],
+        build: &[&["go", "build", "-o", "bot", "{src}"]],
+        run: &["./bot"],
+        tools: &[tool("go", "golang-go", &["version"])],
+        lenient_output: None,
+    },
+    Language {
+        id: "java",
+        name: "Java",
+        extensions: &["java"],
+        build: &[&["javac", "-encoding", "UTF-8", "-d", ".", "{src}"]],
+        run: &["java", "-cp", ".", "{main}"],
+        tools: &[JAVAC, JAVA],
+        lenient_output: None,
+    },
+    Language {
+        id: "javascript",
+        name: "JavaScript (Node.js, with CodinGame's readline/print/printErr)",
+        extensions: &["js", "mjs", "cjs"],
+        build: &[],
+        run: &["node", "--require", "./.arena/cg_host.js", "{src}"],
+        tools: &[NODE],
+        lenient_output: None,
+    },
+    Language {
+        id: "typescript",
+        name: "TypeScript (tsc, then Node.js with CodinGame's readline/print/printErr)",
+        extensions: &["ts"],
+        build: &[&[
+            "tsc",
+            "--target",
+            "es2019",
+            "--module",
+            "commonjs",
+            "--skipLibCheck",
+            "--rootDir",
+            ".",
+            "--outDir",
+            ".arena/ts",
+            ".arena/cg.d.ts",
+            "{src}",
+        ]],
+        run: &[
+            "node",
+            "--require",
+            "./.arena/cg_host.js",
+            ".arena/ts/{stem}.js",
+        ],
+        tools: &[tool("tsc", "node-typescript", &["--version"]), NODE],
+        lenient_output: Some(".arena/ts/{stem}.js"),
+    },
+    Language {
+        id: "kotlin",
+        name: "Kotlin",
+        extensions: &["kt"],
+        build: &[&["kotlinc", "{src}", "-include-runtime", "-d", "bot.jar"]],
+        run: &["java", "-jar", "./bot.jar"],
+        tools: &[tool("kotlinc", "kotlin", &["-version"]), JAVA],
+        lenient_output: None,
+    },
+    Language {
+        id: "php",
+        name: "PHP",
+        extensions: &["php"],
+        build: &[],
+        run: &["php", "{src}"],
+        tools: &[tool("php", "php-cli", &["--version"])],
+        lenient_output: None,
+    },
+    Language {
+        id: "python3",
+        name: "Python 3 (unbuffered)",
+        extensions: &["py", "py3"],
+        build: &[],
+        run: &["python3", "-u", "{src}"],
+        tools: &[PYTHON3],
+        lenient_output: None,
+    },
+    Language {
+        id: "python2",
+        name: "Python 2 (unbuffered; a .py file only Python 2 can parse, or #!...python2)",
+        extensions: &["py2"],
+        build: &[],
+        run: &["python2", "-u", "{src}"],
+        tools: &[PYTHON2_TOOL],
+        lenient_output: None,
+    },
+    Language {
+        id: "ruby",
+        name: "Ruby",
+        extensions: &["rb"],
+        build: &[],
+        run: &["ruby", "{src}"],
+        tools: &[tool("ruby", "ruby", &["--version"])],
+        lenient_output: None,
+    },
+    Language {
+        id: "rust",
+        name: "Rust",
+        extensions: &["rs"],
+        build: &[&["rustc", "--edition", "2021", "-O", "-o", "bot", "{src}"]],
+        run: &["./bot"],
+        tools: &[tool("rustc", "rustc", &["--version"])],
+        lenient_output: None,
+    },
+    Language {
+        id: "scala",
+        name: "Scala",
+        extensions: &["scala"],
+        build: &[&["scalac", "-d", ".", "{src}"]],
+        run: &["scala", "-cp", ".", "{main}"],
+        tools: &[
+            tool("scalac", "scala", &["-version"]),
+            tool("scala", "scala", &["-version"]),
+        ],
+        lenient_output: None,
+    },
+    Language {
+        id: "haskell",
+        name: "Haskell",
+        extensions: &["hs"],
+        build: &[&["ghc", "-O2", "-o", "bot", "{src}"]],
+        run: &["./bot"],
+        tools: &[tool("ghc", "ghc", &["--version"])],
+        lenient_output: None,
+    },
+    Language {
+        id: "ocaml",
+        name: "OCaml",
+        extensions: &["ml"],
+        build: &[&[
+            "ocamlfind",
+            "ocamlopt",
+            "-package",
+            "str,unix",
+            "-linkpkg",
+            "-o",
+            "bot",
+            "{src}",
+        ]],
+        run: &["./bot"],
+        tools: &[tool(
+            "ocamlfind",
+            "ocaml-findlib",
+            &["ocamlopt", "-version"],
+        )],
+        lenient_output: None,
+    },
+    Language {
+        id: "perl",
+        name: "Perl",
+        extensions: &["pl"],
+        build: &[],
+        run: &["perl", "{src}"],
+        tools: &[tool("perl", "perl", &["--version"])],
+        lenient_output: None,
+    },
+];
+
+/// The language with this id.
+pub fn language(id: &str) -> Option<&'static Language> {
+    LANGUAGES.iter().find(|language| language.id == id)
+}
+
+/// The language a file's extension names (`.py` is Python 3 here; see `detect` for Python 2).
+pub fn by_extension(path: &Path) -> Option<&'static Language> {
+    let extension = path.extension()?.to_str()?.to_ascii_lowercase();
+    LANGUAGES
+        .iter()
+        .find(|language| language.extensions.contains(&extension.as_str()))
+}
+
+/// The tool a language step names (the first word of a step), if it is one of the language's.
+#[cfg(test)]
+pub(crate) fn tool_of(language: &Language, program: &str) -> Option<Tool> {
+    language
+        .tools
+        .iter()
+        .copied()
+        .find(|tool| tool.program == program)
+}
+
+/// Where a program is: `ARENA_PYTHON2` or a working `python2` for Python 2 (pyenv's shims answer
+/// for versions that are not selected, so each candidate is tried), the `PATH` otherwise.
+pub fn locate(program: &str) -> Option<PathBuf> {
+    if program == "python2" {
+        return python2_candidates()
+            .into_iter()
+            .find(|candidate| runs(candidate, &["-c", "pass"]));
+    }
+    if program.contains('/') {
+        let path = PathBuf::from(program);
+        return is_executable(&path).then_some(path);
+    }
+    on_path(program).into_iter().next()
+}
+
+fn on_path(program: &str) -> Vec<PathBuf> {
+    let Some(path) = std::env::var_os("PATH") else {
+        return Vec::new();
+    };
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .filter(|candidate| is_executable(candidate))
+        .collect()
+}
+
+fn python2_candidates() -> Vec<PathBuf> {
+    let mut candidates = Vec::new();
+    if let Some(given) = std::env::var_os("ARENA_PYTHON2") {
+        candidates.push(PathBuf::from(given));
+    }
+    candidates.extend(on_path("python2"));
+    candidates.extend(on_path("python2.7"));
+    let pyenv_root = std::env::var_os("PYENV_ROOT")
+        .map(PathBuf::from)
+        .or_else(|| dirs::home_dir().map(|home| home.join(".pyenv")));
+    if let Some(versions) = pyenv_root.map(|root| root.join("versions"))
+        && let Ok(entries) = std::fs::read_dir(versions)
+    {
+        let mut found: Vec<PathBuf> = entries
+            .flatten()
+            .filter(|entry| entry.file_name().to_string_lossy().starts_with("2."))
+            .map(|entry| entry.path().join("bin").join("python2"))
+            .filter(|candidate| is_executable(candidate))
+            .collect();
+        // The newest 2.x first.
+        found.sort();
+        found.reverse();
+        candidates.extend(found);
+    }
+    candidates
+}
+
+pub(crate) fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+}
+
+/// Whether `program args` runs and exits 0 within a few seconds.
+fn runs(program: &Path, args: &[&str]) -> bool {
+    output_of(program, args).is_some_and(|(ok, _)| ok)
+}
+
+/// Runs a short query (a version, a syntax check) with a time limit: (exited 0, stdout + stderr).
+pub(crate) fn output_of(program: &Path, args: &[&str]) -> Option<(bool, String)> {
+    let file = tempfile_for_output()?;
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(file.try_clone().ok()?)
+        .stderr(file.try_clone().ok()?)
+        .spawn()
+        .ok()?;
+    let until = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(5)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    };
+    let mut text = String::new();
+    use std::io::{Read, Seek};
+    let mut file = file;
+    file.seek(std::io::SeekFrom::Start(0)).ok()?;
+    file.read_to_string(&mut text).ok()?;
+    Some((status.success(), text))
+}
+
+/// An anonymous file for a child's output (no pipe to drain while waiting with a time limit).
+fn tempfile_for_output() -> Option<std::fs::File> {
+    let dir = std::env::temp_dir();
+    for n in 0..100u32 {
+        let path = dir.join(format!("arena-query-{}-{n}", std::process::id()));
+        if let Ok(file) = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            let _ = std::fs::remove_file(&path);
+            return Some(file);
+        }
+    }
+    None
+}
+
+/// One line of `arena languages`: the language and each tool's version, or how to install it.
+#[derive(Clone, Debug)]
+pub struct ToolStatus {
+    pub program: &'static str,
+    pub package: &'static str,
+    /// The first line of the version output, `None` when the tool is missing.
+    pub version: Option<String>,
+}
+
+/// Every tool of `language`, found or not, with its version.
+pub fn toolchain(language: &Language) -> Vec<ToolStatus> {
+    language
+        .tools
+        .iter()
+        .map(|tool| ToolStatus {
+            program: tool.program,
+            package: tool.package,
+            version: locate(tool.program).map(|path| {
+                output_of(&path, tool.version_args)
+                    .and_then(|(_, text)| {
+                        text.lines()
+                            .map(str::trim)
+                            .find(|line| !line.is_empty())
+                            .map(str::to_string)
+                    })
+                    .unwrap_or_else(|| format!("{} (version unknown)", path.display()))
+            }),
+        })
+        .collect()
+}
+
+/// The message for a missing tool: which package provides it.
+pub fn missing_tool_message(language: &str, tool: &Tool) -> String {
+    if tool.package.contains(' ') {
+        format!(
+            "{language} needs `{}`, which is not installed ({})",
+            tool.program, tool.package
+        )
+    } else {
+        format!(
+            "{language} needs `{}`, which is not installed: it is in Debian's package `{}` \
+             (`apt-get install {}`)",
+            tool.program, tool.package, tool.package
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_extension_names_one_language() {
+        let mut seen = std::collections::HashSet::new();
+        for language in LANGUAGES {
+            for extension in language.extensions {
+                assert!(seen.insert(*extension), "{extension} twice");
+            }
+            // Every step starts with one of the language's tools, or the built program.
+            for step in language.build {
+                assert!(
+                    tool_of(language, step[0]).is_some(),
+                    "{}: {}",
+                    language.id,
+                    step[0]
+                );
+            }
+            assert!(
+                language.run[0].starts_with("./") || tool_of(language, language.run[0]).is_some(),
+                "{}",
+                language.id
+            );
+        }
+    }
+
+    #[test]
+    fn the_languages_the_issue_names_are_all_there() {
+        for id in [
+            "c",
+            "cpp",
+            "csharp",
+            "go",
+            "java",
+            "javascript",
+            "typescript",
+            "kotlin",
+            "php",
+            "python3",
+            "ruby",
+            "rust",
+            "scala",
+            "haskell",
+            "ocaml",
+            "perl",
+            "python2",
+        ] {
+            assert!(language(id).is_some(), "{id}");
+        }
+        assert_eq!(
+            by_extension(Path::new("a/Player.java")).map(|l| l.id),
+            Some("java")
+        );
+        assert_eq!(
+            by_extension(Path::new("bot.CPP")).map(|l| l.id),
+            Some("cpp")
+        );
+        assert_eq!(by_extension(Path::new("bot.txt")).map(|l| l.id), None);
+    }
+
+    #[test]
+    fn a_missing_tool_names_its_package() {
+        let csharp = language("csharp").unwrap();
+        let message = missing_tool_message(csharp.name, &csharp.tools[0]);
+        assert!(message.contains("apt-get install mono-mcs"), "{message}");
+        let message = missing_tool_message("Python 2", &PYTHON2_TOOL);
+        assert!(message.contains("pyenv"), "{message}");
+    }
+}

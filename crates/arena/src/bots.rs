@@ -1,0 +1,415 @@
+//! Players as people bring them: built-in names (with suggestions when misspelt), commands whose
+//! program must exist, and submissions (a source file or a folder) built by `arena-submit`; the
+//! start-up probe that runs before a tournament; `arena languages`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, anyhow, bail};
+use arena_core::registry::{GameEntry, GameRequest, PlayerSpec, SeatRequest};
+use arena_core::{FaultKind, MatchOptions};
+
+/// A seat as resolved from a `--bot`, with the submission it came from (tournaments keep the path in
+/// their plan and build it again, from the cache, when resumed).
+pub struct Player {
+    pub seat: SeatRequest,
+    pub source: Option<PathBuf>,
+}
+
+/// Whether a game is one of the 2014 editions, whose `run.sh` names mean what the 2014 servers had.
+pub fn contest_2014(game: &str) -> bool {
+    matches!(game, "langwars" | "langwars2" | "negotiate")
+}
+
+/// Builds (or finds in the cache) the submission at `path`, telling the user when it builds.
+pub fn prepare_submission(game: &str, path: &Path) -> Result<arena_submit::Prepared> {
+    let options = arena_submit::Options {
+        contest_2014: contest_2014(game),
+        ..arena_submit::Options::default()
+    };
+    let prepared = arena_submit::prepare(path, &options).map_err(|e| anyhow!("{e}"))?;
+    if !prepared.cached {
+        eprintln!(
+            "arena: built {} as {} in {}",
+            path.display(),
+            prepared.kind,
+            prepared.folder.display()
+        );
+    }
+    for warning in &prepared.warnings {
+        eprintln!("arena: warning: {}: {warning}", path.display());
+    }
+    Ok(prepared)
+}
+
+/// Resolves one `--bot` text.
+pub fn resolve(
+    game: &dyn GameEntry,
+    name: Option<&str>,
+    text: &str,
+    workdir: Option<&Path>,
+) -> Result<Player> {
+    let builtin: Vec<&str> = game.bots().into_iter().map(|(name, _)| name).collect();
+    let text = text.trim();
+    let suggest = |what: &str| {
+        format!(
+            "{what}; the closest built-in bots of {}: {} (all: {})",
+            game.id(),
+            arena_submit::closest(what_name(text), &builtin).join(", "),
+            builtin.join(", ")
+        )
+    };
+    if let Some(bot) = text.strip_prefix("builtin:")
+        && !builtin.contains(&bot)
+    {
+        bail!(suggest(&format!(
+            "{} has no built-in bot `{bot}`",
+            game.id()
+        )));
+    }
+    if builtin.contains(&text) || text.starts_with("builtin:") {
+        let spec = PlayerSpec::parse(text).map_err(|e| anyhow!(e))?;
+        let spec = match spec {
+            PlayerSpec::Command(_) => PlayerSpec::Builtin(text.to_string()),
+            builtin => builtin,
+        };
+        return Ok(Player {
+            seat: SeatRequest {
+                name: name.map_or_else(|| spec.short_name(), str::to_string),
+                spec,
+                workdir: None,
+            },
+            source: None,
+        });
+    }
+    let path = Path::new(text);
+    if arena_submit::is_submission(path) {
+        let source = std::fs::canonicalize(path)
+            .map_err(|e| anyhow!("cannot read the bot {}: {e}", path.display()))?;
+        let prepared = prepare_submission(game.id(), &source)?;
+        if let Some(dir) = workdir {
+            eprintln!(
+                "arena: note: {} plays in a copy of its own build, not in --workdir {}",
+                path.display(),
+                dir.display()
+            );
+        }
+        return Ok(Player {
+            seat: SeatRequest {
+                name: name.map_or_else(|| prepared.name.clone(), str::to_string),
+                spec: PlayerSpec::Command(arena_submit::run_argv(None)),
+                workdir: Some(prepared.folder),
+            },
+            source: Some(source),
+        });
+    }
+    let spec = PlayerSpec::parse(text).map_err(|e| anyhow!(e))?;
+    if let PlayerSpec::Command(argv) = &spec
+        && let Err(missing) = arena_submit::check_program(argv, workdir)
+    {
+        // A single word that is no program is most likely a misspelt built-in bot.
+        if argv.len() == 1 && !text.contains('/') {
+            bail!(suggest(&format!(
+                "no built-in bot, file, folder or program is called `{text}`"
+            )));
+        }
+        bail!("{missing}");
+    }
+    Ok(Player {
+        seat: SeatRequest {
+            name: name.map_or_else(|| spec.short_name(), str::to_string),
+            spec,
+            workdir: workdir.map(Path::to_path_buf),
+        },
+        source: None,
+    })
+}
+
+fn what_name(text: &str) -> &str {
+    text.strip_prefix("builtin:").unwrap_or(text)
+}
+
+/// The last `lines` lines of a bot's stderr, indented, or nothing.
+pub fn stderr_tail(stderr: &str, lines: usize) -> String {
+    let all: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    let start = all.len().saturating_sub(lines);
+    all[start..]
+        .iter()
+        .map(|line| format!("      | {line}\n"))
+        .collect()
+}
+
+/// Starts every process bot once before a tournament: each plays the start of a game (READY and its
+/// first answer in the 2014 games, its first turn in the others) against built-in bots. A bot that
+/// cannot is an error with what was run and its stderr, before any game of the tournament.
+pub fn probe(
+    game: &dyn GameEntry,
+    variant: Option<&str>,
+    seats: &[SeatRequest],
+    time_scale: f64,
+) -> Result<()> {
+    let builtin: Vec<&str> = game.bots().into_iter().map(|(name, _)| name).collect();
+    let partner = builtin
+        .iter()
+        .find(|&&name| name == "random")
+        .or_else(|| builtin.first())
+        .ok_or_else(|| anyhow!("{} has no built-in bot to probe against", game.id()))?
+        .to_string();
+    let runtime = crate::cli::runtime()?;
+    let mut probed: Vec<(String, Option<PathBuf>)> = Vec::new();
+    for seat in seats {
+        let PlayerSpec::Command(argv) = &seat.spec else {
+            continue;
+        };
+        let key = (argv.join(" "), seat.workdir.clone());
+        if probed.contains(&key) {
+            continue;
+        }
+        probed.push(key);
+        let mut request_seats = vec![seat.clone()];
+        request_seats.extend((1..game.players()).map(|_| SeatRequest {
+            name: partner.clone(),
+            spec: PlayerSpec::Builtin(partner.clone()),
+            workdir: None,
+        }));
+        let request = GameRequest {
+            variant: variant.map(str::to_string),
+            seed: 1,
+            seats: request_seats,
+            options: MatchOptions {
+                // Cold caches (a JVM, first imports) make a first start slower than later ones.
+                time_scale: time_scale * 3.0,
+                record_frames: false,
+                probe: true,
+                ..MatchOptions::default()
+            },
+            stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
+        };
+        let result = runtime
+            .block_on(crate::cli::interruptible(
+                arena_core::registry::play_in_own_folders(game, request),
+            ))?
+            .map_err(|e| anyhow!(e))?;
+        let fatal: Vec<String> = result.faults[0]
+            .iter()
+            .filter(|fault| fault.kind != FaultKind::Illegal)
+            .map(ToString::to_string)
+            .collect();
+        if fatal.is_empty() {
+            continue;
+        }
+        let player = &result.record["players"][0];
+        let mut message = format!(
+            "the bot {} could not start: {}\n  command: `{}`{}\n",
+            seat.name,
+            fatal.join("; "),
+            argv.join(" "),
+            seat.workdir
+                .as_ref()
+                .map(|dir| format!(" in (a copy of) {}", dir.display()))
+                .unwrap_or_default()
+        );
+        if let Some(dir) = &seat.workdir
+            && let Ok(launcher) = std::fs::read_to_string(dir.join(".arena/launch.sh"))
+        {
+            message.push_str("  launcher:\n");
+            for line in launcher.lines() {
+                message.push_str(&format!("      | {line}\n"));
+            }
+        }
+        if let Some(status) = player["exit_status"].as_str() {
+            message.push_str(&format!("  {status}\n"));
+        }
+        let stderr = player["stderr"].as_str().unwrap_or("");
+        if stderr.trim().is_empty() {
+            message.push_str("  (nothing on stderr)\n");
+        } else {
+            message.push_str("  its stderr (last lines):\n");
+            message.push_str(&stderr_tail(stderr, 12));
+        }
+        message.push_str("no game was played");
+        bail!(message);
+    }
+    Ok(())
+}
+
+/// `arena languages`: every language of single-file bots, its toolchain's versions (or the package
+/// to install), and the 2014 interpreter names.
+pub fn languages() -> Result<std::process::ExitCode> {
+    println!("Single-file bots and folders with one entry file (by extension):");
+    for language in arena_submit::LANGUAGES {
+        let extensions: Vec<String> = language
+            .extensions
+            .iter()
+            .map(|e| format!(".{e}"))
+            .collect();
+        println!(
+            "  {:<11} {:<22} {}",
+            language.id,
+            extensions.join(" "),
+            language.name
+        );
+        for tool in arena_submit::toolchain(language) {
+            match tool.version {
+                Some(version) => println!("      {:<10} {version}", tool.program),
+                None => println!(
+                    "      {:<10} MISSING: {}",
+                    tool.program,
+                    if tool.package.contains(' ') {
+                        tool.package.to_string()
+                    } else {
+                        format!("apt-get install {}", tool.package)
+                    }
+                ),
+            }
+        }
+    }
+    println!();
+    println!("Folders with run.sh (and compile.sh), 2014 games (langwars, langwars2, negotiate):");
+    for (name, target, why) in arena_submit::INTERPRETERS_2014 {
+        println!("  {name:<10} -> {target:<8} {why}");
+    }
+    println!(
+        "The same in later games: `python` -> python3. An arena.toml's [interpreters] overrides both."
+    );
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// The starter bots, by protocol and language: (folder of the protocol, language id, file name,
+/// text). Each parses the whole input and plays a legal move; the tests play each against every
+/// built-in bot.
+const STARTERS: &[(&str, &str, &str, &str)] = &[
+    (
+        "langwars",
+        "python3",
+        "bot.py",
+        include_str!("../starters/langwars/bot.py"),
+    ),
+    (
+        "langwars",
+        "cpp",
+        "bot.cpp",
+        include_str!("../starters/langwars/bot.cpp"),
+    ),
+    (
+        "langwars",
+        "java",
+        "Player.java",
+        include_str!("../starters/langwars/Player.java"),
+    ),
+    (
+        "langwars",
+        "javascript",
+        "bot.js",
+        include_str!("../starters/langwars/bot.js"),
+    ),
+    (
+        "spring2021",
+        "python3",
+        "bot.py",
+        include_str!("../starters/spring2021/bot.py"),
+    ),
+    (
+        "spring2021",
+        "cpp",
+        "bot.cpp",
+        include_str!("../starters/spring2021/bot.cpp"),
+    ),
+    (
+        "spring2021",
+        "java",
+        "Player.java",
+        include_str!("../starters/spring2021/Player.java"),
+    ),
+    (
+        "spring2021",
+        "javascript",
+        "bot.js",
+        include_str!("../starters/spring2021/bot.js"),
+    ),
+    (
+        "spring2021",
+        "typescript",
+        "bot.ts",
+        include_str!("../starters/spring2021/bot.ts"),
+    ),
+    (
+        "coup",
+        "python3",
+        "bot.py",
+        include_str!("../starters/coup/bot.py"),
+    ),
+    (
+        "coup",
+        "cpp",
+        "bot.cpp",
+        include_str!("../starters/coup/bot.cpp"),
+    ),
+    (
+        "coup",
+        "java",
+        "Player.java",
+        include_str!("../starters/coup/Player.java"),
+    ),
+    (
+        "coup",
+        "javascript",
+        "bot.js",
+        include_str!("../starters/coup/bot.js"),
+    ),
+];
+
+/// `arena new GAME --lang LANG [DIR]`: writes a starter bot into DIR (default `GAME-LANG`).
+pub fn new_bot(game: &str, lang: &str, dir: Option<PathBuf>) -> Result<std::process::ExitCode> {
+    let entry = crate::cli::find_game(game)?;
+    let protocol = if contest_2014(entry.id()) {
+        "langwars"
+    } else {
+        entry.id()
+    };
+    let lang = match lang {
+        "python" | "py" => "python3",
+        "c++" => "cpp",
+        "js" | "node" => "javascript",
+        "ts" => "typescript",
+        other => other,
+    };
+    let available: Vec<&str> = STARTERS
+        .iter()
+        .filter(|(p, ..)| *p == protocol)
+        .map(|(_, l, ..)| *l)
+        .collect();
+    let Some((_, _, file, text)) = STARTERS
+        .iter()
+        .find(|(p, l, ..)| *p == protocol && *l == lang)
+    else {
+        bail!(
+            "no {lang} starter for {game}; starters for {game}: {}",
+            available.join(", ")
+        );
+    };
+    let dir = dir.unwrap_or_else(|| PathBuf::from(format!("{game}-{lang}")));
+    std::fs::create_dir_all(&dir).map_err(|e| anyhow!("cannot make {}: {e}", dir.display()))?;
+    let path = dir.join(file);
+    if path.exists() {
+        bail!(
+            "{} exists already: arena never overwrites a bot (choose another DIR)",
+            path.display()
+        );
+    }
+    std::fs::write(&path, text).map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
+    let others: Vec<String> = entry
+        .bots()
+        .into_iter()
+        .take(entry.players() - 1)
+        .map(|(name, _)| format!("--bot {name}"))
+        .collect();
+    println!("wrote {}", path.display());
+    println!(
+        "play it:  arena play {} --bot {} {}",
+        entry.id(),
+        dir.display(),
+        others.join(" ")
+    );
+    println!("protocol: docs/protocol-{protocol}.md in arena's repository");
+    Ok(std::process::ExitCode::SUCCESS)
+}

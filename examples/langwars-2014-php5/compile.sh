@@ -1,0 +1,2 @@
+#!/bin/sh
+# PHP needs no compile step.

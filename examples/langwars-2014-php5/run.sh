@@ -1,0 +1,1 @@
+php5 SampleAI.php

@@ -1,0 +1,2 @@
+#!/bin/sh
+# Python needs no compile step.
