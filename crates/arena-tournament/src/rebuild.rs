@@ -88,6 +88,7 @@ pub async fn rebuild_replay(
             record_frames: true,
             cpu: None,
             time_policy: plan.settings.time_policy,
+            probe: false,
         },
         stderr_cap: plan.settings.stderr_cap,
     };
