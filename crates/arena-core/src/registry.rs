@@ -316,6 +316,7 @@ pub fn stream_seats<G: StreamProtocol>(
                         stderr_cap: request.stderr_cap,
                         time_scale: request.options.time_scale,
                         cpu: request.options.cpu,
+                        sandbox: request.options.sandbox.clone(),
                     })),
                     None,
                 ),

@@ -24,6 +24,8 @@ pub struct MatchOptions {
     pub cpu: Option<usize>,
     /// How answer times are judged; `None`: the game's default (`Game::default_time_policy`).
     pub time_policy: Option<TimePolicy>,
+    /// The sandbox process bots start in; `None`: unconfined, with arena's privileges.
+    pub sandbox: Option<std::sync::Arc<crate::sandbox::Sandbox>>,
 }
 
 impl Default for MatchOptions {
@@ -34,6 +36,7 @@ impl Default for MatchOptions {
             record_frames: true,
             cpu: None,
             time_policy: None,
+            sandbox: None,
         }
     }
 }

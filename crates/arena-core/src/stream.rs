@@ -24,6 +24,8 @@ pub struct ProcessSpec {
     pub time_scale: f64,
     /// The CPU the process (and its children) may run on.
     pub cpu: Option<usize>,
+    /// The sandbox to start it in (`None`: unconfined).
+    pub sandbox: Option<std::sync::Arc<crate::sandbox::Sandbox>>,
 }
 
 /// A line read from a bot, or why none came.
@@ -126,6 +128,13 @@ impl LineBuffer {
     }
 }
 
+fn memory_fault() -> Fault {
+    Fault::new(
+        FaultKind::Memory,
+        "killed by the sandbox's memory limit (out of memory)",
+    )
+}
+
 /// A process that plays a whole game over stdin/stdout with game `G`'s text protocol.
 pub struct StreamAgent<G: StreamProtocol> {
     spec: ProcessSpec,
@@ -163,11 +172,12 @@ impl<G: StreamProtocol> StreamAgent<G> {
 impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
     fn start(&mut self) -> BoxFuture<'_, Result<(), Fault>> {
         Box::pin(async move {
-            let process = BotProcess::spawn(
+            let process = BotProcess::spawn_in(
                 &self.spec.argv,
                 self.spec.workdir.as_deref(),
                 self.spec.stderr_cap,
                 self.spec.cpu,
+                self.spec.sandbox.as_deref(),
             )
             .map_err(|error| {
                 Fault::new(
@@ -199,6 +209,9 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
                             FaultKind::NotReady,
                             format!("no {ready} within {} ms", limit.as_millis()),
                         ));
+                    }
+                    LineRead::Closed if process.memory_exceeded() => {
+                        return Err(memory_fault());
                     }
                     LineRead::Closed => {
                         return Err(Fault::new(
@@ -255,6 +268,9 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
                     )),
                     None,
                 ),
+                LineRead::Closed if process.memory_exceeded() => {
+                    (Answer::Fault(memory_fault()), None)
+                }
                 LineRead::Closed => (
                     Answer::Fault(Fault::new(
                         FaultKind::Crashed,

@@ -12,10 +12,13 @@
 
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, RawFd};
-use std::os::unix::process::CommandExt;
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::ExitStatus;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use arena_core::sandbox::{Jail, Launch, Sandbox};
 
 use arena_core::agent::{Agent, AgentLog, Reply};
 use arena_core::game::{Answer, Fault, FaultKind};
@@ -40,6 +43,8 @@ pub struct CallSpec {
     pub history: PathBuf,
     /// Stderr kept over a whole game.
     pub stderr_cap: usize,
+    /// The sandbox each call starts in (`None`: unconfined).
+    pub sandbox: Option<Arc<Sandbox>>,
 }
 
 /// How a call's process ended.
@@ -59,6 +64,8 @@ pub struct RawCall {
     pub elapsed: Duration,
     /// The process group it ran in (= the leader's pid), for tests that check nothing is left.
     pub pgid: i32,
+    /// Killed by the sandbox's memory limit.
+    pub memory_exceeded: bool,
 }
 
 fn set_nonblocking(fd: RawFd) -> io::Result<()> {
@@ -110,17 +117,20 @@ fn kill_group(pgid: i32) {
     let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
 }
 
-/// Kills the group and reaps the leader on every exit path, panics included.
+/// Kills the group (and the sandbox) and reaps the leader on every exit path, panics included.
 struct Running {
-    child: Child,
-    pgid: i32,
+    pid: i32,
+    jail: Option<Jail>,
     reaped: bool,
 }
 
 impl Running {
     fn finish(&mut self) -> io::Result<ExitStatus> {
-        kill_group(self.pgid);
-        let status = self.child.wait();
+        kill_group(self.pid);
+        if let Some(jail) = &self.jail {
+            jail.kill();
+        }
+        let status = arena_core::sandbox::wait_pid(self.pid).map(ExitStatus::from_raw);
         self.reaped = true;
         status
     }
@@ -129,42 +139,53 @@ impl Running {
 impl Drop for Running {
     fn drop(&mut self) {
         if !self.reaped {
-            kill_group(self.pgid);
-            let _ = self.child.wait();
+            kill_group(self.pid);
+            if let Some(jail) = &self.jail {
+                jail.kill();
+            }
+            let _ = arena_core::sandbox::wait_pid(self.pid);
         }
     }
 }
 
 /// Runs `argv` once in `workdir` in its own process group, collecting stdout (capped) and stderr (up to
-/// `stderr_cap`), and kills the whole group when the leader exits or at `limit`.
+/// `stderr_cap`), and kills the whole group when the leader exits or at `limit`. Unconfined.
 pub fn run_process(
     argv: &[String],
     workdir: Option<&Path>,
     limit: Duration,
     stderr_cap: usize,
 ) -> io::Result<RawCall> {
-    let (program, args) = argv
-        .split_first()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
-    let mut command = Command::new(program);
-    command
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    if let Some(dir) = workdir {
-        command.current_dir(dir);
-    }
+    run_process_in(argv, workdir, &[], limit, stderr_cap, None)
+}
+
+/// [`run_process`] in `sandbox` if given, where the bot may also write the files `writable`.
+pub fn run_process_in(
+    argv: &[String],
+    workdir: Option<&Path>,
+    writable: &[PathBuf],
+    limit: Duration,
+    stderr_cap: usize,
+    sandbox: Option<&Sandbox>,
+) -> io::Result<RawCall> {
     let started = Instant::now();
     let deadline = started + limit;
-    let mut child = arena_core::process::spawn_retrying(|| command.spawn())?;
-    let pid = child.id() as i32;
-    let mut stdout_pipe = child.stdout.take();
-    let mut stderr_pipe = child.stderr.take();
+    let spawned = arena_core::sandbox::launch(
+        &Launch {
+            argv,
+            workdir,
+            cpu: None,
+            stdin: false,
+            writable,
+        },
+        sandbox,
+    )?;
+    let pid = spawned.pid;
+    let mut stdout_pipe = spawned.stdout;
+    let mut stderr_pipe = spawned.stderr;
     let mut running = Running {
-        child,
-        pgid: pid,
+        pid,
+        jail: spawned.jail,
         reaped: false,
     };
     for fd in [
@@ -251,7 +272,9 @@ pub fn run_process(
     }
     let status = running.finish()?;
     let elapsed = started.elapsed();
+    let memory_exceeded = running.jail.as_ref().is_some_and(Jail::memory_exceeded);
     Ok(RawCall {
+        memory_exceeded,
         end: if timed_out {
             CallEnd::TimedOut
         } else {
@@ -343,7 +366,15 @@ pub fn call_bot(spec: &CallSpec, obs: &CoupObs, limit: Duration, stderr_cap: usi
     argv.extend(spec.argv.iter().cloned());
     argv.push(history.to_string_lossy().into_owned());
     argv.extend(report.args.iter().cloned());
-    let raw = match run_process(&argv, spec.workdir.as_deref(), limit, stderr_cap) {
+    let writable = [history.clone()];
+    let raw = match run_process_in(
+        &argv,
+        spec.workdir.as_deref(),
+        &writable,
+        limit,
+        stderr_cap,
+        spec.sandbox.as_deref(),
+    ) {
         Ok(raw) => raw,
         Err(e) => {
             report.answer = Answer::Fault(Fault::new(
@@ -371,6 +402,13 @@ pub fn call_bot(spec: &CallSpec, obs: &CoupObs, limit: Duration, stderr_cap: usi
         CallEnd::Exited(status) => status,
     };
     report.exit_status = Some(status.to_string());
+    if raw.memory_exceeded {
+        report.answer = Answer::Fault(Fault::new(
+            FaultKind::Memory,
+            "killed by the sandbox's memory limit (out of memory)",
+        ));
+        return report;
+    }
     if !status.success() {
         report.answer = Answer::Fault(Fault::new(
             FaultKind::Crashed,

@@ -39,6 +39,8 @@ pub struct KothSpec {
     /// original. `None`: a scratch directory, removed afterwards, and bots run in the current directory.
     pub dir: Option<PathBuf>,
     pub stderr_cap: usize,
+    /// The sandbox every call starts in (`None`: unconfined).
+    pub sandbox: Option<std::sync::Arc<arena_core::sandbox::Sandbox>>,
 }
 
 impl KothSpec {
@@ -50,6 +52,7 @@ impl KothSpec {
             seed: 0,
             dir: None,
             stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
+            sandbox: None,
         }
     }
 }
@@ -207,6 +210,7 @@ pub fn run_koth(spec: &KothSpec) -> Result<KothReport, String> {
                         workdir: workdirs[b].clone(),
                         history: history.clone(),
                         stderr_cap: spec.stderr_cap,
+                        sandbox: spec.sandbox.clone(),
                     }),
                 });
                 let played = play_local(&spec.config, seed, &mut seats, spec.stderr_cap);

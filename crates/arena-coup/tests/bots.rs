@@ -108,6 +108,7 @@ fn external_bots_play_like_in_process_ones() {
                 record_frames: true,
                 cpu: None,
                 time_policy: None,
+                sandbox: None,
             },
             stderr_cap: 4096,
         };

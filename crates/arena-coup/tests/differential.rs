@@ -86,6 +86,7 @@ fn arena_game(
                     workdir: Some(dir),
                     history: history.clone(),
                     stderr_cap: 4096,
+                    sandbox: None,
                 })) as _,
             }
         })
@@ -101,6 +102,7 @@ fn arena_game(
         record_frames: false,
         cpu: None,
         time_policy: None,
+        sandbox: None,
     };
     let record = runtime.block_on(run_match::<Coup>(&config, 0, seats, &options));
     for player in &record.players {

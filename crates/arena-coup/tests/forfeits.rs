@@ -73,6 +73,7 @@ fn run(
         workdir: Some(dir.to_path_buf()),
         history: dir.join("A_B_0_0.txt"),
         stderr_cap: 1024,
+        sandbox: None,
     };
     let report = call_bot(&spec, obs, Duration::from_millis(limit_ms), 1024);
     let pgid = report.pgid.unwrap_or(-1);

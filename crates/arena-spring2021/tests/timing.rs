@@ -50,6 +50,7 @@ async fn play(
             options: MatchOptions {
                 time_scale: scale,
                 time_policy: policy,
+                sandbox: None,
                 ..MatchOptions::default()
             },
             stderr_cap: 4096,

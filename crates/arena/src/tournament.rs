@@ -118,6 +118,8 @@ pub struct TournamentArgs {
     timing: TimingOptions,
     #[command(flatten)]
     coup: CoupOptions,
+    #[command(flatten)]
+    sandbox: crate::cli::SandboxOptions,
 }
 
 #[derive(clap::Args, Debug)]
@@ -142,6 +144,8 @@ pub struct KothArgs {
     stderr_cap: usize,
     #[command(flatten)]
     coup: CoupOptions,
+    #[command(flatten)]
+    sandbox: crate::cli::SandboxOptions,
 }
 
 /// Set by the first Ctrl-C or SIGTERM: games stop starting, games in progress are abandoned.
@@ -179,6 +183,7 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
              (each game has one bot thinking at a time; the default is one game per core)"
         );
     }
+    let sandbox = args.sandbox.sandbox(processes)?;
     install_stop_handler()?;
     let total = plan.total_games();
     eprintln!(
@@ -218,6 +223,7 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
             stop_rule: sprt
                 .as_mut()
                 .map(|rule| rule as &mut dyn arena_tournament::StopRule),
+            sandbox,
         },
     )?;
     bar.finish_and_clear();
@@ -359,6 +365,11 @@ pub fn koth(args: KothArgs) -> Result<ExitCode> {
     spec.seed = args.seed.unwrap_or_else(clock_seed);
     spec.dir = args.dir.clone();
     spec.stderr_cap = args.stderr_cap;
+    spec.sandbox = args.sandbox.sandbox(
+        spec.bots
+            .iter()
+            .any(|bot| matches!(bot.spec, arena_core::registry::PlayerSpec::Command(_))),
+    )?;
     if let Some(deck) = &args.coup.deck {
         spec.config.deck = Some(deck.clone());
     }
