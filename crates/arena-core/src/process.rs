@@ -389,7 +389,13 @@ impl BotProcess {
         self.close_stdin();
         self.stdout = None;
         self.kill_group();
-        let status = self.reap(REAP_WAIT).map(|status| status.to_string());
+        let mut status = self.reap(REAP_WAIT);
+        if status.is_none() && !self.reaped {
+            // A sandbox's bwrap that did not follow its sandbox out: end it outright.
+            let _ = killpg(self.pgid, Signal::SIGKILL);
+            status = self.reap(REAP_WAIT);
+        }
+        let status = status.map(|status| status.to_string());
         // A grandchild that escaped the group may hold stderr open: give it a moment, then stop.
         let until = Instant::now() + STDERR_WAIT;
         while let Some(pipe) = self.stderr_pipe.as_ref() {
@@ -458,13 +464,7 @@ impl BotProcess {
     fn kill_group(&mut self) {
         if !self.ended {
             self.ended = true;
-            let _ = killpg(self.pgid, Signal::SIGKILL);
-            // A stopped group must also be continued for the kill to be delivered promptly on some kernels.
-            let _ = killpg(self.pgid, Signal::SIGCONT);
-            // Everything in the sandbox, in the group or not.
-            if let Some(jail) = &self.jail {
-                jail.kill();
-            }
+            crate::sandbox::kill_all(self.pgid.as_raw(), self.jail.as_ref());
         }
     }
 }
@@ -474,6 +474,9 @@ impl Drop for BotProcess {
         self.kill_group();
         if !self.reaped {
             // Killed just above: the leader exits at once (a zombie would count as a live group).
+            if self.reap(REAP_WAIT).is_none() && !self.reaped {
+                let _ = killpg(self.pgid, Signal::SIGKILL);
+            }
             let _ = crate::sandbox::wait_pid(self.pid);
             self.reaped = true;
         }

@@ -124,19 +124,25 @@ impl Sandbox {
     pub fn new(policy: SandboxPolicy) -> Result<Sandbox, SandboxUnavailable> {
         let mut missing = Vec::new();
         let bwrap = match &policy.bwrap {
-            Some(path) => Some(path.clone()),
-            None => find_on_path("bwrap"),
-        };
-        let bwrap = match bwrap {
+            Some(path) if !path.is_file() => {
+                missing.push(format!(
+                    "bubblewrap: {} (given as the bwrap program) does not exist",
+                    path.display()
+                ));
+                None
+            }
             Some(path) => CString::new(path.as_os_str().as_bytes()).ok(),
-            None => {
-                missing.push(
+            None => match find_on_path("bwrap") {
+                Some(path) => CString::new(path.as_os_str().as_bytes()).ok(),
+                None => {
+                    missing.push(
                     "bubblewrap: no `bwrap` on PATH (Debian/Ubuntu: apt-get install bubblewrap; \
                      Fedora: dnf install bubblewrap)"
                         .into(),
-                );
-                None
-            }
+                    );
+                    None
+                }
+            },
         };
         // SAFETY: geteuid only reads.
         let root = unsafe { libc::geteuid() } == 0;
@@ -366,6 +372,24 @@ impl Drop for Jail {
             let _ = std::fs::remove_dir_all(dir);
         }
     }
+}
+
+/// Kills everything a process started (the process group `pgid` it leads, and its sandbox). With a
+/// sandbox, its init is killed (the kernel then kills everything in its namespace, in the group or
+/// not) and bwrap, left alive and continued, reaps it and exits: once bwrap is reaped, nothing of
+/// the bot is left, not even a zombie. Without, the whole group is killed.
+pub fn kill_all(pgid: i32, jail: Option<&Jail>) {
+    use nix::sys::signal::{Signal, killpg};
+    let group = nix::unistd::Pid::from_raw(pgid);
+    match jail {
+        Some(jail) => jail.kill(),
+        None => {
+            let _ = killpg(group, Signal::SIGKILL);
+        }
+    }
+    // A stopped group must be continued: a stopped bwrap cannot reap, and some kernels deliver a
+    // kill to a stopped process late.
+    let _ = killpg(group, Signal::SIGCONT);
 }
 
 fn launch_sandboxed(launch: &Launch<'_>, sandbox: &Sandbox) -> io::Result<Spawned> {
@@ -841,7 +865,12 @@ fn visible_paths(argv: &[String], base: &Path, workdir: &Path) -> (Vec<String>, 
         let candidate = if path.is_absolute() {
             Some(path.to_path_buf())
         } else if index == 0 && !arg.contains('/') {
-            find_on_path(arg).filter(|found| !is_system(found))
+            // The sandbox's own PATH first (the system's `python3`, not a shim in a home folder).
+            if find_in(SANDBOX_PATH, arg).is_some() {
+                None
+            } else {
+                find_on_path(arg).filter(|found| !is_system(found))
+            }
         } else {
             Some(base.join(path))
         };
@@ -899,7 +928,10 @@ fn system_binds() -> Vec<String> {
 }
 
 fn find_on_path(program: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
+    find_in(&std::env::var_os("PATH")?, program)
+}
+
+fn find_in(path: impl AsRef<OsStr>, program: &str) -> Option<PathBuf> {
     std::env::split_paths(&path)
         .map(|dir| dir.join(program))
         .find(|candidate| {

@@ -126,9 +126,14 @@ struct Running {
 
 impl Running {
     fn finish(&mut self) -> io::Result<ExitStatus> {
-        kill_group(self.pid);
-        if let Some(jail) = &self.jail {
-            jail.kill();
+        arena_core::sandbox::kill_all(self.pid, self.jail.as_ref());
+        if self.jail.is_some() {
+            // bwrap reaps its sandbox and exits by itself; one that does not is ended outright.
+            let until = Instant::now() + Duration::from_secs(2);
+            while !leader_exited(self.pid) && Instant::now() < until {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+            kill_group(self.pid);
         }
         let status = arena_core::sandbox::wait_pid(self.pid).map(ExitStatus::from_raw);
         self.reaped = true;
@@ -139,11 +144,7 @@ impl Running {
 impl Drop for Running {
     fn drop(&mut self) {
         if !self.reaped {
-            kill_group(self.pid);
-            if let Some(jail) = &self.jail {
-                jail.kill();
-            }
-            let _ = arena_core::sandbox::wait_pid(self.pid);
+            let _ = self.finish();
         }
     }
 }
