@@ -31,11 +31,8 @@ fn argv(script: &str) -> Vec<String> {
 fn output(bot: &mut BotProcess, patience: Duration) -> String {
     let deadline = Instant::now() + patience;
     let mut text = Vec::new();
-    loop {
-        match bot.next_chunk(deadline) {
-            Chunk::Data(bytes) => text.extend_from_slice(bytes),
-            Chunk::Timeout | Chunk::Closed => break,
-        }
+    while let Chunk::Data(bytes) = bot.next_chunk(deadline) {
+        text.extend_from_slice(bytes);
     }
     String::from_utf8_lossy(&text).into_owned()
 }

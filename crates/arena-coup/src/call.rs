@@ -18,7 +18,7 @@ use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use arena_core::sandbox::{Jail, Launch, Sandbox};
+use arena_core::sandbox::{Jail, Launch, Resident, Sandbox};
 
 use arena_core::agent::{Agent, AgentLog, Reply};
 use arena_core::game::{Answer, Fault, FaultKind};
@@ -332,8 +332,57 @@ pub struct CallReport {
     pub pgid: Option<i32>,
 }
 
-/// Makes one call for `obs`: writes the history file, runs the bot, judges what it did.
+/// Makes one call for `obs`: writes the history file, runs the bot, judges what it did. Sandboxed,
+/// every call builds a sandbox of its own (see [`call_bot_in`] for one per game).
 pub fn call_bot(spec: &CallSpec, obs: &CoupObs, limit: Duration, stderr_cap: usize) -> CallReport {
+    call_bot_in(spec, obs, limit, stderr_cap, &mut None)
+}
+
+/// Runs one call in `resident`, the bot's sandbox for the game, started on the first call (and again
+/// after a call that ran out of time took it down).
+fn call_resident(
+    spec: &CallSpec,
+    sandbox: &Sandbox,
+    resident: &mut Option<Resident>,
+    argv: &[String],
+    writable: &[PathBuf],
+    limit: Duration,
+    stderr_cap: usize,
+) -> io::Result<RawCall> {
+    if !resident.as_ref().is_some_and(Resident::is_alive) {
+        *resident = Some(Resident::start(
+            sandbox,
+            &spec.argv,
+            spec.workdir.as_deref(),
+            writable,
+        )?);
+    }
+    let Some(running) = resident.as_mut() else {
+        return Err(io::Error::other("no resident sandbox"));
+    };
+    let call = running.call(argv, limit, stderr_cap)?;
+    Ok(RawCall {
+        end: match call.status {
+            Some(status) => CallEnd::Exited(status),
+            None if call.memory_exceeded => CallEnd::Exited(ExitStatus::from_raw(libc::SIGKILL)),
+            None => CallEnd::TimedOut,
+        },
+        stdout: call.stdout,
+        stderr: call.stderr,
+        elapsed: call.elapsed,
+        pgid: 0,
+        memory_exceeded: call.memory_exceeded,
+    })
+}
+
+/// [`call_bot`], in `resident` when the spec's sandbox has a resident helper.
+pub fn call_bot_in(
+    spec: &CallSpec,
+    obs: &CoupObs,
+    limit: Duration,
+    stderr_cap: usize,
+    resident: &mut Option<Resident>,
+) -> CallReport {
     let args = obs.args();
     let mut report = CallReport {
         answer: Answer::Fault(Fault::new(FaultKind::SpawnFailed, "not run")),
@@ -368,14 +417,20 @@ pub fn call_bot(spec: &CallSpec, obs: &CoupObs, limit: Duration, stderr_cap: usi
     argv.push(history.to_string_lossy().into_owned());
     argv.extend(report.args.iter().cloned());
     let writable = [history.clone()];
-    let raw = match run_process_in(
-        &argv,
-        spec.workdir.as_deref(),
-        &writable,
-        limit,
-        stderr_cap,
-        spec.sandbox.as_deref(),
-    ) {
+    let run = match spec.sandbox.as_deref() {
+        Some(sandbox) if sandbox.policy().helper.is_some() => {
+            call_resident(spec, sandbox, resident, &argv, &writable, limit, stderr_cap)
+        }
+        sandbox => run_process_in(
+            &argv,
+            spec.workdir.as_deref(),
+            &writable,
+            limit,
+            stderr_cap,
+            sandbox,
+        ),
+    };
+    let raw = match run {
         Ok(raw) => raw,
         Err(e) => {
             report.answer = Answer::Fault(Fault::new(
@@ -389,9 +444,16 @@ pub fn call_bot(spec: &CallSpec, obs: &CoupObs, limit: Duration, stderr_cap: usi
         }
     };
     report.elapsed = raw.elapsed;
-    report.pgid = Some(raw.pgid);
+    report.pgid = (raw.pgid != 0).then_some(raw.pgid);
     report.stdout = String::from_utf8_lossy(&raw.stdout).into_owned();
     report.stderr = raw.stderr;
+    if raw.memory_exceeded {
+        report.answer = Answer::Fault(Fault::new(
+            FaultKind::Memory,
+            "killed by the sandbox's memory limit (out of memory)",
+        ));
+        return report;
+    }
     let status = match raw.end {
         CallEnd::TimedOut => {
             report.answer = Answer::Fault(Fault::new(
@@ -403,13 +465,6 @@ pub fn call_bot(spec: &CallSpec, obs: &CoupObs, limit: Duration, stderr_cap: usi
         CallEnd::Exited(status) => status,
     };
     report.exit_status = Some(status.to_string());
-    if raw.memory_exceeded {
-        report.answer = Answer::Fault(Fault::new(
-            FaultKind::Memory,
-            "killed by the sandbox's memory limit (out of memory)",
-        ));
-        return report;
-    }
     if !status.success() {
         report.answer = Answer::Fault(Fault::new(
             FaultKind::Crashed,
@@ -450,6 +505,8 @@ pub fn call_bot(spec: &CallSpec, obs: &CoupObs, limit: Duration, stderr_cap: usi
 pub struct CallAgent {
     spec: CallSpec,
     log: AgentLog,
+    /// The bot's sandbox for the whole game, when the sandbox has a resident helper.
+    resident: Option<Resident>,
 }
 
 impl CallAgent {
@@ -457,6 +514,7 @@ impl CallAgent {
         CallAgent {
             spec,
             log: AgentLog::default(),
+            resident: None,
         }
     }
 
@@ -488,22 +546,31 @@ impl Agent<Coup> for CallAgent {
                 // A worker of a multi-thread runtime can block in place: no hand-off to another
                 // thread, and the runtime moves its other tasks elsewhere meanwhile.
                 Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
-                    tokio::task::block_in_place(|| call_bot(&self.spec, obs, limit, cap))
+                    tokio::task::block_in_place(|| {
+                        call_bot_in(&self.spec, obs, limit, cap, &mut self.resident)
+                    })
                 }
                 // A current-thread runtime runs one game (a tournament worker, `arena play`): calling
                 // in place saves two thread hand-offs per call, which under load cost more than the
                 // call itself; the game waits for the call either way.
                 Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::CurrentThread => {
-                    call_bot(&self.spec, obs, limit, cap)
+                    call_bot_in(&self.spec, obs, limit, cap, &mut self.resident)
                 }
                 Ok(handle) => {
                     let spec = self.spec.clone();
                     let owned = obs.clone();
+                    let mut resident = self.resident.take();
                     match handle
-                        .spawn_blocking(move || call_bot(&spec, &owned, limit, cap))
+                        .spawn_blocking(move || {
+                            let report = call_bot_in(&spec, &owned, limit, cap, &mut resident);
+                            (report, resident)
+                        })
                         .await
                     {
-                        Ok(report) => report,
+                        Ok((report, resident)) => {
+                            self.resident = resident;
+                            report
+                        }
                         Err(e) => CallReport {
                             answer: Answer::Fault(Fault::new(
                                 FaultKind::SpawnFailed,
@@ -519,7 +586,7 @@ impl Agent<Coup> for CallAgent {
                         },
                     }
                 }
-                Err(_) => call_bot(&self.spec, obs, limit, cap),
+                Err(_) => call_bot_in(&self.spec, obs, limit, cap, &mut self.resident),
             };
             self.keep_stderr(&report.stderr);
             if report.exit_status.is_some() {
@@ -539,6 +606,8 @@ impl Agent<Coup> for CallAgent {
     }
 
     fn finish(&mut self) -> BoxFuture<'_, AgentLog> {
+        // The game is over: its sandbox goes.
+        self.resident = None;
         Box::pin(async move { std::mem::take(&mut self.log) })
     }
 

@@ -12,7 +12,7 @@ use arena_core::seed::derive_seed;
 use serde::Serialize;
 
 use crate::bots;
-use crate::call::{CallSpec, call_bot};
+use crate::call::CallSpec;
 use crate::entry::scratch_dir;
 use crate::protocol::ForfeitKind;
 use crate::rules::{Coup, CoupConfig, CoupObs};
@@ -104,12 +104,17 @@ pub fn play_local(
     let mut game = Coup::new(config, seed);
     let mut obs = CoupObs::default();
     let mut faults: [Vec<Fault>; 2] = Default::default();
+    // Each command bot's sandbox for this game (when sandboxed with a resident helper).
+    let mut residents: [Option<arena_core::sandbox::Resident>; 2] = Default::default();
     while let Some(player) = game.to_act() {
         game.observe(player, &mut obs);
         let limit = game.time_limit(player);
         let answer = match &mut seats[player] {
             LocalSeat::Builtin(bot) => Answer::Action(bot.act(&obs)),
-            LocalSeat::Command(spec) => call_bot(spec, &obs, limit, stderr_cap).answer,
+            LocalSeat::Command(spec) => {
+                crate::call::call_bot_in(spec, &obs, limit, stderr_cap, &mut residents[player])
+                    .answer
+            }
         };
         if let Answer::Fault(fault) = &answer {
             faults[player].push(fault.clone());

@@ -83,8 +83,7 @@ const CASES: &[Case] = &[
         "fork bomb is bounded",
         LangWars,
         Plays,
-        "for i in $(seq 200); do sleep 30 & done 2>/dev/null; n=$(ls /proc | grep -c '^[0-9]'); \
-         [ \"$n\" -gt 70 ] && echo BREACH tasks $n >&2; kill $(jobs -p) 2>/dev/null; wait",
+        "python3 -c 'import os,sys,time\nkids=[]\nfor i in range(200):\n  try: pid=os.fork()\n  except OSError: break\n  if pid==0:\n    time.sleep(30); os._exit(0)\n  kids.append(pid)\nif len(kids) > 64: print(\"BREACH tasks\", len(kids), file=sys.stderr)\nfor k in kids:\n  os.kill(k, 9); os.waitpid(k, 0)'",
     ),
     case(
         "threads bounded",
@@ -576,6 +575,9 @@ fn play(world: &World, game: Game, offender: &Path) -> Played {
         ],
     };
     args.extend([
+        // A small memory limit: a balloon reaches it long before its time limit.
+        "--memory-mib".into(),
+        "160".into(),
         "--seed".into(),
         "11".into(),
         "--replay".into(),
@@ -657,12 +659,13 @@ fn hostile_bots_are_contained_and_change_nobody_elses_result() {
     let mut failures = Vec::new();
     for case in CASES {
         let crash_first = matches!(case.expect, Faults(_));
-        if !baselines.contains_key(&(case.game, crash_first)) {
-            let body = if crash_first { "{ASK}; exit 1" } else { "true" };
-            let script = world.script("baseline", case.game, body);
-            let played = play(&world, case.game, &script);
-            baselines.insert((case.game, crash_first), played.replay);
-        }
+        baselines
+            .entry((case.game, crash_first))
+            .or_insert_with(|| {
+                let body = if crash_first { "{ASK}; exit 1" } else { "true" };
+                let script = world.script("baseline", case.game, body);
+                play(&world, case.game, &script).replay
+            });
         let script = world.script(case.name, case.game, case.body);
         let played = play(&world, case.game, &script);
         let replay = &played.replay;
@@ -756,4 +759,63 @@ fn hostile_bots_are_contained_and_change_nobody_elses_result() {
         CASES.len(),
         failures.join("\n")
     );
+}
+
+/// `kill -9` of arena in the middle of a game, while one bot thinks and the others are frozen (Lang
+/// Wars) or while a call runs (Coup): every bot process dies with it, frozen or not.
+#[test]
+fn bots_die_with_arena() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+        return;
+    }
+    let world = World::new();
+    let before = sandbox_processes();
+    let arena = arena();
+    let a = arena.to_string_lossy().into_owned();
+    for (game, body) in [(LangWars, "{ASK}; sleep 1000"), (Coup, "sleep 1000")] {
+        let script = world.script("thinker", game, body);
+        let bot = format!("sh {} {a}", script.display());
+        let mut command = Command::new(&arena);
+        command.arg("play");
+        match game {
+            LangWars => {
+                command.args(["langwars2", "--bot", &bot]);
+                let innocent = world.root().join("innocent/bot.sh");
+                for _ in 0..3 {
+                    command.args(["--bot", &format!("sh {} {a} langwars2", innocent.display())]);
+                }
+                command.args(["--time-scale", "20"]);
+            }
+            _ => {
+                command.args(["coup", "--bot", &bot, "--bot", "random"]);
+            }
+        }
+        let mut child = command
+            .arg("--replay")
+            .arg(world.root().join("killed.json"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("arena starts");
+        // Wait until the bots run, then kill arena outright.
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while sandbox_processes().difference(&before).count() < 2
+            && std::time::Instant::now() < until
+        {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let running = sandbox_processes().difference(&before).count();
+        assert!(running >= 2, "{game:?}: the bots did not start");
+        child.kill().expect("kill -9 arena");
+        let _ = child.wait();
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let mut left: Vec<_> = sandbox_processes().difference(&before).cloned().collect();
+        while !left.is_empty() && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            left = sandbox_processes().difference(&before).cloned().collect();
+        }
+        assert!(left.is_empty(), "{game:?}: left after arena died: {left:?}");
+    }
 }
