@@ -157,6 +157,12 @@ impl BotProcess {
             },
             sandbox,
         )?;
+        Self::from_spawned(spawned, stderr_cap)
+    }
+
+    /// Takes over a started process (from [`crate::sandbox::launch`] or
+    /// [`crate::sandbox::Resident::exec`]); from here on, dropping it kills and reaps the bot.
+    pub fn from_spawned(spawned: crate::sandbox::Spawned, stderr_cap: usize) -> io::Result<Self> {
         let process = BotProcess {
             pid: spawned.pid,
             pgid: Pid::from_raw(spawned.pid),

@@ -409,6 +409,16 @@ fn launch_in(
     sandbox: &Sandbox,
     resident: Option<&[String]>,
 ) -> io::Result<Spawned> {
+    launch_finish(launch_begin(launch, sandbox, resident)?, sandbox)
+}
+
+/// Starts bwrap for `launch` without waiting for its sandbox: several can be set up at once, from
+/// the thread that owns them (bwrap dies with the thread that started it).
+fn launch_begin(
+    launch: &Launch<'_>,
+    sandbox: &Sandbox,
+    resident: Option<&[String]>,
+) -> io::Result<Pending> {
     if launch.argv.is_empty() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty command"));
     }
@@ -622,13 +632,39 @@ fn launch_in(
         block_read,
     ));
     drop((null, seccomp));
-    let mut spawned = Spawned {
-        pid,
-        stdin: stdin_write.map(File::from),
-        stdout: Some(File::from(stdout_read)),
-        stderr: Some(File::from(stderr_read)),
-        jail: None,
-    };
+    Ok(Pending {
+        spawned: Spawned {
+            pid,
+            stdin: stdin_write.map(File::from),
+            stdout: Some(File::from(stdout_read)),
+            stderr: Some(File::from(stderr_read)),
+            jail: None,
+        },
+        jail,
+        info_read,
+        block_write,
+        cpu: launch.cpu,
+    })
+}
+
+/// A bwrap started and setting its sandbox up, not yet released (see [`launch_finish`]).
+struct Pending {
+    spawned: Spawned,
+    jail: Jail,
+    info_read: OwnedFd,
+    block_write: OwnedFd,
+    cpu: Option<usize>,
+}
+
+/// Waits for bwrap's sandbox, puts its init in the bot's cgroups, sets its limits and releases it.
+fn launch_finish(pending: Pending, sandbox: &Sandbox) -> io::Result<Spawned> {
+    let Pending {
+        mut spawned,
+        mut jail,
+        info_read,
+        block_write,
+        cpu,
+    } = pending;
     let started = (|| -> io::Result<()> {
         let init = read_init_pid(info_read, &mut spawned)?;
         // SAFETY: pidfd_open on the init, alive: bwrap is blocked before starting anything.
@@ -640,7 +676,7 @@ fn launch_in(
         jail.init = Some(unsafe { OwnedFd::from_raw_fd(fd as RawFd) });
         let cgroups = sandbox
             .cgroups
-            .create(&sandbox.policy.limits, launch.cpu)
+            .create(&sandbox.policy.limits, cpu)
             .map_err(io::Error::other)?;
         cgroups.attach(init).map_err(io::Error::other)?;
         jail.cgroups = Some(cgroups);
@@ -652,10 +688,10 @@ fn launch_in(
     if let Err(e) = started {
         jail.kill();
         let _ = nix::sys::signal::killpg(
-            nix::unistd::Pid::from_raw(pid),
+            nix::unistd::Pid::from_raw(spawned.pid),
             nix::sys::signal::Signal::SIGKILL,
         );
-        let _ = wait_pid(pid);
+        let _ = wait_pid(spawned.pid);
         return Err(e);
     }
     spawned.jail = Some(jail);
@@ -1381,8 +1417,45 @@ impl Resident {
         sandbox: &Sandbox,
         bot_argv: &[String],
         workdir: Option<&Path>,
+        cpu: Option<usize>,
         writable: &[PathBuf],
     ) -> io::Result<Resident> {
+        let pending = Self::begin(sandbox, bot_argv, workdir, cpu, writable)?;
+        Self::finish(pending, sandbox)
+    }
+
+    /// Several resident sandboxes set up at once (their bwraps work in parallel), on this thread.
+    pub fn start_all(
+        sandbox: &Sandbox,
+        requests: &[(&[String], Option<&Path>, Option<usize>)],
+    ) -> Vec<io::Result<Resident>> {
+        let pending: Vec<io::Result<ResidentPending>> = requests
+            .iter()
+            .map(|(argv, workdir, cpu)| Self::begin(sandbox, argv, *workdir, *cpu, &[]))
+            .collect();
+        pending
+            .into_iter()
+            .map(|pending| Self::finish(pending?, sandbox))
+            .collect()
+    }
+
+    fn finish(pending: ResidentPending, sandbox: &Sandbox) -> io::Result<Resident> {
+        let spawned = launch_finish(pending.0, sandbox)?;
+        for file in [&spawned.stdout, &spawned.stderr].into_iter().flatten() {
+            set_nonblocking(file.as_raw_fd())?;
+        }
+        Ok(Resident {
+            spawned: Some(spawned),
+        })
+    }
+
+    fn begin(
+        sandbox: &Sandbox,
+        bot_argv: &[String],
+        workdir: Option<&Path>,
+        cpu: Option<usize>,
+        writable: &[PathBuf],
+    ) -> io::Result<ResidentPending> {
         let helper = sandbox.policy.helper.as_ref().ok_or_else(|| {
             io::Error::new(
                 io::ErrorKind::NotFound,
@@ -1400,23 +1473,18 @@ impl Resident {
             uid,
             gid,
         ];
-        let spawned = launch_in(
+        launch_begin(
             &Launch {
                 argv: &argv,
                 workdir,
-                cpu: None,
+                cpu,
                 stdin: true,
                 writable,
             },
             sandbox,
             Some(bot_argv),
-        )?;
-        for file in [&spawned.stdout, &spawned.stderr].into_iter().flatten() {
-            set_nonblocking(file.as_raw_fd())?;
-        }
-        Ok(Resident {
-            spawned: Some(spawned),
-        })
+        )
+        .map(ResidentPending)
     }
 
     /// False once a call ran out of time or the helper failed: start another.
@@ -1435,13 +1503,7 @@ impl Resident {
             .spawned
             .as_mut()
             .ok_or_else(|| io::Error::other("the resident sandbox is gone"))?;
-        let mut request = Vec::new();
-        for arg in argv {
-            request.extend_from_slice(arg.as_bytes());
-            request.push(0);
-        }
-        let mut message = (request.len() as u32).to_le_bytes().to_vec();
-        message.extend_from_slice(&request);
+        let message = helper_request(CALL, argv);
         let oom_before = spawned.jail.as_ref().map_or(0, Jail::oom_kills);
         let started = Instant::now();
         let deadline = started + limit;
@@ -1547,6 +1609,27 @@ impl Resident {
         })
     }
 
+    /// Turns the helper into `argv` (the bot's stream process) and returns it: a sandbox set up in
+    /// advance (off the bot's clock, in parallel for all seats of a game) so that starting the bot
+    /// costs one exec. The helper's pipes become the bot's stdin, stdout and stderr.
+    pub fn exec(mut self, argv: &[String]) -> io::Result<Spawned> {
+        let mut spawned = self
+            .spawned
+            .take()
+            .ok_or_else(|| io::Error::other("the resident sandbox is gone"))?;
+        let message = helper_request(EXEC, argv);
+        let sent = match spawned.stdin.as_mut() {
+            Some(control) => control.write_all(&message),
+            None => Err(io::Error::other("no control pipe")),
+        };
+        if let Err(e) = sent {
+            kill_all(spawned.pid, spawned.jail.as_ref());
+            let _ = wait_pid(spawned.pid);
+            return Err(e);
+        }
+        Ok(spawned)
+    }
+
     /// Kills the sandbox and everything in it, and reaps the helper's bwrap.
     pub fn end(&mut self) {
         if let Some(spawned) = self.spawned.take() {
@@ -1556,10 +1639,30 @@ impl Resident {
     }
 }
 
+/// A resident sandbox being set up.
+struct ResidentPending(Pending);
+
 impl Drop for Resident {
     fn drop(&mut self) {
         self.end();
     }
+}
+
+/// Helper requests: run a call and report, or become the command.
+const CALL: u8 = b'C';
+const EXEC: u8 = b'E';
+
+/// `kind, u32 length, arguments each followed by NUL`.
+fn helper_request(kind: u8, argv: &[String]) -> Vec<u8> {
+    let mut payload = Vec::new();
+    for arg in argv {
+        payload.extend_from_slice(arg.as_bytes());
+        payload.push(0);
+    }
+    let mut message = vec![kind];
+    message.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    message.extend_from_slice(&payload);
+    message
 }
 
 fn set_nonblocking(fd: RawFd) -> io::Result<()> {
@@ -1614,40 +1717,86 @@ fn helper_loop(uid: Option<u32>, gid: Option<u32>) -> i32 {
     // A bot running as the same user (no root) must not be able to trace or inspect the helper.
     // SAFETY: prctl on ourselves.
     unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
-    let mut stdin = io::stdin().lock();
-    let mut stdout = io::stdout().lock();
+    // Unbuffered: after an exec request, what follows on stdin is the bot's input, not ours to read.
+    // SAFETY: descriptors 0 and 1 are the control pipes, open for the helper's whole life; wrapped
+    // without taking ownership.
+    let (mut control_in, mut control_out) = unsafe {
+        (
+            std::mem::ManuallyDrop::new(File::from_raw_fd(0)),
+            std::mem::ManuallyDrop::new(File::from_raw_fd(1)),
+        )
+    };
     let Ok(null) = File::open("/dev/null") else {
         return 1;
     };
     loop {
-        let mut length = [0u8; 4];
-        if stdin.read_exact(&mut length).is_err() {
+        let mut header = [0u8; 5];
+        if control_in.read_exact(&mut header).is_err() {
             return 0;
         }
-        let mut request = vec![0u8; u32::from_le_bytes(length) as usize];
-        if stdin.read_exact(&mut request).is_err() {
+        let length = u32::from_le_bytes([header[1], header[2], header[3], header[4]]) as usize;
+        let mut request = vec![0u8; length];
+        if control_in.read_exact(&mut request).is_err() {
             return 1;
         }
         let argv: Vec<CString> = request
+            .strip_suffix(&[0])
+            .unwrap_or(&request)
             .split(|&b| b == 0)
-            .filter(|arg| !arg.is_empty())
             .filter_map(|arg| CString::new(arg).ok())
             .collect();
-        if argv.is_empty() {
+        if argv.is_empty() || argv[0].is_empty() {
             return 0;
+        }
+        if header[0] == EXEC {
+            // SAFETY: single-threaded; becomes the bot or exits.
+            unsafe {
+                libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
+                become_bot(&argv, uid, gid)
+            }
         }
         let (status, output) = helper_call(&argv, &null, uid, gid);
         let mut reply = vec![0u8];
         reply.extend_from_slice(&status.to_le_bytes());
         reply.extend_from_slice(&(output.len() as u32).to_le_bytes());
         reply.extend_from_slice(&output);
-        if stdout
-            .write_all(&reply)
-            .and_then(|()| stdout.flush())
-            .is_err()
-        {
+        if control_out.write_all(&reply).is_err() {
             return 1;
         }
+    }
+}
+
+/// Drops to the bot's user and every capability, and execs `argv`; never returns.
+///
+/// # Safety
+/// Only in a single-threaded process (the helper, or its forked child).
+unsafe fn become_bot(argv: &[CString], uid: Option<u32>, gid: Option<u32>) -> ! {
+    let mut pointers: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+    pointers.push(std::ptr::null());
+    // SAFETY: plain system calls on this process (see the function's contract).
+    unsafe {
+        if let (Some(uid), Some(gid)) = (uid, gid)
+            && (libc::setgroups(0, std::ptr::null()) != 0
+                || libc::setresgid(gid, gid, gid) != 0
+                || libc::setresuid(uid, uid, uid) != 0)
+        {
+            libc::_exit(126);
+        }
+        // Without a user change (no root), the capabilities bwrap gave the helper go explicitly.
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL,
+            0,
+            0,
+            0,
+        );
+        let mut header = [0x2008_0522u32, 0]; // _LINUX_CAPABILITY_VERSION_3, this process
+        let data = [0u32; 6];
+        libc::syscall(libc::SYS_capset, header.as_mut_ptr(), data.as_ptr());
+        libc::execvp(pointers[0], pointers.as_ptr());
+        let message = b"arena sandbox: cannot run the command\n";
+        libc::write(2, message.as_ptr().cast(), message.len());
+        libc::_exit(127)
     }
 }
 
@@ -1662,28 +1811,15 @@ fn helper_call(
     let Ok((out_read, out_write)) = pipe() else {
         return (127 << 8, Vec::new());
     };
-    let mut pointers: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
-    pointers.push(std::ptr::null());
-    // SAFETY: the helper is single-threaded (started by run_helper_if_asked before anything else),
-    // and the child only makes async-signal-safe calls before exec.
+    // SAFETY: the helper is single-threaded (started by run_helper_if_asked before anything else).
     let pid = unsafe { libc::fork() };
     if pid == 0 {
-        // SAFETY: in the child: descriptor juggling, dropping privileges, exec, or _exit.
+        // SAFETY: in the child: descriptor juggling, then become the call.
         unsafe {
             libc::dup2(null.as_raw_fd(), 0);
             libc::dup2(out_write.as_raw_fd(), 1);
             libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
-            if let (Some(uid), Some(gid)) = (uid, gid)
-                && (libc::setgroups(0, std::ptr::null()) != 0
-                    || libc::setresgid(gid, gid, gid) != 0
-                    || libc::setresuid(uid, uid, uid) != 0)
-            {
-                libc::_exit(126);
-            }
-            libc::execvp(pointers[0], pointers.as_ptr());
-            let message = b"arena sandbox: cannot run the command\n";
-            libc::write(2, message.as_ptr().cast(), message.len());
-            libc::_exit(127);
+            become_bot(argv, uid, gid)
         }
     }
     drop(out_write);

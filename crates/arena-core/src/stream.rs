@@ -138,6 +138,8 @@ fn memory_fault() -> Fault {
 /// A process that plays a whole game over stdin/stdout with game `G`'s text protocol.
 pub struct StreamAgent<G: StreamProtocol> {
     spec: ProcessSpec,
+    /// The bot's sandbox, set up in advance by [`StreamAgent::prepare`].
+    prepared: Option<crate::sandbox::Resident>,
     process: Option<BotProcess>,
     lines: LineBuffer,
     log: AgentLog,
@@ -151,11 +153,40 @@ impl<G: StreamProtocol> StreamAgent<G> {
     pub fn new(spec: ProcessSpec) -> Self {
         StreamAgent {
             spec,
+            prepared: None,
             process: None,
             lines: LineBuffer::default(),
             log: AgentLog::default(),
             resume_pending: false,
             _game: std::marker::PhantomData,
+        }
+    }
+
+    /// Sets the bots' sandboxes up now (when their sandbox has a resident helper), so that `start`
+    /// costs one exec: bwrap, the cgroups and the limits take milliseconds, before the bots' clocks
+    /// run, and all of a game's seats are set up at once. Without a helper, or if it fails, `start`
+    /// launches as usual (and reports any error there). Call it on the thread that runs the game:
+    /// the sandboxes die with the thread that started them.
+    pub fn prepare_all(agents: &mut [&mut StreamAgent<G>]) {
+        let Some(sandbox) = agents.first().and_then(|a| a.spec.sandbox.clone()) else {
+            return;
+        };
+        if sandbox.policy().helper.is_none() {
+            return;
+        }
+        let requests: Vec<_> = agents
+            .iter()
+            .map(|a| {
+                (
+                    a.spec.argv.as_slice(),
+                    a.spec.workdir.as_deref(),
+                    a.spec.cpu,
+                )
+            })
+            .collect();
+        let started = crate::sandbox::Resident::start_all(&sandbox, &requests);
+        for (agent, resident) in agents.iter_mut().zip(started) {
+            agent.prepared = resident.ok();
         }
     }
 
@@ -172,14 +203,19 @@ impl<G: StreamProtocol> StreamAgent<G> {
 impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
     fn start(&mut self) -> BoxFuture<'_, Result<(), Fault>> {
         Box::pin(async move {
-            let process = BotProcess::spawn_in(
-                &self.spec.argv,
-                self.spec.workdir.as_deref(),
-                self.spec.stderr_cap,
-                self.spec.cpu,
-                self.spec.sandbox.as_deref(),
-            )
-            .map_err(|error| {
+            let started = match self.prepared.take() {
+                Some(prepared) => prepared
+                    .exec(&self.spec.argv)
+                    .and_then(|spawned| BotProcess::from_spawned(spawned, self.spec.stderr_cap)),
+                None => BotProcess::spawn_in(
+                    &self.spec.argv,
+                    self.spec.workdir.as_deref(),
+                    self.spec.stderr_cap,
+                    self.spec.cpu,
+                    self.spec.sandbox.as_deref(),
+                ),
+            };
+            let process = started.map_err(|error| {
                 Fault::new(
                     FaultKind::SpawnFailed,
                     format!("could not start `{}`: {error}", self.spec.argv.join(" ")),

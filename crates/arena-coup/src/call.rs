@@ -354,6 +354,7 @@ fn call_resident(
             sandbox,
             &spec.argv,
             spec.workdir.as_deref(),
+            None,
             writable,
         )?);
     }
