@@ -1444,9 +1444,29 @@ impl Resident {
         for file in [&spawned.stdout, &spawned.stderr].into_iter().flatten() {
             set_nonblocking(file.as_raw_fd())?;
         }
-        Ok(Resident {
+        let mut resident = Resident {
             spawned: Some(spawned),
-        })
+        };
+        // The helper's own start (an exec of arena) is part of the set-up, not of the bot's start.
+        let ready = resident.spawned.as_mut().and_then(|spawned| {
+            let out = spawned.stdout.as_mut()?;
+            let mut fds = [libc::pollfd {
+                fd: out.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            }];
+            // SAFETY: one valid pollfd.
+            unsafe { libc::poll(fds.as_mut_ptr(), 1, SETUP_WAIT.as_millis() as i32) };
+            let mut byte = [0u8; 1];
+            matches!(out.read(&mut byte), Ok(1)).then_some(byte)
+        });
+        if ready.as_ref().map(|b| &b[..]) != Some(READY) {
+            resident.end();
+            return Err(io::Error::other(
+                "the sandbox's helper did not start (is the arena program readable in the sandbox?)",
+            ));
+        }
+        Ok(resident)
     }
 
     fn begin(
@@ -1648,6 +1668,8 @@ impl Drop for Resident {
     }
 }
 
+/// What the helper writes once it runs.
+const READY: &[u8] = b"R";
 /// Helper requests: run a call and report, or become the command.
 const CALL: u8 = b'C';
 const EXEC: u8 = b'E';
@@ -1729,6 +1751,10 @@ fn helper_loop(uid: Option<u32>, gid: Option<u32>) -> i32 {
     let Ok(null) = File::open("/dev/null") else {
         return 1;
     };
+    // Ready: arena waits for this before it counts the sandbox as set up.
+    if control_out.write_all(READY).is_err() {
+        return 1;
+    }
     loop {
         let mut header = [0u8; 5];
         if control_in.read_exact(&mut header).is_err() {
