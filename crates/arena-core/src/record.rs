@@ -26,6 +26,7 @@ pub struct MatchRecord<G: Game> {
     pub format: u32,
     pub game: String,
     pub config: G::Config,
+    #[serde(with = "crate::seed::as_text")]
     pub seed: u64,
     /// How answer times were judged (absent in records from before time policies: strict).
     #[serde(default)]
@@ -44,7 +45,11 @@ pub struct PlayerRecord {
     pub name: String,
     /// `builtin:NAME` or the command line.
     pub spec: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        with = "crate::seed::option_as_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub bot_seed: Option<u64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<StepFault>,

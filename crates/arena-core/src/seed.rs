@@ -30,6 +30,90 @@ pub fn below(rng: &mut BotRng, n: u32) -> u32 {
     ((rng.next_u32() as u64 * n as u64) >> 32) as u32
 }
 
+/// Seeds in JSON, as `#[serde(with = "arena_core::seed::as_text")]`: written as decimal strings
+/// (JSON numbers above 2^53 are rounded by jq and JavaScript, and a rounded seed plays another
+/// game), read back from a string or a number (files written before seeds were text). A negative
+/// number or string is taken as its 64-bit pattern, as `--seed` takes Java's long seeds.
+pub mod as_text {
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(seed: &u64, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(itoa::Buffer::new().format(*seed))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+        deserializer.deserialize_any(SeedVisitor)
+    }
+
+    pub(super) struct SeedVisitor;
+
+    impl serde::de::Visitor<'_> for SeedVisitor {
+        type Value = u64;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a seed: a 64-bit integer, as a string or a number")
+        }
+
+        fn visit_u64<E: serde::de::Error>(self, seed: u64) -> Result<u64, E> {
+            Ok(seed)
+        }
+
+        fn visit_i64<E: serde::de::Error>(self, seed: i64) -> Result<u64, E> {
+            Ok(seed as u64)
+        }
+
+        fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<u64, E> {
+            super::parse(text).ok_or_else(|| E::custom(format!("`{text}` is not a 64-bit seed")))
+        }
+    }
+}
+
+/// [`as_text`] for optional seeds (`null` when absent).
+pub mod option_as_text {
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(seed: &Option<u64>, serializer: S) -> Result<S::Ok, S::Error> {
+        match seed {
+            Some(seed) => super::as_text::serialize(seed, serializer),
+            None => serializer.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<u64>, D::Error> {
+        struct OptionVisitor;
+        impl<'de> serde::de::Visitor<'de> for OptionVisitor {
+            type Value = Option<u64>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a seed or null")
+            }
+
+            fn visit_none<E: serde::de::Error>(self) -> Result<Option<u64>, E> {
+                Ok(None)
+            }
+
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Option<u64>, E> {
+                Ok(None)
+            }
+
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<u64>, D::Error> {
+                d.deserialize_any(super::as_text::SeedVisitor).map(Some)
+            }
+        }
+        deserializer.deserialize_option(OptionVisitor)
+    }
+}
+
+/// A seed from text: a decimal u64, or a negative i64 taken as its bit pattern.
+pub fn parse(text: &str) -> Option<u64> {
+    let text = text.trim();
+    text.parse::<u64>()
+        .ok()
+        .or_else(|| text.parse::<i64>().ok().map(|s| s as u64))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -39,6 +123,35 @@ mod tests {
         assert_eq!(derive_seed(7, 1), derive_seed(7, 1));
         assert_ne!(derive_seed(7, 1), derive_seed(7, 2));
         assert_ne!(derive_seed(7, 1), derive_seed(8, 1));
+    }
+
+    #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+    struct Seeded {
+        #[serde(with = "as_text")]
+        seed: u64,
+        #[serde(with = "option_as_text", default)]
+        other: Option<u64>,
+    }
+
+    #[test]
+    fn seeds_are_written_as_text_and_read_from_text_or_numbers() {
+        let big = Seeded {
+            seed: 13_202_931_382_145_363_662,
+            other: Some(u64::MAX),
+        };
+        let text = serde_json::to_string(&big).expect("encodes");
+        assert_eq!(
+            text,
+            r#"{"seed":"13202931382145363662","other":"18446744073709551615"}"#
+        );
+        assert_eq!(serde_json::from_str::<Seeded>(&text).expect("decodes"), big);
+        let numbers: Seeded =
+            serde_json::from_str(r#"{"seed":13202931382145363662,"other":null}"#).expect("numbers");
+        assert_eq!(numbers.seed, 13_202_931_382_145_363_662);
+        assert_eq!(numbers.other, None);
+        let negative: Seeded = serde_json::from_str(r#"{"seed":"-1"}"#).expect("java long");
+        assert_eq!(negative.seed, u64::MAX);
+        assert!(serde_json::from_str::<Seeded>(r#"{"seed":"x1"}"#).is_err());
     }
 
     #[test]

@@ -30,6 +30,7 @@ pub mod sequential;
 pub mod sprt;
 pub mod summary;
 mod trueskill_ffa;
+mod weng_lin_ffa;
 
 pub use accumulate::{Accumulator, FitSample, Footprint, StatsConfig, StatsReport};
 pub use fit::{

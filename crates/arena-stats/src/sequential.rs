@@ -8,7 +8,7 @@ use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin, weng_lin_mu
 use skillratings::{MultiTeamOutcome, Outcomes, Rating};
 
 use crate::game::{GameLog, GameResult, Tally};
-use crate::trueskill_ffa;
+use crate::{trueskill_ffa, weng_lin_ffa};
 
 /// A Bayesian skill estimate: mean μ, uncertainty σ, and the leaderboard value μ − 3σ.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -124,6 +124,14 @@ impl SkillSystem for WengLinConfig {
         teams: &[(&[WengLinRating], MultiTeamOutcome)],
     ) -> Option<Vec<Vec<WengLinRating>>> {
         Some(weng_lin_multi_team(teams, self))
+    }
+
+    fn free_for_all_players(
+        &self,
+        ratings: &[WengLinRating],
+        ranks: &[u32],
+    ) -> Option<[WengLinRating; trueskill_ffa::MAX_SEATS]> {
+        weng_lin_ffa::rate(ratings, ranks, self)
     }
 }
 

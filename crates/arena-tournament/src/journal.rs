@@ -21,6 +21,7 @@ pub struct Entry {
     pub game: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
+    #[serde(with = "arena_core::seed::as_text")]
     pub seed: u64,
     pub pair: u64,
     /// Bot index per seat.
@@ -45,6 +46,7 @@ pub struct EntryRef<'a> {
     pub game: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub variant: Option<&'a str>,
+    #[serde(with = "arena_core::seed::as_text")]
     pub seed: u64,
     pub pair: u64,
     pub seats: &'a [usize],

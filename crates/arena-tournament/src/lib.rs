@@ -4,10 +4,12 @@
 //! - [`schedule`]: the plan and the game at every index (groups, seat orders, paired seeds);
 //! - [`journal`]: `results.jsonl`, crash-safe appends and resume;
 //! - [`run`]: the worker pool;
+//! - [`rebuild`]: replays of games between built-in bots, played again when someone watches one;
 //! - a tournament directory holds `tournament.json` (the plan), `results.jsonl`, `replays/`, and after
 //!   the run `summary.json`, `leaderboard.csv` and `report.html`.
 
 pub mod journal;
+pub mod rebuild;
 pub mod report;
 pub mod run;
 pub mod schedule;

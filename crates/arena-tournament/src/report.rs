@@ -1,6 +1,7 @@
 //! Statistics over a tournament's journal and the reports made of them: a text leaderboard, CSV, JSON
 //! (`summary.json`) and a self-contained HTML page.
 
+use smallvec::SmallVec;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -56,35 +57,68 @@ fn result_of(
     }
 }
 
-/// The part of a journal line the statistics read.
+/// Seats kept inline when parsing a journal line (larger games spill to the heap, correctly).
+const INLINE_SEATS: usize = 8;
+
+/// The part of a journal line the statistics read, parsed without allocating (a million-game pass
+/// spent a tenth of its time allocating and freeing these fields).
 #[derive(serde::Deserialize)]
 struct StatsLine {
     index: u64,
     pair: u64,
-    seats: Vec<usize>,
-    scores: Vec<arena_core::Score>,
-    ranks: Vec<u32>,
+    seats: SmallVec<[usize; INLINE_SEATS]>,
+    scores: SmallVec<[arena_core::Score; INLINE_SEATS]>,
+    ranks: SmallVec<[u32; INLINE_SEATS]>,
     winner: Option<usize>,
-    faults: Vec<Vec<arena_core::FaultKind>>,
+    faults: SmallVec<[SmallVec<[arena_core::FaultKind; 2]>; INLINE_SEATS]>,
 }
 
 impl StatsLine {
-    fn result(self) -> GameResult {
-        result_of(
-            self.seats,
-            &self.scores,
-            self.ranks,
-            self.winner,
-            &self.faults,
-            self.pair,
-        )
+    /// Fills `result` (reusing its vectors) with this game.
+    fn fill(&self, result: &mut GameResult) {
+        result.players.clear();
+        result.players.extend_from_slice(&self.seats);
+        result.scores.clear();
+        result.scores.extend(self.scores.iter().map(|s| s.to_f64()));
+        result.ranks.clear();
+        result.ranks.extend_from_slice(&self.ranks);
+        result.winner = self.winner;
+        result.faults.resize_with(self.faults.len(), Vec::new);
+        for (kept, kinds) in result.faults.iter_mut().zip(&self.faults) {
+            kept.clear();
+            kept.extend(kinds.iter().map(|k| k.label().to_string()));
+        }
+        result.pair_id = Some(self.pair);
     }
 }
 
-/// What the journal-reading thread passes on: a game, or a gap in the indices before the next one.
-enum Parsed {
-    Game(GameResult),
-    Gap,
+/// Games parsed by the journal-reading thread, in schedule order, with the gaps in the indices
+/// (an interrupted run) before each; sent back empty to be filled again, so that the games'
+/// vectors are allocated once per pass, not once per game.
+#[derive(Default)]
+struct ParsedBatch {
+    games: Vec<GameResult>,
+    gap_before: Vec<bool>,
+    len: usize,
+}
+
+impl ParsedBatch {
+    fn push(&mut self, line: &StatsLine, gap_before: bool) {
+        if self.len == self.games.len() {
+            self.games.push(GameResult {
+                players: Vec::new(),
+                scores: Vec::new(),
+                ranks: Vec::new(),
+                winner: None,
+                faults: Vec::new(),
+                pair_id: None,
+            });
+            self.gap_before.push(false);
+        }
+        line.fill(&mut self.games[self.len]);
+        self.gap_before[self.len] = gap_before;
+        self.len += 1;
+    }
 }
 
 fn config(plan: &Plan, bootstrap: usize, sprt: Option<SprtSetup>) -> StatsConfig {
@@ -119,13 +153,15 @@ pub fn compute(
         })
     };
     // Reading and parsing the journal runs on a thread of its own, a batch of games ahead of the
-    // tallies: the two halves of the pass then overlap on two cores.
+    // tallies: the two halves of the pass then overlap on two cores. Batches come back empty.
     let (sender, receiver) =
-        std::sync::mpsc::sync_channel::<Result<Vec<Parsed>, TournamentError>>(8);
+        std::sync::mpsc::sync_channel::<Result<ParsedBatch, TournamentError>>(8);
+    let (recycle, recycled) = std::sync::mpsc::sync_channel::<ParsedBatch>(16);
     std::thread::scope(|scope| -> Result<(), TournamentError> {
         let first_games = &mut first_games;
         scope.spawn(move || {
-            let mut batch = Vec::with_capacity(PARSE_BATCH);
+            let fresh = || recycled.try_recv().unwrap_or_default();
+            let mut batch = fresh();
             let mut expected = 0u64;
             while let Some(next) = lines.next_line() {
                 let parsed = next
@@ -151,17 +187,11 @@ pub fn compute(
                 };
                 // A gap in the indices (an interrupted run) is passed on, so that the sequential
                 // test stops there, as the stop rule does.
-                if game.index != expected {
-                    batch.push(Parsed::Gap);
-                }
+                batch.push(&game, game.index != expected);
                 expected = game.index + 1;
-                batch.push(Parsed::Game(game.result()));
-                if batch.len() >= PARSE_BATCH
+                if batch.len >= PARSE_BATCH
                     && sender
-                        .send(Ok(std::mem::replace(
-                            &mut batch,
-                            Vec::with_capacity(PARSE_BATCH),
-                        )))
+                        .send(Ok(std::mem::replace(&mut batch, fresh())))
                         .is_err()
                 {
                     return;
@@ -170,14 +200,18 @@ pub fn compute(
             let _ = sender.send(Ok(batch));
         });
         for batch in receiver {
-            for parsed in batch? {
-                match parsed {
-                    Parsed::Gap => stats.hold_sprt(),
-                    Parsed::Game(game) => stats
-                        .add(&game)
-                        .map_err(|e| TournamentError::Invalid(format!("in the journal: {e}")))?,
+            let mut batch = batch?;
+            for (game, &gap) in batch.games[..batch.len].iter().zip(&batch.gap_before) {
+                if gap {
+                    stats.hold_sprt();
                 }
+                stats
+                    .add(game)
+                    .map_err(|e| TournamentError::Invalid(format!("in the journal: {e}")))?;
             }
+            batch.len = 0;
+            // The reader makes a new batch when none comes back in time.
+            let _ = recycle.try_send(batch);
         }
         Ok(())
     })?;
@@ -250,7 +284,7 @@ pub fn write_outputs(
     let summary = serde_json::to_string_pretty(&serde_json::json!({
         "game": plan.game,
         "variant": plan.variant,
-        "seed": plan.seed,
+        "seed": plan.seed.to_string(),
         "schedule": plan.schedule,
         "stats": report,
     }))
@@ -836,7 +870,7 @@ pub fn report_html(plan: &Plan, report: &StatsReport, games: &[Entry]) -> String
 
     let _ = write!(
         html,
-        "<h2>Games</h2><p>{} shown of {}; every game is in <code>results.jsonl</code>. Open a replay with <code>arena view FILE</code> or browse them all with <code>arena serve --dir DIR</code>.</p><table><tr><th>#</th><th>seed</th><th>seats</th><th>scores</th><th>winner</th><th>replay</th></tr>",
+        "<h2>Games</h2><p>{} shown of {}; every game is in <code>results.jsonl</code>. Open a replay with <code>arena view FILE</code> or browse them all with <code>arena serve --dir DIR</code>; games between built-in bots keep no file by default and are played again from their seed (<code>arena replay DIR N</code>, or the server).</p><table><tr><th>#</th><th>seed</th><th>seats</th><th>scores</th><th>winner</th><th>replay</th></tr>",
         games.len(),
         report.games
     );
@@ -856,9 +890,15 @@ pub fn report_html(plan: &Plan, report: &StatsReport, games: &[Entry]) -> String
         let winner = game
             .winner
             .map_or("draw".into(), |w| html_escape(&game.bots[w]));
-        let replay = game.replay.as_ref().map_or("-".into(), |path| {
-            format!("<a href=\"{0}\">{0}</a>", html_escape(path))
-        });
+        let replay = match &game.replay {
+            Some(path) => format!("<a href=\"{0}\">{0}</a>", html_escape(path)),
+            // Not stored: played again from its seed when watched (crate::rebuild).
+            None if crate::rebuild::can_rebuild(plan, game.index) => format!(
+                "<span title=\"built-in bots only: played again from the seed\"><code>arena replay DIR {}</code></span>",
+                game.index
+            ),
+            None => "-".into(),
+        };
         let _ = write!(
             html,
             "<tr><td>{}</td><td>{}</td><td>{seats}</td><td>{scores}</td><td>{winner}</td><td>{replay}</td></tr>",

@@ -112,7 +112,9 @@ pub fn run(
             decided: true,
         });
     }
-    if plan.settings.replays {
+    let stores_replays = plan.settings.replays
+        && (plan.settings.builtin_replays || plan.bots.iter().any(|b| b.builtin().is_none()));
+    if stores_replays {
         std::fs::create_dir_all(dir.join(REPLAY_DIR)).map_err(|e| TournamentError::io(dir, e))?;
     }
     let jobs = options.jobs.max(1);
@@ -127,7 +129,7 @@ pub fn run(
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
         for worker_index in 0..jobs {
             let mut sender = sender.clone();
-            if plan.settings.replays {
+            if stores_replays {
                 // A couple of batches in flight: the worker plays on while its last game is written.
                 let (to_writer, from_worker) = mpsc::sync_channel::<Batch>(2);
                 let journal = std::mem::replace(&mut sender, to_writer);
@@ -316,7 +318,14 @@ impl Worker<'_> {
             .iter()
             .map(|&b| plan.bots[b].builtin().map(str::to_string))
             .collect();
-        if let (Some(bots), false) = (&builtin, plan.settings.replays) {
+        // Games between built-in bots are rebuilt from their seed when watched (crate::rebuild),
+        // so their replays are stored only when asked for.
+        let store_replay = if builtin.is_some() {
+            plan.settings.replays && plan.settings.builtin_replays
+        } else {
+            plan.settings.replays
+        };
+        if let (Some(bots), false) = (&builtin, store_replay) {
             let outcome = self
                 .entry
                 .play_builtin(plan.variant.as_deref(), bots, game.seed)?;
@@ -351,7 +360,7 @@ impl Worker<'_> {
             options: MatchOptions {
                 pause_idle: plan.settings.pause_idle,
                 time_scale: plan.settings.time_scale,
-                record_frames: plan.settings.replays,
+                record_frames: store_replay,
                 cpu: self.cpu,
                 time_policy: plan.settings.time_policy,
                 sandbox: self.sandbox.clone(),
@@ -369,10 +378,7 @@ impl Worker<'_> {
             return Ok(None);
         };
         let result = result?;
-        let replay = plan
-            .settings
-            .replays
-            .then(|| format!("{REPLAY_DIR}/{:06}.json.gz", game.index));
+        let replay = store_replay.then(|| format!("{REPLAY_DIR}/{:06}.json.gz", game.index));
         Ok(Some(Finished {
             faults: result
                 .faults
@@ -381,7 +387,7 @@ impl Worker<'_> {
                 .collect(),
             outcome: result.outcome,
             replay,
-            record: plan.settings.replays.then_some(result.record),
+            record: store_replay.then_some(result.record),
             slow: builtin.is_none(),
         }))
     }

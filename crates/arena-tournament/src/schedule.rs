@@ -55,11 +55,19 @@ pub struct RunSettings {
     pub pause_idle: bool,
     pub time_scale: f64,
     pub stderr_cap: usize,
-    /// Keep a compressed replay of every game.
+    /// Keep a compressed replay of every game that has a process bot.
     pub replays: bool,
+    /// Store the replays of games between built-in bots too (otherwise they are rebuilt from the
+    /// seed when watched, see [`crate::rebuild`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub builtin_replays: bool,
     /// How answer times are judged; `None`: the game's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_policy: Option<arena_core::TimePolicy>,
+    /// The game's own options (Coup's deck and move check), as the command line gave them, so
+    /// that a resumed run and a rebuilt replay play the same games.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_options: Option<serde_json::Value>,
 }
 
 /// Everything that defines a tournament; written to `DIR/tournament.json`.
@@ -76,6 +84,7 @@ pub struct Plan {
     pub seat_orders: SeatOrders,
     /// Rounds: seeds per group.
     pub rounds: u64,
+    #[serde(with = "arena_core::seed::as_text")]
     pub seed: u64,
     pub settings: RunSettings,
     /// Fixed groups (bot indices), or empty when groups are drawn at random every round.
@@ -402,7 +411,9 @@ mod tests {
                 time_scale: 1.0,
                 stderr_cap: 1024,
                 replays: false,
+                builtin_replays: false,
                 time_policy: None,
+                game_options: None,
             },
             sprt: None,
         })
@@ -518,7 +529,9 @@ mod tests {
                 time_scale: 1.0,
                 stderr_cap: 1,
                 replays: false,
+                builtin_replays: false,
                 time_policy: None,
+                game_options: None,
             },
             sprt: None,
         })

@@ -109,7 +109,29 @@ Arena.register(["coup"], (record, ui) => {
     list.scrollTop = list.scrollHeight;
   }
 
+  // A process bot's call as it happened: its arguments after the history file, the text it appended
+  // to the history (newlines shown as ⏎) and its stdout; not the record's JSON encoding of them.
+  function io(step) {
+    if (step.input === undefined && step.output === undefined) return null;
+    let args = step.input;
+    try { args = JSON.parse(step.input).join(" "); } catch (e) { /* shown as recorded */ }
+    let wrote = null, stdout = null;
+    try {
+      const out = JSON.parse(step.output);
+      wrote = out.wrote;
+      stdout = out.stdout;
+    } catch (e) {
+      wrote = step.output;
+    }
+    const visible = (text) => String(text).replace(/\n/g, "⏎\n");
+    const parts = [el("div", {}, "arguments ", el("code", { class: "io-args" }, args === undefined ? "" : visible(args)))];
+    if (wrote !== null && wrote !== undefined) parts.push(el("div", {}, "appended to the history ", el("code", { class: "io-wrote" }, visible(wrote))));
+    if (stdout) parts.push(el("div", {}, "stdout ", el("pre", { class: "io-stdout" }, stdout)));
+    return parts;
+  }
+
   return {
+    io,
     count: frames.length,
     label: (i) => "Call " + (frames[i].call + 1),
     draw,

@@ -140,6 +140,8 @@ Arena.register(["langwars", "langwars2", "negotiate"], (record, ui) => {
   function scores(i, table, frame) {
     const done = frames.slice(0, i + 1).filter((f) => f.scores);
     const now = scoreTable(table, frame.values);
+    // At the end the final scores are the result; an estimate beside them would only contradict it.
+    const estimate = i < frames.length - 1;
     const columns = [];
     if (edition === "nc") {
       columns.push(["turn 5", (p) => scoreAt(5, p)]);
@@ -161,11 +163,11 @@ Arena.register(["langwars", "langwars2", "negotiate"], (record, ui) => {
       el("h3", {}, "Scores"),
       el("table", { class: "scores" },
         el("thead", {}, el("tr", {}, el("th", {}, ""), columns.map(([h]) => el("th", {}, h)),
-          el("th", { title: "What the shown table would score now" }, "if now"))),
+          estimate ? el("th", { title: "An estimate, not a score: what the table shown in this view would score if the game were scored now (the players' view hides the holiday actions)" }, "if scored now (estimate)") : null)),
         el("tbody", {}, names.map((name, p) => el("tr", { class: frame.out[p] ? "out" : "" },
           el("td", {}, el("i", { class: "dot", style: "background:" + colors[p] }), name),
           columns.map(([, f]) => el("td", { class: "num", "data-score-player": p }, f(p))),
-          el("td", { class: "num muted" }, fraction(now[p])))))),
+          estimate ? el("td", { class: "num muted" }, fraction(now[p])) : null)))),
       el("p", { class: "muted small" }, "Per language the players with the most believers share +value, the fewest share −value." +
         (edition === "nc" ? " Negotiate and Conquer scores the real table after turns 5 and 9." : "")));
   }

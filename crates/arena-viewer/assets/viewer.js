@@ -167,9 +167,15 @@ const Arena = (() => {
           step.elapsed_us ? el("span", { class: "muted" }, " · " + (step.elapsed_us / 1000).toFixed(1) + " ms") : null,
           step.fault ? el("span", { class: "fault" }, " · " + step.fault.kind + ": " + step.fault.detail) : null);
         const body = el("div", { class: "io-body" });
-        if (step.input !== undefined) body.append(el("details", {}, el("summary", {}, "input"), el("pre", {}, step.input)));
-        if (step.output !== undefined) body.append(el("div", {}, "output ", el("code", {}, JSON.stringify(step.output))));
-        else if (step.action !== undefined) body.append(el("div", {}, "action ", el("code", {}, JSON.stringify(step.action))));
+        // A game may show its own I/O (Coup: the call's arguments, what it appended, its stdout).
+        const shown = view.io ? view.io(step) : null;
+        if (shown) {
+          body.append(...shown);
+        } else {
+          if (step.input !== undefined) body.append(el("details", {}, el("summary", {}, "input"), el("pre", {}, step.input)));
+          if (step.output !== undefined) body.append(el("div", {}, "output ", el("code", {}, JSON.stringify(step.output))));
+          else if (step.action !== undefined) body.append(el("div", {}, "action ", el("code", {}, JSON.stringify(step.action))));
+        }
         box.append(el("div", { class: "io-step" }, head, body));
       }
     }

@@ -20,6 +20,7 @@ mod store;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub use export::{GAMES, export_html};
 pub use server::router;
@@ -59,6 +60,25 @@ pub struct ServeOptions {
     pub files: Vec<PathBuf>,
     /// Port on 127.0.0.1; 0 picks a free one.
     pub port: u16,
+    /// Plays again the games whose replay was not stored (games between built-in bots), so that
+    /// they can be watched too; `None`: only stored replays are shown.
+    pub rebuild: Option<Rebuilder>,
+}
+
+/// The replay JSON of a game played again, or why it cannot be.
+pub type RebuiltReplay =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Vec<u8>, String>> + Send>>;
+
+/// Rebuilds game `index` of the tournament in a directory (`arena_tournament::rebuild`); given by
+/// the `arena` command, which knows the games. It checks the game itself (all seats built in,
+/// played, same result as the journal) and says why when it cannot.
+#[derive(Clone)]
+pub struct Rebuilder(pub Arc<dyn Fn(PathBuf, u64) -> RebuiltReplay + Send + Sync>);
+
+impl std::fmt::Debug for Rebuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Rebuilder")
+    }
 }
 
 impl ServeOptions {
@@ -68,6 +88,7 @@ impl ServeOptions {
             dirs: Vec::new(),
             files: vec![file.into()],
             port,
+            rebuild: None,
         }
     }
 }

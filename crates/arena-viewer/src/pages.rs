@@ -9,7 +9,8 @@ use arena_stats::{GameLog, GameResult, Interval, pairwise, summarize};
 
 use crate::export::{escape, fill};
 use crate::store::{
-    RootListing, Tournament, TournamentDir, score_text, score_value, url_path, url_segment,
+    ResultLine, RootListing, Tournament, TournamentDir, score_text, score_value, url_path,
+    url_segment,
 };
 
 const SITE_TEMPLATE: &str = include_str!("../assets/site.html");
@@ -149,10 +150,13 @@ pub struct GameFilter {
     pub page: Option<usize>,
 }
 
+/// `rebuild`: the server can play again the games between built-in bots whose replay was not
+/// stored, so they get a link too.
 pub fn tournament_page(
     dir: &TournamentDir,
     tournament: &Tournament,
     filter: &GameFilter,
+    rebuild: bool,
 ) -> String {
     let (game, names) = describe(tournament);
     let title = dir
@@ -211,7 +215,7 @@ pub fn tournament_page(
         .map(|b| (b.name.as_str(), b.spec.as_str()))
         .collect();
     leaderboard(&mut body, tournament, &names, &specs);
-    games_table(&mut body, dir, tournament, filter);
+    games_table(&mut body, dir, tournament, filter, rebuild);
     layout(&format!("{title} · arena"), &body)
 }
 
@@ -414,11 +418,25 @@ fn leaderboard(
     body.push_str("</tbody></table>");
 }
 
+/// Whether every seat of a game is a built-in bot (its replay can be rebuilt from the seed).
+fn all_built_in(tournament: &Tournament, result: &ResultLine) -> bool {
+    let Some(info) = &tournament.info else {
+        return false;
+    };
+    !result.seats.is_empty()
+        && result.seats.iter().all(|&bot| {
+            info.bots
+                .get(bot)
+                .is_some_and(|b| b.spec.starts_with("builtin:"))
+        })
+}
+
 fn games_table(
     body: &mut String,
     dir: &TournamentDir,
     tournament: &Tournament,
     filter: &GameFilter,
+    rebuild: bool,
 ) {
     let selected: Vec<_> = tournament
         .results
@@ -501,6 +519,12 @@ fn games_table(
                 "<a class=\"watch\" href=\"/g/{}/{}\">watch ▶</a>",
                 dir.root,
                 url_path(&dir.root_relative(replay))
+            ),
+            None if rebuild && all_built_in(tournament, result) => format!(
+                "<a class=\"watch\" title=\"built-in bots only: played again from the seed\" \
+                 href=\"/g/{}/{}\">watch ▶</a>",
+                dir.root,
+                url_path(&dir.root_relative(&format!("replays/{:06}.json.gz", result.index)))
             ),
             None => "<span class=\"muted\">no replay</span>".into(),
         };

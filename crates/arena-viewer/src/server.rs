@@ -19,13 +19,14 @@ use axum::routing::get;
 use crate::export::{Back, viewer_page};
 use crate::pages::{self, GameFilter};
 use crate::store::{self, REPORT_FILE, Refusal, is_replay_name, resolve_under};
-use crate::{ServeOptions, ViewerError};
+use crate::{Rebuilder, ServeOptions, ViewerError};
 
 struct Served {
     /// Canonical directories.
     roots: Vec<PathBuf>,
     /// Canonical replay files.
     files: Vec<PathBuf>,
+    rebuild: Option<Rebuilder>,
 }
 
 type Shared = Arc<Served>;
@@ -53,7 +54,11 @@ pub fn router(options: &ServeOptions) -> Result<Router, ViewerError> {
         .iter()
         .map(canonical)
         .collect::<Result<Vec<_>, _>>()?;
-    let state = Arc::new(Served { roots, files });
+    let state = Arc::new(Served {
+        roots,
+        files,
+        rebuild: options.rebuild.clone(),
+    });
     Ok(Router::new()
         .route("/", get(index))
         .route("/t/{root}", get(tournament_root))
@@ -63,7 +68,47 @@ pub fn router(options: &ServeOptions) -> Result<Router, ViewerError> {
         .route("/f/{index}", get(game_file))
         .route("/f/{index}/raw", get(raw_file))
         .fallback(not_found)
+        .layer(axum::middleware::from_fn(loopback_host_only))
         .with_state(state))
+}
+
+/// Refuses requests whose `Host` is not a loopback name: the server listens on 127.0.0.1 only,
+/// but a web page could point its own domain at 127.0.0.1 (DNS rebinding) and read replays,
+/// stderr included, through the visitor's browser. Such a request names the page's domain.
+async fn loopback_host_only(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    // Browsers always send a Host; a request without one (HTTP/1.0 tools) cannot come from a page.
+    let Some(host) = request.headers().get(header::HOST) else {
+        return next.run(request).await;
+    };
+    let host = host.to_str().unwrap_or_default().to_string();
+    if is_loopback_host(&host) {
+        next.run(request).await
+    } else {
+        Problem::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "the Host `{host}` is not this computer: arena serve answers requests for 127.0.0.1, \
+                 localhost or [::1] only"
+            ),
+        )
+        .into_response()
+    }
+}
+
+/// `127.0.0.1`, `localhost` or `[::1]`, with or without a port.
+fn is_loopback_host(host: &str) -> bool {
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        rest.split_once(']').map_or(rest, |(name, _)| name)
+    } else {
+        host.rsplit_once(':').map_or(host, |(name, _)| name)
+    };
+    matches!(
+        name.to_ascii_lowercase().as_str(),
+        "127.0.0.1" | "localhost" | "::1"
+    )
 }
 
 /// A refused request, rendered as an HTML page with its status.
@@ -159,7 +204,12 @@ async fn tournament_root(
     let Query(filter) = query?;
     let dir = store::tournament(&served.roots, root_index(&root)?, None)?;
     let loaded = store::load_tournament(&dir.path);
-    Ok(Html(pages::tournament_page(&dir, &loaded, &filter)))
+    Ok(Html(pages::tournament_page(
+        &dir,
+        &loaded,
+        &filter,
+        served.rebuild.is_some(),
+    )))
 }
 
 /// `/t/ROOT/REST`: a tournament one level below the root (`SUB`), its report (`[SUB/]report.html`) or
@@ -187,7 +237,13 @@ async fn tournament_inside(
     match inside {
         None | Some("") => {
             let loaded = store::load_tournament(&dir.path);
-            Ok(Html(pages::tournament_page(&dir, &loaded, &filter)).into_response())
+            Ok(Html(pages::tournament_page(
+                &dir,
+                &loaded,
+                &filter,
+                served.rebuild.is_some(),
+            ))
+            .into_response())
         }
         Some(REPORT_FILE) => {
             let report = resolve_under(&dir.path, REPORT_FILE)?;
@@ -199,14 +255,16 @@ async fn tournament_inside(
         }
         Some(path) => {
             let relative = dir.root_relative(path);
-            let file = replay_under_root(&served, &root, &relative)?;
-            viewer(&file, &back_link(&served, index, &relative))
+            let text = replay_under_root(&served, &root, &relative).await?;
+            viewer(&text, &back_link(&served, index, &relative))
         }
     }
 }
 
-/// A replay under a root, checked: a replay name, inside the root after resolving symlinks, a file.
-fn replay_under_root(served: &Served, root: &str, path: &str) -> Result<PathBuf, Problem> {
+/// The text of a replay under a root: its file, checked (a replay name, inside the root after
+/// resolving symlinks, a file), or for a tournament's game between built-in bots whose replay was
+/// not stored (`[SUB/]replays/N.json.gz` with no such file), the game played again.
+async fn replay_under_root(served: &Served, root: &str, path: &str) -> Result<String, Problem> {
     let index = root_index(root)?;
     let base = served.roots.get(index).ok_or_else(|| {
         Problem::new(
@@ -221,14 +279,50 @@ fn replay_under_root(served: &Served, root: &str, path: &str) -> Result<PathBuf,
             format!("`{path}` is not a replay file (.json or .json.gz)"),
         ));
     }
-    let file = resolve_under(base, path)?;
+    let file = match resolve_under(base, path) {
+        Ok(file) => file,
+        Err(Refusal::Missing(why)) => {
+            return match rebuilt_game(served, base, path).await {
+                Some(rebuilt) => rebuilt,
+                None => Err(Refusal::Missing(why).into()),
+            };
+        }
+        Err(refusal) => return Err(refusal.into()),
+    };
     if !file.is_file() {
         return Err(Problem::new(
             StatusCode::NOT_FOUND,
             format!("`{path}` is not a file"),
         ));
     }
-    Ok(file)
+    Ok(store::read_text(&file)?)
+}
+
+/// `[SUB/]replays/N.json.gz` of a tournament under `base`, played again; `None` when the path is
+/// not such a replay or the server has no rebuilder.
+async fn rebuilt_game(served: &Served, base: &Path, path: &str) -> Option<Result<String, Problem>> {
+    let rebuild = served.rebuild.as_ref()?;
+    let (tournament, name) = match path.rsplit_once("/replays/") {
+        Some((sub, name)) => (Some(sub), name),
+        None => (None, path.strip_prefix("replays/")?),
+    };
+    let game: u64 = name.strip_suffix(".json.gz")?.parse().ok()?;
+    let dir = match tournament {
+        Some(sub) => resolve_under(base, sub).ok()?,
+        None => base.to_path_buf(),
+    };
+    if !store::is_tournament(&dir) {
+        return None;
+    }
+    Some(match (rebuild.0)(dir, game).await {
+        Ok(bytes) => String::from_utf8(bytes).map_err(|_| {
+            Problem::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the rebuilt replay is not UTF-8",
+            )
+        }),
+        Err(why) => Err(Problem::new(StatusCode::NOT_FOUND, why)),
+    })
 }
 
 /// Where a replay under a root was opened from: its tournament if it is in one, else the front page.
@@ -255,14 +349,12 @@ fn back_link(served: &Served, root: usize, path: &str) -> Back {
     }
 }
 
-fn viewer(file: &Path, back: &Back) -> Result<Response, Problem> {
-    let text = store::read_text(file)?;
-    let page = viewer_page(&text, Some(back))?;
+fn viewer(text: &str, back: &Back) -> Result<Response, Problem> {
+    let page = viewer_page(text, Some(back))?;
     Ok(Html(page).into_response())
 }
 
-fn raw(file: &Path) -> Result<Response, Problem> {
-    let text = store::read_text(file)?;
+fn raw(text: String) -> Result<Response, Problem> {
     let mut response = text.into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -276,8 +368,8 @@ async fn game_under_root(
     params: Param<(String, String)>,
 ) -> Result<Response, Problem> {
     let axum::extract::Path((root, path)) = params?;
-    let file = replay_under_root(&served, &root, &path)?;
-    viewer(&file, &back_link(&served, root_index(&root)?, &path))
+    let text = replay_under_root(&served, &root, &path).await?;
+    viewer(&text, &back_link(&served, root_index(&root)?, &path))
 }
 
 async fn raw_under_root(
@@ -285,7 +377,7 @@ async fn raw_under_root(
     params: Param<(String, String)>,
 ) -> Result<Response, Problem> {
     let axum::extract::Path((root, path)) = params?;
-    raw(&replay_under_root(&served, &root, &path)?)
+    raw(replay_under_root(&served, &root, &path).await?)
 }
 
 fn given_file(served: &Served, index: &str) -> Result<PathBuf, Problem> {
@@ -312,7 +404,7 @@ async fn game_file(
         href: "/".into(),
         label: "home".into(),
     };
-    viewer(&file, &back)
+    viewer(&store::read_text(&file)?, &back)
 }
 
 async fn raw_file(
@@ -320,5 +412,5 @@ async fn raw_file(
     params: Param<String>,
 ) -> Result<Response, Problem> {
     let axum::extract::Path(index) = params?;
-    raw(&given_file(&served, &index)?)
+    raw(store::read_text(&given_file(&served, &index)?)?)
 }

@@ -15,8 +15,9 @@ pub const RESULTS_FILE: &str = "results.jsonl";
 /// The tournament runner's own HTML report, when it has written one.
 pub const REPORT_FILE: &str = "report.html";
 
-/// Decompressed replays larger than this are refused: a gzip bomb must not exhaust memory.
-const MAX_REPLAY_BYTES: u64 = 512 << 20;
+/// Decompressed replays larger than this are refused: a gzip bomb must not exhaust memory. The
+/// largest replays arena writes (Spring 2021 process games with their inputs) are a few MB.
+const MAX_REPLAY_BYTES: u64 = 64 << 20;
 
 /// Why a request for a file is refused; each maps to one 4xx status.
 #[derive(Debug, PartialEq, Eq)]
@@ -73,31 +74,34 @@ pub fn is_replay_name(name: &str) -> bool {
 }
 
 /// The text of a replay file, gunzipped when it is compressed (by magic bytes, whatever its name).
+/// Read and decompressed as a stream that stops past [`MAX_REPLAY_BYTES`]: a small gzip bomb
+/// costs at most that much memory, not what it would inflate to.
 pub fn read_text(path: &Path) -> Result<String, ViewerError> {
     let io = |source| ViewerError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let bytes = fs::read(path).map_err(io)?;
-    let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(bytes.as_slice())
+    let mut file = std::io::BufReader::new(fs::File::open(path).map_err(io)?);
+    let compressed = std::io::BufRead::fill_buf(&mut file)
+        .map_err(io)?
+        .starts_with(&[0x1f, 0x8b]);
+    let mut out = Vec::new();
+    let read = if compressed {
+        flate2::bufread::MultiGzDecoder::new(file)
             .take(MAX_REPLAY_BYTES + 1)
             .read_to_end(&mut out)
-            .map_err(|e| {
-                ViewerError::NotAReplay(format!("{}: not valid gzip: {e}", path.display()))
-            })?;
-        if out.len() as u64 > MAX_REPLAY_BYTES {
-            return Err(ViewerError::NotAReplay(format!(
-                "{} decompresses to more than {MAX_REPLAY_BYTES} bytes",
-                path.display()
-            )));
-        }
-        out
     } else {
-        bytes
+        file.take(MAX_REPLAY_BYTES + 1).read_to_end(&mut out)
     };
-    String::from_utf8(bytes)
+    read.map_err(|e| ViewerError::NotAReplay(format!("{}: cannot read it: {e}", path.display())))?;
+    if out.len() as u64 > MAX_REPLAY_BYTES {
+        return Err(ViewerError::NotAReplay(format!(
+            "{} is larger than {} MB once decompressed: not a replay arena wrote",
+            path.display(),
+            MAX_REPLAY_BYTES >> 20
+        )));
+    }
+    String::from_utf8(out)
         .map_err(|_| ViewerError::NotAReplay(format!("{} is not UTF-8 text", path.display())))
 }
 

@@ -308,7 +308,9 @@ fn check_viewer(driver: &Driver, url: &str, game: &str, shots: &Path, tag: &str)
     );
     driver.screenshot(&shots.join(format!("{tag}.png")));
     // u64 seeds survive the trip through JavaScript.
-    let seed = record["seed"].to_string();
+    let seed = record["seed"]
+        .as_str()
+        .map_or_else(|| record["seed"].to_string(), str::to_string);
     assert_eq!(
         driver.eval(&format!(
             "return document.getElementById('subtitle').textContent.includes('seed {seed} ')"
@@ -354,6 +356,7 @@ fn viewer_pages_in_a_headless_browser() {
             dirs: vec![dir.path().to_path_buf()],
             files: Vec::new(),
             port: 0,
+            rebuild: None,
         }))
         .expect("bind");
     let base = server.url();
@@ -472,6 +475,52 @@ fn rare_events(driver: &Driver, dir: &Path, shots: &Path) {
         "{stage}"
     );
     driver.screenshot(&shots.join("coup-forfeit.png"));
+
+    // A process bot's call is shown as its arguments, the text it appended and its stdout, not as
+    // the record's JSON encoding of them.
+    let mut coup: Value = serde_json::from_str(&common::fixture("coup")).expect("json");
+    let first_call = coup["frames"][0]["call"].as_u64().expect("call") as usize;
+    coup["steps"][first_call]["input"] = json!(r#"["1", "1", "^~", "I\n", "F"]"#);
+    coup["steps"][first_call]["output"] = json!(r#"{"wrote":"I\n","stdout":"thinking"}"#);
+    let file = dir.join("coup-io.html");
+    std::fs::write(
+        &file,
+        arena_viewer::export_html(&coup.to_string()).expect("export"),
+    )
+    .expect("write");
+    driver.goto(&format!("file://{}", file.display()));
+    driver.wait_for("return !!window.arenaViewer");
+    driver.eval("document.querySelector('#io details').open = true; return true");
+    let io = driver.eval("return document.getElementById('io').textContent");
+    let io = io.as_str().unwrap_or_default();
+    assert!(io.contains("appended to the history I⏎"), "{io}");
+    assert!(io.contains("arguments 1 1 ^~ I⏎"), "{io}");
+    assert!(io.contains("stdout thinking"), "{io}");
+    assert!(!io.contains("{\"wrote\""), "no JSON encoding: {io}");
+
+    // The Lang Wars score box: the 'if scored now' estimate is labelled so, and gone at the end
+    // where only the final scores stand.
+    let file = dir.join("langwars2-last.html");
+    std::fs::write(
+        &file,
+        arena_viewer::export_html(&common::fixture("langwars2")).expect("export"),
+    )
+    .expect("write");
+    driver.goto(&format!("file://{}", file.display()));
+    driver.wait_for("return !!window.arenaViewer");
+    let side = driver.eval("return document.getElementById('side').textContent");
+    assert!(
+        side.as_str()
+            .unwrap_or_default()
+            .contains("if scored now (estimate)"),
+        "{side}"
+    );
+    driver.press(END);
+    let side = driver.eval("return document.getElementById('side').textContent");
+    assert!(
+        !side.as_str().unwrap_or_default().contains("if scored now"),
+        "no estimate beside the final scores: {side}"
+    );
     let errors = driver.console_errors();
     assert!(errors.is_empty(), "rare events: console errors: {errors:?}");
 }

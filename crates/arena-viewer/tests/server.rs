@@ -46,6 +46,7 @@ fn setup() -> (tempfile::TempDir, axum::Router) {
         dirs: vec![root],
         files: vec![common::data_dir().join("negotiate.json")],
         port: 0,
+        rebuild: None,
     })
     .expect("router");
     (dir, app)
@@ -278,4 +279,58 @@ fn export_inlines_everything() {
         assert!(!page.contains("<link rel=\"stylesheet\""), "{game}");
         assert!(!page.contains("fetch("), "{game}");
     }
+}
+
+#[tokio::test]
+async fn a_page_of_another_domain_cannot_read_through_the_browser() {
+    let (_dir, app) = setup();
+    let with_host = |host: &str| {
+        Request::get("/")
+            .header("host", host)
+            .body(Body::empty())
+            .expect("request")
+    };
+    for host in [
+        "127.0.0.1:8000",
+        "localhost:8000",
+        "[::1]:8000",
+        "LOCALHOST",
+    ] {
+        let response = app
+            .clone()
+            .oneshot(with_host(host))
+            .await
+            .expect("infallible");
+        assert_eq!(response.status(), StatusCode::OK, "{host}");
+    }
+    // DNS rebinding: the attacker's name, resolved to 127.0.0.1.
+    for host in [
+        "evil.example:8000",
+        "127.0.0.1.evil.example",
+        "localhost.evil:80",
+    ] {
+        let response = app
+            .clone()
+            .oneshot(with_host(host))
+            .await
+            .expect("infallible");
+        assert_eq!(response.status(), StatusCode::FORBIDDEN, "{host}");
+    }
+}
+
+#[tokio::test]
+async fn a_gzip_bomb_is_refused_without_inflating_it() {
+    let (dir, app) = setup();
+    let root = dir.path().join("runs");
+    // 80 gzip members of 1 MB of zeros each (about 1 KB apiece): 80 MB once inflated, past the
+    // cap, refused while streaming.
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    std::io::Write::write_all(&mut encoder, &vec![0u8; 1 << 20]).expect("compress");
+    let member = encoder.finish().expect("gzip");
+    let bomb = member.repeat(80);
+    assert!(bomb.len() < 1 << 20);
+    std::fs::write(root.join("bomb.json.gz"), bomb).expect("write");
+    let page = get(&app, "/g/0/bomb.json.gz").await;
+    assert_eq!(page.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(page.body.contains("larger than 64 MB"), "{}", page.body);
 }

@@ -11,7 +11,8 @@
 //!   arena-coup's call bench, per call, against a bare spawn-and-wait of that bot with the same
 //!   arguments. Bar: ≤ 1.1×.
 //! - `replays`: `arena tournament spring2021 --games 2000` of the built-in bots with default options
-//!   against the same with `--replays none`, whole runs (statistics included). Bar: ≤ 1.5×.
+//!   (their replays are rebuilt on demand) and with `--replays all` (every replay stored) against the
+//!   same with `--replays none`, whole runs (statistics included). Bar: default ≤ 1.5×.
 //!
 //! The recorded asks the bare referee replays are taken from the replays of a short arena run of the
 //! same bots. Both sides run one game at a time. Each round runs the bare side then arena; the figures
@@ -418,22 +419,29 @@ fn replays(dir: &Path, rounds: usize) {
         .to_vec();
     let mut none = base.clone();
     none.extend(["--replays".into(), "none".into()]);
-    let mut ratios = Vec::new();
+    let mut all = base.clone();
+    all.extend(["--replays".into(), "all".into()]);
+    let (mut ratios, mut stored_ratios) = (Vec::new(), Vec::new());
     println!(
-        "spring2021, 2000 games of the built-in bots: default (replays) against --replays none"
+        "spring2021, 2000 games of the built-in bots: default (replays rebuilt on demand) and --replays all (every replay stored) against --replays none"
     );
     for round in 0..rounds {
         let (_, play_none, wall_none) = tournament(dir, &format!("replays-none-{round}"), &none);
-        let (_, play_all, wall_all) = tournament(dir, &format!("replays-all-{round}"), &base);
+        let (_, play_default, wall_default) =
+            tournament(dir, &format!("replays-default-{round}"), &base);
+        let (_, play_all, wall_all) = tournament(dir, &format!("replays-all-{round}"), &all);
         println!(
-            "  round {round}: --replays none {wall_none:.2} s (play {play_none:.2} s), default {wall_all:.2} s (play {play_all:.2} s): {:.2}x  [load {}]",
+            "  round {round}: --replays none {wall_none:.2} s (play {play_none:.2} s), default {wall_default:.2} s (play {play_default:.2} s): {:.2}x, --replays all {wall_all:.2} s (play {play_all:.2} s): {:.2}x  [load {}]",
+            wall_default / wall_none,
             wall_all / wall_none,
             load()
         );
-        ratios.push(wall_all / wall_none);
+        ratios.push(wall_default / wall_none);
+        stored_ratios.push(wall_all / wall_none);
     }
     println!(
-        "replays: default/none {:.2}x whole runs (median of {rounds})",
-        median(ratios)
+        "replays: default/none {:.2}x, all/none {:.2}x whole runs (median of {rounds})",
+        median(ratios),
+        median(stored_ratios)
     );
 }

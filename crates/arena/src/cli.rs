@@ -74,6 +74,21 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         port: u16,
     },
+    /// One game of a tournament as a replay file: its stored replay, or for a game between
+    /// built-in bots (not stored by default), the game played again from its seed and checked
+    /// against the journal.
+    Replay {
+        /// The tournament directory.
+        dir: PathBuf,
+        /// The game's index (the `#` column, `index` in results.jsonl).
+        index: u64,
+        /// Where to write the replay JSON (default: DIRNAME-INDEX.replay.json here).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Open it in the viewer too.
+        #[arg(long)]
+        view: bool,
+    },
     /// Write one self-contained HTML file that replays the game from disk, with no server.
     Export {
         /// The replay (.json or .json.gz).
@@ -241,7 +256,7 @@ impl TimingOptions {
 
 /// Coup's reproducibility hooks (the reference arbiter's `COUP_DECK` and `COUP_NO_SHUFFLE`, which are
 /// read too when these are not given).
-#[derive(clap::Args, Debug, Default, Clone)]
+#[derive(clap::Args, Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CoupOptions {
     /// Coup: the deck before the deal, in surrender symbols (`_ ' < = 0`), dealt from its end.
     #[arg(long)]
@@ -260,8 +275,19 @@ pub struct CoupOptions {
 }
 
 impl CoupOptions {
-    fn given(&self) -> bool {
+    pub fn given(&self) -> bool {
         self.deck.is_some() || self.no_shuffle || self.call_limit_ms.is_some() || self.strict_moves
+    }
+
+    /// These options with the environment's `COUP_DECK` and `COUP_NO_SHUFFLE` folded in (as
+    /// [`find_game_with`] applies them), to be kept in a tournament's plan.
+    pub fn with_env(&self) -> Result<CoupOptions> {
+        let from_env = arena_coup::CoupConfig::from_env().map_err(|e| anyhow!(e))?;
+        Ok(CoupOptions {
+            deck: self.deck.clone().or(from_env.deck),
+            no_shuffle: self.no_shuffle || from_env.no_shuffle,
+            ..self.clone()
+        })
     }
 }
 
@@ -287,6 +313,12 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Serve { dirs, port } => serve(dirs, port),
         Command::View { file, port } => view(file, port),
         Command::Export { file, output } => export(&file, &output),
+        Command::Replay {
+            dir,
+            index,
+            output,
+            view,
+        } => replay(&dir, index, output, view),
         Command::Koth(args) => crate::tournament::koth(args),
     }
 }
@@ -301,7 +333,28 @@ pub fn find_game_with(id: &str, coup: &CoupOptions) -> Result<Box<dyn GameEntry>
         }
         return find_game(id);
     }
-    let mut config = arena_coup::CoupConfig::from_env().map_err(|e| anyhow!(e))?;
+    coup_game(
+        arena_coup::CoupConfig::from_env().map_err(|e| anyhow!(e))?,
+        coup,
+    )
+}
+
+/// The game a tournament's plan was made for, with the game options kept in it (and not the
+/// environment's): resume and rebuilt replays play exactly its games.
+pub fn find_game_of_plan(plan: &arena_tournament::Plan) -> Result<Box<dyn GameEntry>> {
+    let options: CoupOptions = match &plan.settings.game_options {
+        Some(value) => serde_json::from_value(value.clone()).map_err(|e| {
+            anyhow!("the tournament's game options cannot be read ({e}): is it from another arena?")
+        })?,
+        None => CoupOptions::default(),
+    };
+    if plan.game != "coup" {
+        return find_game_with(&plan.game, &options);
+    }
+    coup_game(arena_coup::CoupConfig::default(), &options)
+}
+
+fn coup_game(mut config: arena_coup::CoupConfig, coup: &CoupOptions) -> Result<Box<dyn GameEntry>> {
     if let Some(deck) = &coup.deck {
         config.deck = Some(deck.clone());
     }
@@ -417,9 +470,8 @@ pub fn parse_jobs(text: &str) -> Result<usize, String> {
 }
 
 pub fn parse_seed(text: &str) -> Result<u64, String> {
-    text.parse::<u64>()
-        .or_else(|_| text.parse::<i64>().map(|seed| seed as u64))
-        .map_err(|_| format!("`{text}` is not a seed (a 64-bit integer)"))
+    arena_core::seed::parse(text)
+        .ok_or_else(|| format!("`{text}` is not a seed (a 64-bit integer)"))
 }
 
 /// `NAME=SPEC` names a player; a `=` inside a command (after a space or a slash) does not.
@@ -456,6 +508,15 @@ pub fn clock_seed() -> u64 {
 /// A runtime for process games: one thread keeps timing steady and overhead low.
 pub fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+/// The web server's runtime: requests are answered on every core, so a large replay being sent
+/// (or rebuilt) does not hold up the pages behind it.
+fn server_runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")
@@ -727,15 +788,18 @@ fn serve(mut dirs: Vec<PathBuf>, port: u16) -> Result<ExitCode> {
         dirs,
         files: Vec::new(),
         port,
+        rebuild: Some(arena_viewer::Rebuilder(std::sync::Arc::new(
+            |dir, index| Box::pin(async move { rebuilt_replay(&dir, index).await }),
+        ))),
     };
-    runtime()?.block_on(interruptible(arena_viewer::serve(options, |server| {
+    server_runtime()?.block_on(interruptible(arena_viewer::serve(options, |server| {
         println!("arena serve: {} (Ctrl-C to stop)", server.url());
     })))??;
     Ok(ExitCode::SUCCESS)
 }
 
 fn view(file: PathBuf, port: u16) -> Result<ExitCode> {
-    runtime()?.block_on(interruptible(async move {
+    server_runtime()?.block_on(interruptible(async move {
         let server =
             arena_viewer::Server::bind(arena_viewer::ServeOptions::view(file, port)).await?;
         println!(
@@ -744,6 +808,44 @@ fn view(file: PathBuf, port: u16) -> Result<ExitCode> {
         );
         server.run().await
     }))??;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Game `index` of the tournament in `dir` played again (every seat a built-in bot), as replay JSON.
+async fn rebuilt_replay(dir: &Path, index: u64) -> std::result::Result<Vec<u8>, String> {
+    let plan = arena_tournament::load(dir).map_err(|e| e.to_string())?;
+    let game = find_game_of_plan(&plan).map_err(|e| e.to_string())?;
+    arena_tournament::rebuild::rebuild_replay(dir, index, game.as_ref()).await
+}
+
+fn replay(dir: &Path, index: u64, output: Option<PathBuf>, view: bool) -> Result<ExitCode> {
+    let stored = arena_tournament::rebuild::journaled(dir, index)
+        .map_err(|e| anyhow!("cannot read the journal of {}: {e}", dir.display()))?
+        .and_then(|entry| entry.replay);
+    let json = match stored {
+        Some(relative) => {
+            let path = dir.join(relative);
+            arena_viewer::read_replay(&path)
+                .with_context(|| format!("cannot read the replay of game {index}"))?
+                .into_bytes()
+        }
+        None => runtime()?
+            .block_on(rebuilt_replay(dir, index))
+            .map_err(|e| anyhow!(e))?,
+    };
+    let output = output.unwrap_or_else(|| {
+        let name = dir
+            .canonicalize()
+            .ok()
+            .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "game".into());
+        PathBuf::from(format!("{name}-{index}.replay.json"))
+    });
+    std::fs::write(&output, &json).with_context(|| format!("cannot write {}", output.display()))?;
+    if view {
+        return self::view(output, 0);
+    }
+    println!("wrote {} (open it with: arena view {0})", output.display());
     Ok(ExitCode::SUCCESS)
 }
 

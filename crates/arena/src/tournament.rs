@@ -15,7 +15,8 @@ use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::{
-    CoupOptions, TimingOptions, clock_seed, find_game_with, seat_requests, split_name, unique_names,
+    CoupOptions, TimingOptions, clock_seed, find_game_of_plan, find_game_with, seat_requests,
+    split_name, unique_names,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -27,9 +28,12 @@ pub enum ScheduleArg {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ReplaysArg {
-    /// Every game when any bot is a process or the tournament has at most 10 000 games.
+    /// Store the replay of every game with a process bot; games between built-in bots are played
+    /// again, recording, when watched (`arena serve`, `arena replay`).
     Auto,
+    /// Store every game's replay, built-in games included (to publish or keep them as files).
     All,
+    /// Store no replay (games between built-in bots can still be rebuilt).
     None,
 }
 
@@ -79,8 +83,8 @@ pub struct TournamentArgs {
     /// League or variant, for games that have them (spring2021: wood2, wood1, bronze).
     #[arg(long)]
     league: Option<String>,
-    /// Which games keep a compressed replay: all, none, or auto (all when a bot is a process or
-    /// there are at most 10 000 games).
+    /// Which games keep a compressed replay: auto (games with a process bot; those between
+    /// built-in bots are rebuilt from their seed when watched), all, or none.
     #[arg(long, value_enum, default_value_t = ReplaysArg::Auto)]
     replays: ReplaysArg,
     /// Working directory of the command bots: once for all, or once per --bot.
@@ -169,7 +173,22 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
     let (dir, plan, game) = match &args.resume {
         Some(dir) => {
             let plan = arena_tournament::load(dir)?;
-            let game = find_game_with(&plan.game, &args.coup)?;
+            let kept: Option<CoupOptions> = plan
+                .settings
+                .game_options
+                .clone()
+                .and_then(|value| serde_json::from_value(value).ok());
+            if args.coup.given() && Some(&args.coup) != kept.as_ref() {
+                bail!(
+                    "{} keeps its own game options ({}); resume it without Coup options",
+                    dir.display(),
+                    plan.settings
+                        .game_options
+                        .as_ref()
+                        .map_or("none".into(), ToString::to_string)
+                );
+            }
+            let game = find_game_of_plan(&plan)?;
             (dir.clone(), plan, game)
         }
         None => new_plan(&args)?,
@@ -289,8 +308,7 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
         (ScheduleArg::RoundRobin, None) => Schedule::RoundRobin,
     };
     let seed = args.seed.unwrap_or_else(clock_seed);
-    let processes = bots.iter().any(|b| b.builtin().is_none());
-    let mut request = PlanRequest {
+    let request = PlanRequest {
         game: game.id().to_string(),
         variant: args.league.clone(),
         players: game.players(),
@@ -308,8 +326,18 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
             pause_idle: !args.no_pause,
             time_scale: args.time_scale,
             stderr_cap: args.stderr_cap,
-            replays: args.replays == ReplaysArg::All,
+            replays: args.replays != ReplaysArg::None,
+            builtin_replays: args.replays == ReplaysArg::All,
             time_policy: args.timing.policy()?,
+            game_options: if game.id() == "coup" {
+                let options = args.coup.with_env()?;
+                options
+                    .given()
+                    .then(|| serde_json::to_value(options))
+                    .transpose()?
+            } else {
+                None
+            },
         },
         sprt: args.sprt.as_deref().map(|bounds| SprtConfig {
             elo0: bounds[0],
@@ -318,21 +346,7 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
             beta: args.beta,
         }),
     };
-    let probe = Plan::new(PlanRequest {
-        bots: request.bots.clone(),
-        game: request.game.clone(),
-        variant: request.variant.clone(),
-        settings: request.settings.clone(),
-        sprt: request.sprt,
-        ..request
-    })?;
-    if args.replays == ReplaysArg::Auto {
-        request.settings.replays = processes || probe.total_games() <= 10_000;
-    }
-    let plan = Plan {
-        settings: request.settings,
-        ..probe
-    };
+    let plan = Plan::new(request)?;
     let dir = args
         .out
         .clone()

@@ -57,7 +57,7 @@ fn play_prints_exact_scores_and_writes_the_replay() {
         serde_json::from_str(&std::fs::read_to_string(&replay).expect("replay written"))
             .expect("JSON");
     assert_eq!(record["game"], "langwars2");
-    assert_eq!(record["seed"], 4);
+    assert_eq!(record["seed"], "4", "seeds are written as text");
     assert_eq!(record["frames"].as_array().expect("frames").len(), 9);
 }
 
@@ -266,6 +266,7 @@ fn every_option_says_what_it_does() {
         "serve",
         "view",
         "export",
+        "replay",
         "bot",
     ] {
         let output = arena(&[command, "-h"]);
