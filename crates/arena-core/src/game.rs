@@ -98,6 +98,8 @@ pub enum FaultKind {
     Illegal,
     /// Anything else the rules forfeit a player for (Coup: modified history, bad exit status).
     Forfeit,
+    /// Killed for going over the sandbox's memory limit (judged by the rules as a crash).
+    Memory,
 }
 
 impl FaultKind {
@@ -111,6 +113,7 @@ impl FaultKind {
             FaultKind::Unparsable => "unparsable",
             FaultKind::Illegal => "illegal",
             FaultKind::Forfeit => "forfeit",
+            FaultKind::Memory => "memory",
         }
     }
 }

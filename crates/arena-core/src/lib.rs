@@ -4,6 +4,8 @@
 //! - [`game`]: the `Game` trait (pure rules), faults, outcomes, built-in bots, the stream text protocol;
 //! - [`agent`]: one interface for in-process bots and external processes;
 //! - [`process`]: bot processes in their own process groups (kill, pause, capped stderr);
+//! - [`sandbox`]: the sandbox every bot process starts in (bubblewrap, cgroups, limits) and the one
+//!   launcher that starts bot processes, plain or sandboxed;
 //! - [`stream`]: the stream-process agent (stdin/stdout, one process per game);
 //! - [`runner`]: drives one game between agents and records it; [`timing`]: time policies (strict,
 //!   CodinGame's strikes, grace, a per-game bank);
@@ -16,6 +18,7 @@ pub mod process;
 pub mod record;
 pub mod registry;
 pub mod runner;
+pub mod sandbox;
 pub mod score;
 pub mod seed;
 pub mod stream;

@@ -7,11 +7,12 @@
 //! and a task wake-up. Processes are started with `posix_spawn` (no `pre_exec` hook, which would force
 //! a full `fork`): a CPU pin is set on the spawning thread just around the spawn and inherited.
 
+use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, RawFd};
-use std::os::unix::process::CommandExt;
+use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::ExitStatus;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -99,13 +100,16 @@ pub enum Chunk<'a> {
 /// stdout is read only when the caller wants an answer; stderr is drained whenever the caller waits (a
 /// bot blocked on a full stderr pipe is let go at its next ask at the latest) and when it ends.
 pub struct BotProcess {
-    child: Child,
+    /// The group leader: the bot itself, or bubblewrap around it when sandboxed.
+    pid: i32,
     pgid: Pid,
-    stdin: Option<ChildStdin>,
+    /// The sandbox, when there is one (dropped after the leader is reaped).
+    jail: Option<crate::sandbox::Jail>,
+    stdin: Option<File>,
     /// Input accepted from the caller but not yet taken by the pipe.
     unwritten: Vec<u8>,
-    stdout: Option<ChildStdout>,
-    stderr_pipe: Option<ChildStderr>,
+    stdout: Option<File>,
+    stderr_pipe: Option<File>,
     read_buffer: Box<[u8]>,
     stderr: CappedText,
     ended: bool,
@@ -123,43 +127,50 @@ pub struct ProcessEnd {
 }
 
 impl BotProcess {
-    /// Starts `argv` in `workdir` as the leader of a new process group, on `cpu` only if given.
+    /// Starts `argv` in `workdir` as the leader of a new process group, on `cpu` only if given,
+    /// without a sandbox.
     pub fn spawn(
         argv: &[String],
         workdir: Option<&Path>,
         stderr_cap: usize,
         cpu: Option<usize>,
     ) -> io::Result<Self> {
-        let (program, args) = argv
-            .split_first()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
-        let mut command = Command::new(program);
-        // Only options std can pass to posix_spawn (a process group and a directory are among them;
-        // a pre_exec hook is not).
-        command
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        if let Some(dir) = workdir {
-            command.current_dir(dir);
-        }
-        let mut child = {
-            let _inherited = SpawnAttributes::new(cpu)?;
-            spawn_retrying(|| command.spawn())?
-        };
-        let pgid = Pid::from_raw(child.id() as i32);
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take();
-        let stderr_pipe = child.stderr.take();
+        Self::spawn_in(argv, workdir, stderr_cap, cpu, None)
+    }
+
+    /// Starts `argv` in `workdir` as the leader of a new process group, on `cpu` only if given, in
+    /// `sandbox` if given.
+    pub fn spawn_in(
+        argv: &[String],
+        workdir: Option<&Path>,
+        stderr_cap: usize,
+        cpu: Option<usize>,
+        sandbox: Option<&crate::sandbox::Sandbox>,
+    ) -> io::Result<Self> {
+        let spawned = crate::sandbox::launch(
+            &crate::sandbox::Launch {
+                argv,
+                workdir,
+                cpu,
+                stdin: true,
+                writable: &[],
+            },
+            sandbox,
+        )?;
+        Self::from_spawned(spawned, stderr_cap)
+    }
+
+    /// Takes over a started process (from [`crate::sandbox::launch`] or
+    /// [`crate::sandbox::Resident::exec`]); from here on, dropping it kills and reaps the bot.
+    pub fn from_spawned(spawned: crate::sandbox::Spawned, stderr_cap: usize) -> io::Result<Self> {
         let process = BotProcess {
-            child,
-            pgid,
-            stdin,
+            pid: spawned.pid,
+            pgid: Pid::from_raw(spawned.pid),
+            jail: spawned.jail,
+            stdin: spawned.stdin,
             unwritten: Vec::new(),
-            stdout,
-            stderr_pipe,
+            stdout: spawned.stdout,
+            stderr_pipe: spawned.stderr,
             read_buffer: vec![0u8; READ_CHUNK].into_boxed_slice(),
             stderr: CappedText {
                 cap: stderr_cap,
@@ -185,6 +196,18 @@ impl BotProcess {
     /// Process group id (= the leader's pid).
     pub fn pgid(&self) -> i32 {
         self.pgid.as_raw()
+    }
+
+    /// True when the bot was killed for going over its sandbox's memory limit.
+    pub fn memory_exceeded(&self) -> bool {
+        self.jail
+            .as_ref()
+            .is_some_and(crate::sandbox::Jail::memory_exceeded)
+    }
+
+    /// Processes and threads in the bot's sandbox now (`None` unsandboxed).
+    pub fn sandbox_tasks(&self) -> Option<usize> {
+        self.jail.as_ref().and_then(crate::sandbox::Jail::tasks)
     }
 
     /// Queues bytes for the bot's stdin and writes what the pipe takes now; never waits for the bot.
@@ -372,7 +395,13 @@ impl BotProcess {
         self.close_stdin();
         self.stdout = None;
         self.kill_group();
-        let status = self.reap(REAP_WAIT).map(|status| status.to_string());
+        let mut status = self.reap(REAP_WAIT);
+        if status.is_none() && !self.reaped {
+            // A sandbox's bwrap that did not follow its sandbox out: end it outright.
+            let _ = killpg(self.pgid, Signal::SIGKILL);
+            status = self.reap(REAP_WAIT);
+        }
+        let status = status.map(|status| status.to_string());
         // A grandchild that escaped the group may hold stderr open: give it a moment, then stop.
         let until = Instant::now() + STDERR_WAIT;
         while let Some(pipe) = self.stderr_pipe.as_ref() {
@@ -386,6 +415,8 @@ impl BotProcess {
             self.drain_stderr();
         }
         self.stderr_pipe = None;
+        // The cgroups can only go once everything inside has died.
+        self.jail = None;
         ProcessEnd {
             stderr: String::from_utf8_lossy(&self.stderr.bytes).into_owned(),
             stderr_dropped: self.stderr.dropped,
@@ -402,17 +433,20 @@ impl BotProcess {
 
     /// Waits up to `patience` for the (killed) leader's exit status: woken by its pidfd the moment it
     /// exits, or (kernels without pidfd) checking in short sleeps.
-    fn reap(&mut self, patience: Duration) -> Option<std::process::ExitStatus> {
+    fn reap(&mut self, patience: Duration) -> Option<ExitStatus> {
+        if self.reaped {
+            return None;
+        }
         let until = Instant::now() + patience;
         // SAFETY: pidfd_open on our own child, not yet reaped, so the pid is still ours.
-        let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, self.child.id(), 0) };
+        let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, self.pid, 0) };
         let pidfd = (pidfd >= 0).then(|| {
             // SAFETY: a fresh descriptor that nothing else owns.
             unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(pidfd as RawFd) }
         });
         let mut pause = Duration::from_micros(50);
         loop {
-            match self.child.try_wait() {
+            match try_wait(self.pid) {
                 Ok(Some(status)) => {
                     self.reaped = true;
                     return Some(status);
@@ -443,9 +477,7 @@ impl BotProcess {
     fn kill_group(&mut self) {
         if !self.ended {
             self.ended = true;
-            let _ = killpg(self.pgid, Signal::SIGKILL);
-            // A stopped group must also be continued for the kill to be delivered promptly on some kernels.
-            let _ = killpg(self.pgid, Signal::SIGCONT);
+            crate::sandbox::kill_all(self.pgid.as_raw(), self.jail.as_ref());
         }
     }
 }
@@ -455,8 +487,24 @@ impl Drop for BotProcess {
         self.kill_group();
         if !self.reaped {
             // Killed just above: the leader exits at once (a zombie would count as a live group).
-            let _ = self.child.wait();
+            if self.reap(REAP_WAIT).is_none() && !self.reaped {
+                let _ = killpg(self.pgid, Signal::SIGKILL);
+            }
+            let _ = crate::sandbox::wait_pid(self.pid);
+            self.reaped = true;
         }
+        self.jail = None;
+    }
+}
+
+/// The exit status of child `pid` if it has exited (reaping it), without waiting.
+fn try_wait(pid: i32) -> io::Result<Option<ExitStatus>> {
+    let mut status = 0;
+    // SAFETY: waitpid on our own child with a valid status pointer.
+    match unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } {
+        0 => Ok(None),
+        rc if rc == pid => Ok(Some(ExitStatus::from_raw(status))),
+        _ => Err(io::Error::last_os_error()),
     }
 }
 
@@ -520,13 +568,13 @@ fn thread_id() -> libc::id_t {
 /// The spawning thread's CPU mask and priority, as a child should inherit them, until dropped: a CPU
 /// pin is set on the thread itself (race-free, the mask is the thread's own, and the spawn stays a
 /// `posix_spawn`), and a favoured thread drops back to nice 0 so that bots never inherit its priority.
-struct SpawnAttributes {
+pub(crate) struct SpawnAttributes {
     previous_cpus: Option<CpuSet>,
     previous_nice: Option<libc::c_int>,
 }
 
 impl SpawnAttributes {
-    fn new(cpu: Option<usize>) -> io::Result<Self> {
+    pub(crate) fn new(cpu: Option<usize>) -> io::Result<Self> {
         let me = Pid::from_raw(0);
         let mut attributes = SpawnAttributes {
             previous_cpus: None,

@@ -233,7 +233,8 @@ fn make_scratch_root() -> Result<PathBuf, String> {
 }
 
 /// Copies a folder with its files, subfolders, symbolic links (as links) and permissions.
-fn copy_tree(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
+/// Copies the folder `from` to `to` (made), files and subfolders.
+pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
     std::fs::create_dir(to)?;
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;
@@ -298,27 +299,42 @@ pub fn stream_seats<G: StreamProtocol>(
     bots: &[BotEntry<G>],
     request: &GameRequest,
 ) -> Result<Vec<Seat<G>>, String> {
+    // Process bots' sandboxes are set up together, before any clock runs (see StreamAgent::prepare).
+    let mut processes: Vec<Option<StreamAgent<G>>> = request
+        .seats
+        .iter()
+        .map(|seat| match &seat.spec {
+            PlayerSpec::Command(argv) => Some(StreamAgent::<G>::new(ProcessSpec {
+                argv: argv.clone(),
+                workdir: seat.workdir.clone(),
+                stderr_cap: request.stderr_cap,
+                time_scale: request.options.time_scale,
+                cpu: request.options.cpu,
+                sandbox: request.options.sandbox.clone(),
+            })),
+            PlayerSpec::Builtin(_) => None,
+        })
+        .collect();
+    if request.options.sandbox.is_some() {
+        let mut agents: Vec<&mut StreamAgent<G>> = processes.iter_mut().flatten().collect();
+        StreamAgent::prepare_all(&mut agents);
+    }
     request
         .seats
         .iter()
+        .zip(processes)
         .enumerate()
-        .map(|(index, seat)| {
-            let (agent, bot_seed): (Box<dyn Agent<G>>, _) = match &seat.spec {
-                PlayerSpec::Builtin(name) => {
+        .map(|(index, (seat, process))| {
+            let (agent, bot_seed): (Box<dyn Agent<G>>, _) = match (&seat.spec, process) {
+                (_, Some(process)) => (Box::new(process), None),
+                (PlayerSpec::Builtin(name), None) => {
                     let entry = find_bot(bots, name)?;
                     let seed = bot_seed(request.seed, index);
                     (Box::new(BuiltinAgent::new((entry.make)(seed))), Some(seed))
                 }
-                PlayerSpec::Command(argv) => (
-                    Box::new(StreamAgent::<G>::new(ProcessSpec {
-                        argv: argv.clone(),
-                        workdir: seat.workdir.clone(),
-                        stderr_cap: request.stderr_cap,
-                        time_scale: request.options.time_scale,
-                        cpu: request.options.cpu,
-                    })),
-                    None,
-                ),
+                (PlayerSpec::Command(_), None) => {
+                    return Err("internal: a command seat without its agent".to_string());
+                }
             };
             Ok(Seat {
                 name: seat.name.clone(),

@@ -27,6 +27,8 @@ pub struct MatchOptions {
     /// A start-up probe: stop as soon as every process bot has answered once (or is out). The
     /// outcome is then that of an unfinished game and means nothing; the faults and logs do.
     pub probe: bool,
+    /// The sandbox process bots start in; `None`: unconfined, with arena's privileges.
+    pub sandbox: Option<std::sync::Arc<crate::sandbox::Sandbox>>,
 }
 
 impl Default for MatchOptions {
@@ -38,6 +40,7 @@ impl Default for MatchOptions {
             cpu: None,
             time_policy: None,
             probe: false,
+            sandbox: None,
         }
     }
 }

@@ -24,6 +24,8 @@ pub struct ProcessSpec {
     pub time_scale: f64,
     /// The CPU the process (and its children) may run on.
     pub cpu: Option<usize>,
+    /// The sandbox to start it in (`None`: unconfined).
+    pub sandbox: Option<std::sync::Arc<crate::sandbox::Sandbox>>,
 }
 
 /// A line read from a bot, or why none came.
@@ -149,9 +151,18 @@ fn closed_fault(process: &mut BotProcess) -> Fault {
     }
 }
 
+fn memory_fault() -> Fault {
+    Fault::new(
+        FaultKind::Memory,
+        "killed by the sandbox's memory limit (out of memory)",
+    )
+}
+
 /// A process that plays a whole game over stdin/stdout with game `G`'s text protocol.
 pub struct StreamAgent<G: StreamProtocol> {
     spec: ProcessSpec,
+    /// The bot's sandbox, set up in advance by [`StreamAgent::prepare`].
+    prepared: Option<crate::sandbox::Resident>,
     process: Option<BotProcess>,
     lines: LineBuffer,
     log: AgentLog,
@@ -165,11 +176,40 @@ impl<G: StreamProtocol> StreamAgent<G> {
     pub fn new(spec: ProcessSpec) -> Self {
         StreamAgent {
             spec,
+            prepared: None,
             process: None,
             lines: LineBuffer::default(),
             log: AgentLog::default(),
             resume_pending: false,
             _game: std::marker::PhantomData,
+        }
+    }
+
+    /// Sets the bots' sandboxes up now (when their sandbox has a resident helper), so that `start`
+    /// costs one exec: bwrap, the cgroups and the limits take milliseconds, before the bots' clocks
+    /// run, and all of a game's seats are set up at once. Without a helper, or if it fails, `start`
+    /// launches as usual (and reports any error there). Call it on the thread that runs the game:
+    /// the sandboxes die with the thread that started them.
+    pub fn prepare_all(agents: &mut [&mut StreamAgent<G>]) {
+        let Some(sandbox) = agents.first().and_then(|a| a.spec.sandbox.clone()) else {
+            return;
+        };
+        if sandbox.policy().helper.is_none() {
+            return;
+        }
+        let requests: Vec<_> = agents
+            .iter()
+            .map(|a| {
+                (
+                    a.spec.argv.as_slice(),
+                    a.spec.workdir.as_deref(),
+                    a.spec.cpu,
+                )
+            })
+            .collect();
+        let started = crate::sandbox::Resident::start_all(&sandbox, &requests);
+        for (agent, resident) in agents.iter_mut().zip(started) {
+            agent.prepared = resident.ok();
         }
     }
 
@@ -186,13 +226,19 @@ impl<G: StreamProtocol> StreamAgent<G> {
 impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
     fn start(&mut self) -> BoxFuture<'_, Result<(), Fault>> {
         Box::pin(async move {
-            let process = BotProcess::spawn(
-                &self.spec.argv,
-                self.spec.workdir.as_deref(),
-                self.spec.stderr_cap,
-                self.spec.cpu,
-            )
-            .map_err(|error| {
+            let started = match self.prepared.take() {
+                Some(prepared) => prepared
+                    .exec(&self.spec.argv)
+                    .and_then(|spawned| BotProcess::from_spawned(spawned, self.spec.stderr_cap)),
+                None => BotProcess::spawn_in(
+                    &self.spec.argv,
+                    self.spec.workdir.as_deref(),
+                    self.spec.stderr_cap,
+                    self.spec.cpu,
+                    self.spec.sandbox.as_deref(),
+                ),
+            };
+            let process = started.map_err(|error| {
                 Fault::new(
                     FaultKind::SpawnFailed,
                     format!("could not start `{}`: {error}", self.spec.argv.join(" ")),
@@ -222,6 +268,9 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
                             FaultKind::NotReady,
                             format!("no {ready} within {} ms", limit.as_millis()),
                         ));
+                    }
+                    LineRead::Closed if process.memory_exceeded() => {
+                        return Err(memory_fault());
                     }
                     LineRead::Closed => {
                         let how = match process.wait_exit(EXIT_PATIENCE) {
@@ -282,6 +331,9 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
                     )),
                     None,
                 ),
+                LineRead::Closed if process.memory_exceeded() => {
+                    (Answer::Fault(memory_fault()), None)
+                }
                 LineRead::Closed => (Answer::Fault(closed_fault(process)), None),
             };
             Reply {

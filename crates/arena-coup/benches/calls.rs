@@ -96,6 +96,7 @@ fn main() {
         workdir: Some(workdir.clone()),
         history: history.clone(),
         stderr_cap: 4096,
+        sandbox: None,
     };
     let mut argv = vec![history.to_string_lossy().into_owned()];
     argv.extend(obs.args());
@@ -150,6 +151,7 @@ fn main() {
                 workdir: Some(own),
                 history: dir.join(format!("A_B_0_{seed}.txt")),
                 stderr_cap: 4096,
+                sandbox: None,
             })
         });
         let played = play_local(&CoupConfig::default(), seed, &mut seats, 4096);

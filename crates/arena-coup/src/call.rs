@@ -12,10 +12,13 @@
 
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, RawFd};
-use std::os::unix::process::CommandExt;
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::ExitStatus;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use arena_core::sandbox::{Jail, Launch, Resident, Sandbox};
 
 use arena_core::agent::{Agent, AgentLog, Reply};
 use arena_core::game::{Answer, Fault, FaultKind};
@@ -40,6 +43,8 @@ pub struct CallSpec {
     pub history: PathBuf,
     /// Stderr kept over a whole game.
     pub stderr_cap: usize,
+    /// The sandbox each call starts in (`None`: unconfined).
+    pub sandbox: Option<Arc<Sandbox>>,
 }
 
 /// How a call's process ended.
@@ -59,6 +64,8 @@ pub struct RawCall {
     pub elapsed: Duration,
     /// The process group it ran in (= the leader's pid), for tests that check nothing is left.
     pub pgid: i32,
+    /// Killed by the sandbox's memory limit.
+    pub memory_exceeded: bool,
 }
 
 fn set_nonblocking(fd: RawFd) -> io::Result<()> {
@@ -110,17 +117,25 @@ fn kill_group(pgid: i32) {
     let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
 }
 
-/// Kills the group and reaps the leader on every exit path, panics included.
+/// Kills the group (and the sandbox) and reaps the leader on every exit path, panics included.
 struct Running {
-    child: Child,
-    pgid: i32,
+    pid: i32,
+    jail: Option<Jail>,
     reaped: bool,
 }
 
 impl Running {
     fn finish(&mut self) -> io::Result<ExitStatus> {
-        kill_group(self.pgid);
-        let status = self.child.wait();
+        arena_core::sandbox::kill_all(self.pid, self.jail.as_ref());
+        if self.jail.is_some() {
+            // bwrap reaps its sandbox and exits by itself; one that does not is ended outright.
+            let until = Instant::now() + Duration::from_secs(2);
+            while !leader_exited(self.pid) && Instant::now() < until {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+            kill_group(self.pid);
+        }
+        let status = arena_core::sandbox::wait_pid(self.pid).map(ExitStatus::from_raw);
         self.reaped = true;
         status
     }
@@ -129,42 +144,49 @@ impl Running {
 impl Drop for Running {
     fn drop(&mut self) {
         if !self.reaped {
-            kill_group(self.pgid);
-            let _ = self.child.wait();
+            let _ = self.finish();
         }
     }
 }
 
 /// Runs `argv` once in `workdir` in its own process group, collecting stdout (capped) and stderr (up to
-/// `stderr_cap`), and kills the whole group when the leader exits or at `limit`.
+/// `stderr_cap`), and kills the whole group when the leader exits or at `limit`. Unconfined.
 pub fn run_process(
     argv: &[String],
     workdir: Option<&Path>,
     limit: Duration,
     stderr_cap: usize,
 ) -> io::Result<RawCall> {
-    let (program, args) = argv
-        .split_first()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
-    let mut command = Command::new(program);
-    command
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    if let Some(dir) = workdir {
-        command.current_dir(dir);
-    }
+    run_process_in(argv, workdir, &[], limit, stderr_cap, None)
+}
+
+/// [`run_process`] in `sandbox` if given, where the bot may also write the files `writable`.
+pub fn run_process_in(
+    argv: &[String],
+    workdir: Option<&Path>,
+    writable: &[PathBuf],
+    limit: Duration,
+    stderr_cap: usize,
+    sandbox: Option<&Sandbox>,
+) -> io::Result<RawCall> {
     let started = Instant::now();
     let deadline = started + limit;
-    let mut child = arena_core::process::spawn_retrying(|| command.spawn())?;
-    let pid = child.id() as i32;
-    let mut stdout_pipe = child.stdout.take();
-    let mut stderr_pipe = child.stderr.take();
+    let spawned = arena_core::sandbox::launch(
+        &Launch {
+            argv,
+            workdir,
+            cpu: None,
+            stdin: false,
+            writable,
+        },
+        sandbox,
+    )?;
+    let pid = spawned.pid;
+    let mut stdout_pipe = spawned.stdout;
+    let mut stderr_pipe = spawned.stderr;
     let mut running = Running {
-        child,
-        pgid: pid,
+        pid,
+        jail: spawned.jail,
         reaped: false,
     };
     for fd in [
@@ -251,7 +273,9 @@ pub fn run_process(
     }
     let status = running.finish()?;
     let elapsed = started.elapsed();
+    let memory_exceeded = running.jail.as_ref().is_some_and(Jail::memory_exceeded);
     Ok(RawCall {
+        memory_exceeded,
         end: if timed_out {
             CallEnd::TimedOut
         } else {
@@ -308,8 +332,58 @@ pub struct CallReport {
     pub pgid: Option<i32>,
 }
 
-/// Makes one call for `obs`: writes the history file, runs the bot, judges what it did.
+/// Makes one call for `obs`: writes the history file, runs the bot, judges what it did. Sandboxed,
+/// every call builds a sandbox of its own (see [`call_bot_in`] for one per game).
 pub fn call_bot(spec: &CallSpec, obs: &CoupObs, limit: Duration, stderr_cap: usize) -> CallReport {
+    call_bot_in(spec, obs, limit, stderr_cap, &mut None)
+}
+
+/// Runs one call in `resident`, the bot's sandbox for the game, started on the first call (and again
+/// after a call that ran out of time took it down).
+fn call_resident(
+    spec: &CallSpec,
+    sandbox: &Sandbox,
+    resident: &mut Option<Resident>,
+    argv: &[String],
+    writable: &[PathBuf],
+    limit: Duration,
+    stderr_cap: usize,
+) -> io::Result<RawCall> {
+    if !resident.as_ref().is_some_and(Resident::is_alive) {
+        *resident = Some(Resident::start(
+            sandbox,
+            &spec.argv,
+            spec.workdir.as_deref(),
+            None,
+            writable,
+        )?);
+    }
+    let Some(running) = resident.as_mut() else {
+        return Err(io::Error::other("no resident sandbox"));
+    };
+    let call = running.call(argv, limit, stderr_cap)?;
+    Ok(RawCall {
+        end: match call.status {
+            Some(status) => CallEnd::Exited(status),
+            None if call.memory_exceeded => CallEnd::Exited(ExitStatus::from_raw(libc::SIGKILL)),
+            None => CallEnd::TimedOut,
+        },
+        stdout: call.stdout,
+        stderr: call.stderr,
+        elapsed: call.elapsed,
+        pgid: 0,
+        memory_exceeded: call.memory_exceeded,
+    })
+}
+
+/// [`call_bot`], in `resident` when the spec's sandbox has a resident helper.
+pub fn call_bot_in(
+    spec: &CallSpec,
+    obs: &CoupObs,
+    limit: Duration,
+    stderr_cap: usize,
+    resident: &mut Option<Resident>,
+) -> CallReport {
     let args = obs.args();
     let mut report = CallReport {
         answer: Answer::Fault(Fault::new(FaultKind::SpawnFailed, "not run")),
@@ -343,7 +417,21 @@ pub fn call_bot(spec: &CallSpec, obs: &CoupObs, limit: Duration, stderr_cap: usi
     argv.extend(spec.argv.iter().cloned());
     argv.push(history.to_string_lossy().into_owned());
     argv.extend(report.args.iter().cloned());
-    let raw = match run_process(&argv, spec.workdir.as_deref(), limit, stderr_cap) {
+    let writable = [history.clone()];
+    let run = match spec.sandbox.as_deref() {
+        Some(sandbox) if sandbox.policy().helper.is_some() => {
+            call_resident(spec, sandbox, resident, &argv, &writable, limit, stderr_cap)
+        }
+        sandbox => run_process_in(
+            &argv,
+            spec.workdir.as_deref(),
+            &writable,
+            limit,
+            stderr_cap,
+            sandbox,
+        ),
+    };
+    let raw = match run {
         Ok(raw) => raw,
         Err(e) => {
             report.answer = Answer::Fault(Fault::new(
@@ -357,9 +445,16 @@ pub fn call_bot(spec: &CallSpec, obs: &CoupObs, limit: Duration, stderr_cap: usi
         }
     };
     report.elapsed = raw.elapsed;
-    report.pgid = Some(raw.pgid);
+    report.pgid = (raw.pgid != 0).then_some(raw.pgid);
     report.stdout = String::from_utf8_lossy(&raw.stdout).into_owned();
     report.stderr = raw.stderr;
+    if raw.memory_exceeded {
+        report.answer = Answer::Fault(Fault::new(
+            FaultKind::Memory,
+            "killed by the sandbox's memory limit (out of memory)",
+        ));
+        return report;
+    }
     let status = match raw.end {
         CallEnd::TimedOut => {
             report.answer = Answer::Fault(Fault::new(
@@ -411,6 +506,8 @@ pub fn call_bot(spec: &CallSpec, obs: &CoupObs, limit: Duration, stderr_cap: usi
 pub struct CallAgent {
     spec: CallSpec,
     log: AgentLog,
+    /// The bot's sandbox for the whole game, when the sandbox has a resident helper.
+    resident: Option<Resident>,
 }
 
 impl CallAgent {
@@ -418,6 +515,7 @@ impl CallAgent {
         CallAgent {
             spec,
             log: AgentLog::default(),
+            resident: None,
         }
     }
 
@@ -449,22 +547,31 @@ impl Agent<Coup> for CallAgent {
                 // A worker of a multi-thread runtime can block in place: no hand-off to another
                 // thread, and the runtime moves its other tasks elsewhere meanwhile.
                 Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
-                    tokio::task::block_in_place(|| call_bot(&self.spec, obs, limit, cap))
+                    tokio::task::block_in_place(|| {
+                        call_bot_in(&self.spec, obs, limit, cap, &mut self.resident)
+                    })
                 }
                 // A current-thread runtime runs one game (a tournament worker, `arena play`): calling
                 // in place saves two thread hand-offs per call, which under load cost more than the
                 // call itself; the game waits for the call either way.
                 Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::CurrentThread => {
-                    call_bot(&self.spec, obs, limit, cap)
+                    call_bot_in(&self.spec, obs, limit, cap, &mut self.resident)
                 }
                 Ok(handle) => {
                     let spec = self.spec.clone();
                     let owned = obs.clone();
+                    let mut resident = self.resident.take();
                     match handle
-                        .spawn_blocking(move || call_bot(&spec, &owned, limit, cap))
+                        .spawn_blocking(move || {
+                            let report = call_bot_in(&spec, &owned, limit, cap, &mut resident);
+                            (report, resident)
+                        })
                         .await
                     {
-                        Ok(report) => report,
+                        Ok((report, resident)) => {
+                            self.resident = resident;
+                            report
+                        }
                         Err(e) => CallReport {
                             answer: Answer::Fault(Fault::new(
                                 FaultKind::SpawnFailed,
@@ -480,7 +587,7 @@ impl Agent<Coup> for CallAgent {
                         },
                     }
                 }
-                Err(_) => call_bot(&self.spec, obs, limit, cap),
+                Err(_) => call_bot_in(&self.spec, obs, limit, cap, &mut self.resident),
             };
             self.keep_stderr(&report.stderr);
             if report.exit_status.is_some() {
@@ -500,6 +607,8 @@ impl Agent<Coup> for CallAgent {
     }
 
     fn finish(&mut self) -> BoxFuture<'_, AgentLog> {
+        // The game is over: its sandbox goes.
+        self.resident = None;
         Box::pin(async move { std::mem::take(&mut self.log) })
     }
 

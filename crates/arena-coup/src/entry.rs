@@ -98,6 +98,7 @@ pub fn coup_seats(
     seed: u64,
     history: &Path,
     stderr_cap: usize,
+    sandbox: Option<std::sync::Arc<arena_core::sandbox::Sandbox>>,
 ) -> Result<Vec<Seat<Coup>>, String> {
     let bots = bots::all();
     seats
@@ -116,6 +117,7 @@ pub fn coup_seats(
                         workdir: workdir.clone(),
                         history: history.to_path_buf(),
                         stderr_cap,
+                        sandbox: sandbox.clone(),
                     })),
                     None,
                 ),
@@ -179,7 +181,13 @@ impl GameEntry for CoupEntry {
                 .iter()
                 .map(|s| (s.name.clone(), s.spec.clone(), s.workdir.clone()))
                 .collect();
-            let result = match coup_seats(&seats, request.seed, &history, request.stderr_cap) {
+            let result = match coup_seats(
+                &seats,
+                request.seed,
+                &history,
+                request.stderr_cap,
+                request.options.sandbox.clone(),
+            ) {
                 Ok(seats) => {
                     registry::play_seats::<Coup>(config, request.seed, seats, request.options).await
                 }

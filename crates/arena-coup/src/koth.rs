@@ -12,7 +12,7 @@ use arena_core::seed::derive_seed;
 use serde::Serialize;
 
 use crate::bots;
-use crate::call::{CallSpec, call_bot};
+use crate::call::CallSpec;
 use crate::entry::scratch_dir;
 use crate::protocol::ForfeitKind;
 use crate::rules::{Coup, CoupConfig, CoupObs};
@@ -22,6 +22,9 @@ use crate::rules::{Coup, CoupConfig, CoupObs};
 pub struct KothBot {
     pub name: String,
     pub spec: PlayerSpec,
+    /// A built submission's folder: copied to be the bot's own KotH folder, where its command
+    /// (relative to it) runs. Only that copy is visible to a sandboxed bot.
+    pub source: Option<std::path::PathBuf>,
 }
 
 /// A tournament.
@@ -39,6 +42,8 @@ pub struct KothSpec {
     /// original. `None`: a scratch directory, removed afterwards, and bots run in the current directory.
     pub dir: Option<PathBuf>,
     pub stderr_cap: usize,
+    /// The sandbox every call starts in (`None`: unconfined).
+    pub sandbox: Option<std::sync::Arc<arena_core::sandbox::Sandbox>>,
 }
 
 impl KothSpec {
@@ -50,6 +55,7 @@ impl KothSpec {
             seed: 0,
             dir: None,
             stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
+            sandbox: None,
         }
     }
 }
@@ -101,12 +107,17 @@ pub fn play_local(
     let mut game = Coup::new(config, seed);
     let mut obs = CoupObs::default();
     let mut faults: [Vec<Fault>; 2] = Default::default();
+    // Each command bot's sandbox for this game (when sandboxed with a resident helper).
+    let mut residents: [Option<arena_core::sandbox::Resident>; 2] = Default::default();
     while let Some(player) = game.to_act() {
         game.observe(player, &mut obs);
         let limit = game.time_limit(player);
         let answer = match &mut seats[player] {
             LocalSeat::Builtin(bot) => Answer::Action(bot.act(&obs)),
-            LocalSeat::Command(spec) => call_bot(spec, &obs, limit, stderr_cap).answer,
+            LocalSeat::Command(spec) => {
+                crate::call::call_bot_in(spec, &obs, limit, stderr_cap, &mut residents[player])
+                    .answer
+            }
         };
         if let Answer::Fault(fault) = &answer {
             faults[player].push(fault.clone());
@@ -161,8 +172,15 @@ pub fn run_koth(spec: &KothSpec) -> Result<KothReport, String> {
     let workdirs = spec
         .bots
         .iter()
-        .map(|bot| match (&spec.dir, &bot.spec) {
-            (Some(dir), PlayerSpec::Command(_)) => {
+        .map(|bot| match (&spec.dir, &bot.spec, &bot.source) {
+            (_, PlayerSpec::Command(_), Some(source)) => {
+                let own = dir.join(&bot.name);
+                arena_core::registry::copy_tree(source, &own).map_err(|e| {
+                    format!("cannot copy {} to {}: {e}", source.display(), own.display())
+                })?;
+                Ok(Some(own))
+            }
+            (Some(dir), PlayerSpec::Command(_), None) => {
                 let own = dir.join(&bot.name);
                 std::fs::create_dir_all(&own)
                     .map_err(|e| format!("cannot create {}: {e}", own.display()))?;
@@ -207,6 +225,7 @@ pub fn run_koth(spec: &KothSpec) -> Result<KothReport, String> {
                         workdir: workdirs[b].clone(),
                         history: history.clone(),
                         stderr_cap: spec.stderr_cap,
+                        sandbox: spec.sandbox.clone(),
                     }),
                 });
                 let played = play_local(&spec.config, seed, &mut seats, spec.stderr_cap);

@@ -25,6 +25,8 @@ pub enum ForfeitKind {
     IllegalExchange,
     /// Still running at the per-call limit.
     Timeout,
+    /// Killed by the sandbox's memory limit.
+    Memory,
     /// Anything else (the referee could not set the call up).
     Other,
 }
@@ -38,6 +40,7 @@ impl ForfeitKind {
             ForfeitKind::IllegalMove => "illegal move",
             ForfeitKind::IllegalExchange => "illegal exchange",
             ForfeitKind::Timeout => "timeout",
+            ForfeitKind::Memory => "memory",
             ForfeitKind::Other => "other",
         }
     }
@@ -47,6 +50,7 @@ impl ForfeitKind {
         match fault.kind {
             FaultKind::SpawnFailed => ForfeitKind::SpawnFailed,
             FaultKind::Timeout => ForfeitKind::Timeout,
+            FaultKind::Memory => ForfeitKind::Memory,
             FaultKind::Crashed | FaultKind::Exited => ForfeitKind::NonZeroExit,
             FaultKind::Illegal | FaultKind::Unparsable => {
                 if fault

@@ -109,6 +109,7 @@ fn external_bots_play_like_in_process_ones() {
                 cpu: None,
                 time_policy: None,
                 probe: false,
+                sandbox: None,
             },
             stderr_cap: 4096,
         };
@@ -171,6 +172,7 @@ fn builtin_koth_leaderboard() {
         .map(|b| KothBot {
             name: b.name.to_string(),
             spec: PlayerSpec::Builtin(b.name.to_string()),
+            source: None,
         })
         .collect();
     let spec = KothSpec {

@@ -86,6 +86,7 @@ fn arena_game(
                     workdir: Some(dir),
                     history: history.clone(),
                     stderr_cap: 4096,
+                    sandbox: None,
                 })) as _,
             }
         })
@@ -102,6 +103,7 @@ fn arena_game(
         cpu: None,
         time_policy: None,
         probe: false,
+        sandbox: None,
     };
     let record = runtime.block_on(run_match::<Coup>(&config, 0, seats, &options));
     for player in &record.players {

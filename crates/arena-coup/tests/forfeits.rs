@@ -73,6 +73,7 @@ fn run(
         workdir: Some(dir.to_path_buf()),
         history: dir.join("A_B_0_0.txt"),
         stderr_cap: 1024,
+        sandbox: None,
     };
     let report = call_bot(&spec, obs, Duration::from_millis(limit_ms), 1024);
     let pgid = report.pgid.unwrap_or(-1);
@@ -268,14 +269,17 @@ fn koth_counts_forfeits_and_points() {
             KothBot {
                 name: "Income".into(),
                 spec: PlayerSpec::Builtin("income".into()),
+                source: None,
             },
             KothBot {
                 name: "Crasher".into(),
                 spec: PlayerSpec::Command(vec![crasher.to_string_lossy().into_owned()]),
+                source: None,
             },
             KothBot {
                 name: "Calculator".into(),
                 spec: PlayerSpec::Builtin("calculator".into()),
+                source: None,
             },
         ])
     };

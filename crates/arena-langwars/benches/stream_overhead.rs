@@ -192,6 +192,7 @@ async fn arena_round_trip(argv: &[String], obs: &Observation, pause: bool) -> Du
         stderr_cap: 4096,
         time_scale: 1.0,
         cpu: None,
+        sandbox: None,
     });
     agent.start().await.expect("READY");
     let limit = LangWars::with_edition(Edition::Lw2, 0).time_limit(0);

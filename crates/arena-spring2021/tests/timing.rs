@@ -51,6 +51,7 @@ async fn play(
                 time_scale: scale,
                 time_policy: policy,
                 probe: false,
+                sandbox: None,
                 ..MatchOptions::default()
             },
             stderr_cap: 4096,

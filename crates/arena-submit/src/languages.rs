@@ -277,17 +277,72 @@ pub(crate) fn tool_of(language: &Language, program: &str) -> Option<Tool> {
 
 /// Where a program is: `ARENA_PYTHON2` or a working `python2` for Python 2 (pyenv's shims answer
 /// for versions that are not selected, so each candidate is tried), the `PATH` otherwise.
+///
+/// A real program is preferred to a version manager's shim (pyenv's `shims/python3` is a script
+/// that reads the user's home and configuration, which a sandboxed bot cannot see). Every program
+/// found outside the system's folders has its installation noted (see [`tool_roots`]).
 pub fn locate(program: &str) -> Option<PathBuf> {
-    if program == "python2" {
-        return python2_candidates()
+    let found = if program == "python2" {
+        python2_candidates()
             .into_iter()
-            .find(|candidate| runs(candidate, &["-c", "pass"]));
-    }
-    if program.contains('/') {
+            .find(|candidate| runs(candidate, &["-c", "pass"]))
+    } else if program.contains('/') {
         let path = PathBuf::from(program);
-        return is_executable(&path).then_some(path);
+        is_executable(&path).then_some(path)
+    } else {
+        let candidates = on_path(program);
+        candidates
+            .iter()
+            .find(|path| !is_shim(path))
+            .or(candidates.first())
+            .cloned()
+    };
+    if let Some(path) = &found {
+        note_tool_root(path);
     }
-    on_path(program).into_iter().next()
+    found
+}
+
+fn is_shim(path: &Path) -> bool {
+    path.parent()
+        .and_then(Path::file_name)
+        .is_some_and(|dir| dir == "shims")
+}
+
+/// Installations of the programs [`locate`] found outside the system's folders.
+static TOOL_ROOTS: std::sync::Mutex<std::collections::BTreeSet<PathBuf>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+/// Folders outside the system's that hold the toolchains found so far (pyenv's Python 2 under the
+/// home folder, say): a sandbox shows them read-only, or the bots' launchers could not start them.
+pub fn tool_roots() -> Vec<PathBuf> {
+    TOOL_ROOTS
+        .lock()
+        .map(|roots| roots.iter().cloned().collect())
+        .unwrap_or_default()
+}
+
+fn note_tool_root(program: &Path) {
+    let Ok(real) = std::fs::canonicalize(program) else {
+        return;
+    };
+    let system = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc"]
+        .iter()
+        .any(|dir| real.starts_with(dir));
+    if system {
+        return;
+    }
+    // `PREFIX/bin/program`: the whole prefix (a Python needs its `lib/` too).
+    let Some(dir) = real.parent() else {
+        return;
+    };
+    let root = match dir.file_name() {
+        Some(name) if name == "bin" => dir.parent().unwrap_or(dir),
+        _ => dir,
+    };
+    if let Ok(mut roots) = TOOL_ROOTS.lock() {
+        roots.insert(root.to_path_buf());
+    }
 }
 
 fn on_path(program: &str) -> Vec<PathBuf> {

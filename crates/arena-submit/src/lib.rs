@@ -183,6 +183,7 @@ pub fn prepare(path: &Path, options: &Options) -> Result<Prepared, String> {
         cached: true,
     };
     if built.join(ARENA_DIR).join("built").is_file() {
+        write_launcher(&recipe, &built, &prepared.launcher)?;
         if let Ok(warnings) = std::fs::read_to_string(built.join(ARENA_DIR).join("warnings")) {
             prepared.warnings.extend(
                 warnings
@@ -652,6 +653,36 @@ fn quote(word: &str) -> String {
     }
 }
 
+/// Writes the launcher and the interpreter shims into a built folder. They name the toolchains
+/// found on this machine now, so a build taken from the cache gets them again: the same content
+/// may have been built when another program answered for `python3` (pyenv's shim, which a
+/// sandboxed bot cannot run).
+fn write_launcher(recipe: &Recipe, built: &Path, launcher: &str) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let io = |path: &Path, e: std::io::Error| format!("cannot write in {}: {e}", path.display());
+    let bin = built.join(ARENA_DIR).join("bin");
+    std::fs::create_dir_all(&bin).map_err(|e| io(&bin, e))?;
+    for (name, target) in &recipe.shims {
+        let shim = bin.join(name);
+        let text = format!(
+            "#!/bin/sh\n# Written by arena: `{name}` means {}.\nexec {} \"$@\"\n",
+            target.display(),
+            quote(&target.to_string_lossy())
+        );
+        if std::fs::read_to_string(&shim).ok() != Some(text.clone()) {
+            std::fs::write(&shim, text).map_err(|e| io(&shim, e))?;
+        }
+        std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| io(&shim, e))?;
+    }
+    // Rewritten only when it changed: another arena may be copying this folder for a game.
+    let path = built.join(LAUNCHER);
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(launcher) {
+        std::fs::write(&path, launcher).map_err(|e| io(built, e))?;
+    }
+    Ok(())
+}
+
 /// The launcher: finds its folder, puts the interpreter shims first on the PATH, sets the manifest's
 /// environment, then starts the bot.
 fn launcher_text(recipe: &Recipe) -> String {
@@ -765,19 +796,7 @@ fn build_into(
     for (name, text) in &recipe.files {
         std::fs::write(own.join(name), text).map_err(|e| io(&own, e))?;
     }
-    for (name, target) in &recipe.shims {
-        use std::os::unix::fs::PermissionsExt;
-        let shim = bin.join(name);
-        let text = format!(
-            "#!/bin/sh\n# Written by arena: `{name}` means {}.\nexec {} \"$@\"\n",
-            target.display(),
-            quote(&target.to_string_lossy())
-        );
-        std::fs::write(&shim, text).map_err(|e| io(&shim, e))?;
-        std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755))
-            .map_err(|e| io(&shim, e))?;
-    }
-    std::fs::write(scratch.join(LAUNCHER), launcher).map_err(|e| io(scratch, e))?;
+    write_launcher(recipe, scratch, launcher)?;
     let mut env = recipe.env.clone();
     if !recipe.shims.is_empty() {
         let path = std::env::var("PATH").unwrap_or_default();

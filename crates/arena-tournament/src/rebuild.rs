@@ -89,6 +89,8 @@ pub async fn rebuild_replay(
             cpu: None,
             time_policy: plan.settings.time_policy,
             probe: false,
+            // Only games between built-in bots are rebuilt: no process to sandbox.
+            sandbox: None,
         },
         stderr_cap: plan.settings.stderr_cap,
     };

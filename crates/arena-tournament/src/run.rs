@@ -58,6 +58,8 @@ pub struct RunOptions<'a> {
     pub stop: &'a AtomicBool,
     pub on_progress: Option<&'a (dyn Fn(Progress) + Sync)>,
     pub stop_rule: Option<&'a mut dyn StopRule>,
+    /// The sandbox process bots start in (`None`: unconfined).
+    pub sandbox: Option<std::sync::Arc<arena_core::sandbox::Sandbox>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,6 +144,7 @@ pub fn run(
                 decided: &decided,
                 wants_entries,
                 cpu: (options.pin_cpus && jobs > 1).then_some(worker_index % cpus),
+                sandbox: options.sandbox.clone(),
                 names: plan.bots.iter().map(|b| b.name.clone()).collect(),
             };
             scope.spawn(move || worker.run(sender));
@@ -199,6 +202,7 @@ struct Worker<'a> {
     decided: &'a AtomicBool,
     wants_entries: bool,
     cpu: Option<usize>,
+    sandbox: Option<std::sync::Arc<arena_core::sandbox::Sandbox>>,
     names: Vec<String>,
 }
 
@@ -360,6 +364,7 @@ impl Worker<'_> {
                 cpu: self.cpu,
                 time_policy: plan.settings.time_policy,
                 probe: false,
+                sandbox: self.sandbox.clone(),
             },
             stderr_cap: plan.settings.stderr_cap,
         };

@@ -266,6 +266,7 @@ fn startup(dir: &Path, bot: &Path, referee: &Path, rounds: usize, cpu: Option<us
         stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
         time_scale: 1.0,
         cpu,
+        sandbox: None,
     };
     let pin = match cpu {
         Some(cpu) => format!("pinned to CPU {cpu}"),

@@ -140,12 +140,14 @@ pub fn stderr_tail(stderr: &str, lines: usize) -> String {
 
 /// Starts every process bot once before a tournament: each plays the start of a game (READY and its
 /// first answer in the 2014 games, its first turn in the others) against built-in bots. A bot that
-/// cannot is an error with what was run and its stderr, before any game of the tournament.
+/// cannot is an error with what was run and its stderr, before any game of the tournament. The
+/// probe runs in the tournament's sandbox, as its games will.
 pub fn probe(
     game: &dyn GameEntry,
     variant: Option<&str>,
     seats: &[SeatRequest],
     time_scale: f64,
+    sandbox: Option<std::sync::Arc<arena_core::sandbox::Sandbox>>,
 ) -> Result<()> {
     let builtin: Vec<&str> = game.bots().into_iter().map(|(name, _)| name).collect();
     let partner = builtin
@@ -180,6 +182,7 @@ pub fn probe(
                 time_scale: time_scale * 3.0,
                 record_frames: false,
                 probe: true,
+                sandbox: sandbox.clone(),
                 ..MatchOptions::default()
             },
             stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,

@@ -157,6 +157,85 @@ struct PlayArgs {
     timing: TimingOptions,
     #[command(flatten)]
     coup: CoupOptions,
+    #[command(flatten)]
+    sandbox: SandboxOptions,
+}
+
+/// The sandbox bot processes run in (see docs/sandbox.md).
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct SandboxOptions {
+    /// `bwrap`: every bot process in a bubblewrap sandbox with cgroup limits (the default on
+    /// Linux); `none`: bots run unconfined, with your privileges (only for bots you trust).
+    #[arg(long = "sandbox", value_name = "KIND", default_value = "bwrap", value_parser = ["bwrap", "none"])]
+    pub kind: String,
+    /// Memory of each bot, all its processes together, in MiB (sandboxed; exceeding it is the
+    /// fault `memory`).
+    #[arg(long, value_name = "MIB", default_value_t = arena_core::sandbox::DEFAULT_MEMORY >> 20)]
+    pub memory_mib: u64,
+    /// Processes and threads of each bot together (sandboxed).
+    #[arg(long, value_name = "N", default_value_t = arena_core::sandbox::DEFAULT_TASKS)]
+    pub max_tasks: u32,
+    /// CPU seconds per bot process (sandboxed; default: no limit beyond the game's clocks).
+    #[arg(long, value_name = "S")]
+    pub cpu_seconds: Option<u64>,
+    /// An environment variable given to every bot (sandboxed bots get only PATH, HOME, LANG, TMPDIR
+    /// and these); repeatable.
+    #[arg(long = "bot-env", value_name = "NAME=VALUE")]
+    pub env: Vec<String>,
+    /// A host folder or file shown read-only to every sandboxed bot (a compiler or runtime outside
+    /// /usr and /opt); repeatable.
+    #[arg(long = "sandbox-bind", value_name = "PATH")]
+    pub read_only: Vec<PathBuf>,
+}
+
+impl SandboxOptions {
+    /// The checked sandbox, or `None` with `--sandbox none` (and a warning) or when no seat is a
+    /// process. Fails with everything that is missing when the sandbox cannot be set up.
+    pub fn sandbox(
+        &self,
+        needed: bool,
+    ) -> Result<Option<std::sync::Arc<arena_core::sandbox::Sandbox>>> {
+        if !needed {
+            return Ok(None);
+        }
+        if self.kind == "none" {
+            eprintln!(
+                "warning: --sandbox none: bots run unconfined, with your privileges (they can read and \
+                 write your files, signal arena and other bots, use the network): only for bots you trust"
+            );
+            return Ok(None);
+        }
+        let mut env = Vec::new();
+        for pair in &self.env {
+            let Some((name, value)) = pair.split_once('=') else {
+                bail!("--bot-env {pair:?}: give NAME=VALUE");
+            };
+            env.push((name.to_string(), value.to_string()));
+        }
+        let mut read_only = self
+            .read_only
+            .iter()
+            .map(std::path::absolute)
+            .collect::<std::io::Result<Vec<_>>>()
+            .context("--sandbox-bind")?;
+        // Toolchains the submissions' launchers name outside the system's folders (pyenv's Python
+        // 2, say), found while the bots were prepared: shown read-only, or the bots cannot start.
+        read_only.extend(arena_submit::languages::tool_roots());
+        let policy = arena_core::sandbox::SandboxPolicy {
+            limits: arena_core::sandbox::Limits {
+                memory: Some(self.memory_mib << 20),
+                tasks: Some(self.max_tasks),
+                cpu_seconds: self.cpu_seconds,
+                ..Default::default()
+            },
+            env,
+            read_only,
+            bwrap: None,
+            helper: std::env::current_exe().ok(),
+        };
+        let sandbox = arena_core::sandbox::Sandbox::new(policy).map_err(|e| anyhow!("{e}"))?;
+        Ok(Some(std::sync::Arc::new(sandbox)))
+    }
 }
 
 /// How answer times are judged against the game's limits.
@@ -474,6 +553,9 @@ fn play(args: PlayArgs) -> Result<ExitCode> {
             seats.len()
         );
     }
+    let processes = seats
+        .iter()
+        .any(|seat| matches!(seat.spec, PlayerSpec::Command(_)));
     let request = GameRequest {
         variant: args.league.clone(),
         seed,
@@ -485,6 +567,7 @@ fn play(args: PlayArgs) -> Result<ExitCode> {
             cpu: None,
             time_policy: args.timing.policy()?,
             probe: false,
+            sandbox: args.sandbox.sandbox(processes)?,
         },
         stderr_cap: args.stderr_cap,
     };
@@ -537,7 +620,11 @@ pub fn result_table(game: &str, seed: u64, result: &GameResult, replay: &Path) -
         if strikes { "strikes  " } else { "" }
     ));
     for (seat, name) in result.names.iter().enumerate() {
-        let mut notes: Vec<String> = result.faults[seat].iter().map(|f| f.to_string()).collect();
+        // Fault details can quote a bot's output: shown with control characters escaped.
+        let mut notes: Vec<String> = result.faults[seat]
+            .iter()
+            .map(|f| arena_core::sandbox::escape_control(&f.to_string()).into_owned())
+            .collect();
         if let Some(warnings) = result.warnings.get(seat)
             && !warnings.is_empty()
         {

@@ -11,6 +11,8 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // A resident sandbox's helper is this same program (see arena_core::sandbox::Resident).
+    arena_core::sandbox::run_helper_if_asked();
     let args = cli::Cli::parse();
     match cli::run(args) {
         Ok(code) => code,

@@ -122,6 +122,8 @@ pub struct TournamentArgs {
     timing: TimingOptions,
     #[command(flatten)]
     coup: CoupOptions,
+    #[command(flatten)]
+    sandbox: crate::cli::SandboxOptions,
 }
 
 #[derive(clap::Args, Debug)]
@@ -146,6 +148,8 @@ pub struct KothArgs {
     stderr_cap: usize,
     #[command(flatten)]
     coup: CoupOptions,
+    #[command(flatten)]
+    sandbox: crate::cli::SandboxOptions,
 }
 
 /// Set by the first Ctrl-C or SIGTERM: games stop starting, games in progress are abandoned.
@@ -199,6 +203,8 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
         );
     }
     let runnable = runnable_plan(&plan, game.as_ref())?;
+    // After the bots are prepared: their toolchains are part of what the sandbox shows.
+    let sandbox = args.sandbox.sandbox(processes)?;
     if !STOP.load(Ordering::SeqCst) {
         let seats: Vec<SeatRequest> = runnable
             .bots
@@ -217,6 +223,7 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
             plan.variant.as_deref(),
             &seats,
             plan.settings.time_scale,
+            sandbox.clone(),
         )?;
     }
     // A new tournament's folder is made only once every bot has started.
@@ -262,6 +269,7 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
             stop_rule: sprt
                 .as_mut()
                 .map(|rule| rule as &mut dyn arena_tournament::StopRule),
+            sandbox,
         },
     )?;
     bar.finish_and_clear();
@@ -462,16 +470,17 @@ pub fn koth(args: KothArgs) -> Result<ExitCode> {
     let game = find_game_with("coup", &args.coup)?;
     let texts: Vec<(Option<String>, String)> = args.bots.iter().map(|b| split_name(b)).collect();
     let players = seat_requests(game.as_ref(), &texts, &[])?;
+    // The KotH runs every bot in a folder of its own: a built bot's is a copy of its build.
+    let mut sources = Vec::new();
     let mut seats: Vec<_> = players
         .into_iter()
         .map(|player| {
             let mut seat = player.seat;
-            // The KotH runs every bot in a folder of its own: start a built bot by its full path.
-            if player.source.is_some()
-                && let Some(folder) = seat.workdir.take()
-            {
-                seat.spec = PlayerSpec::Command(arena_submit::run_argv(Some(&folder)));
-            }
+            sources.push(if player.source.is_some() {
+                seat.workdir.take()
+            } else {
+                None
+            });
             seat
         })
         .collect();
@@ -479,9 +488,11 @@ pub fn koth(args: KothArgs) -> Result<ExitCode> {
     let mut spec = arena_coup::KothSpec::new(
         seats
             .into_iter()
-            .map(|seat| arena_coup::KothBot {
+            .zip(sources)
+            .map(|(seat, source)| arena_coup::KothBot {
                 name: seat.name,
                 spec: seat.spec,
+                source,
             })
             .collect(),
     );
@@ -489,6 +500,11 @@ pub fn koth(args: KothArgs) -> Result<ExitCode> {
     spec.seed = args.seed.unwrap_or_else(clock_seed);
     spec.dir = args.dir.clone();
     spec.stderr_cap = args.stderr_cap;
+    spec.sandbox = args.sandbox.sandbox(
+        spec.bots
+            .iter()
+            .any(|bot| matches!(bot.spec, arena_core::registry::PlayerSpec::Command(_))),
+    )?;
     if let Some(deck) = &args.coup.deck {
         spec.config.deck = Some(deck.clone());
     }

@@ -1,0 +1,1993 @@
+//! The sandbox every bot process runs in: bubblewrap (`bwrap`) for the namespaces and the filesystem
+//! view, cgroups (v1 or v2) for memory, tasks and the CPU set, resource limits for file size, open
+//! files and CPU time, and a small seccomp filter that keeps every process of a bot in its process
+//! group. See `docs/sandbox.md` for what it guarantees, what it does not, and why bubblewrap.
+//!
+//! How a sandboxed process starts (all the cost is here, none per answer):
+//! 1. `bwrap` is started with `posix_spawn` (no `fork` of arena), with exactly five descriptors: the
+//!    bot's stdin/stdout/stderr, an info pipe and a block pipe, plus the seccomp program;
+//! 2. bwrap builds the namespaces and mounts, reports the pid of the sandbox's init on the info pipe
+//!    and waits on the block pipe before starting the bot;
+//! 3. arena moves that init into the bot's cgroups and sets its resource limits (both inherited by
+//!    everything started inside), then releases it.
+//!
+//! The bot's processes stay in the process group arena made for bwrap (the seccomp filter refuses
+//! `setsid` and `setpgid`), so pausing stays one `killpg(SIGSTOP)`; killing the sandbox's init (pid 1
+//! of its PID namespace) kills everything in it.
+
+use std::ffi::{CString, OsStr};
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// CodinGame's memory limit.
+pub const DEFAULT_MEMORY: u64 = 768 << 20;
+/// Processes and threads of one bot, all together.
+pub const DEFAULT_TASKS: u32 = 64;
+/// Largest file a bot may write.
+pub const DEFAULT_FILE_SIZE: u64 = 256 << 20;
+/// Open descriptors per process (a JVM needs a few hundred).
+pub const DEFAULT_OPEN_FILES: u64 = 1024;
+/// The user bots run as when arena runs as root (`nobody` on Debian).
+pub const SANDBOX_UID: u32 = 65534;
+/// `PATH` inside the sandbox.
+pub const SANDBOX_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+/// How long bwrap may take to set a sandbox up before the start counts as failed.
+const SETUP_WAIT: Duration = Duration::from_secs(10);
+
+/// Resource limits of one bot (`None`: not limited).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Memory of all the bot's processes together, bytes (swap included where the kernel counts it).
+    pub memory: Option<u64>,
+    /// Processes and threads of the bot together.
+    pub tasks: Option<u32>,
+    /// Largest file, bytes (`RLIMIT_FSIZE`: a write beyond it fails and raises SIGXFSZ).
+    pub file_size: Option<u64>,
+    /// Open descriptors per process (`RLIMIT_NOFILE`).
+    pub open_files: Option<u64>,
+    /// CPU seconds per process (`RLIMIT_CPU`; SIGXCPU, then SIGKILL one second later).
+    pub cpu_seconds: Option<u64>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            memory: Some(DEFAULT_MEMORY),
+            tasks: Some(DEFAULT_TASKS),
+            file_size: Some(DEFAULT_FILE_SIZE),
+            open_files: Some(DEFAULT_OPEN_FILES),
+            cpu_seconds: None,
+        }
+    }
+}
+
+/// What the organiser chooses about the sandbox.
+#[derive(Clone, Debug, Default)]
+pub struct SandboxPolicy {
+    pub limits: Limits,
+    /// Environment variables given to every bot on top of the documented ones.
+    pub env: Vec<(String, String)>,
+    /// Host folders or files shown read-only inside every sandbox (a toolchain outside `/usr`).
+    pub read_only: Vec<PathBuf>,
+    /// The bubblewrap program; `None`: `bwrap` on `PATH`.
+    pub bwrap: Option<PathBuf>,
+    /// A program that can serve as the sandbox's resident helper (`arena` itself: see
+    /// [`run_helper_if_asked`]). With one, Coup's per-move calls start inside one sandbox per bot and
+    /// game; without, every call builds a sandbox of its own.
+    pub helper: Option<PathBuf>,
+}
+
+/// Why the sandbox cannot be set up: every missing piece, each with what to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SandboxUnavailable {
+    pub missing: Vec<String>,
+}
+
+impl std::fmt::Display for SandboxUnavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "the bot sandbox cannot be set up on this machine:")?;
+        for item in &self.missing {
+            writeln!(f, "  - {item}")?;
+        }
+        write!(
+            f,
+            "fix the above, or run with `--sandbox none` to run bots unconfined (with your privileges)"
+        )
+    }
+}
+
+impl std::error::Error for SandboxUnavailable {}
+
+/// A checked, ready sandbox configuration, shared by every bot of a run.
+#[derive(Debug)]
+pub struct Sandbox {
+    policy: SandboxPolicy,
+    bwrap: CString,
+    cgroups: CgroupRoot,
+    /// `(uid, gid)` the bot runs as, when arena is root (otherwise the bot keeps arena's user inside
+    /// a user namespace).
+    run_as: Option<(u32, u32)>,
+    /// bwrap arguments for the system folders, computed once.
+    system: Vec<String>,
+}
+
+static MADE: AtomicU64 = AtomicU64::new(0);
+
+impl Sandbox {
+    /// The start-up check: finds bwrap, tries a sandbox, checks the cgroup controllers. Either a
+    /// usable sandbox, or every missing piece at once.
+    pub fn new(policy: SandboxPolicy) -> Result<Sandbox, SandboxUnavailable> {
+        let mut missing = Vec::new();
+        let bwrap = match &policy.bwrap {
+            Some(path) if !path.is_file() => {
+                missing.push(format!(
+                    "bubblewrap: {} (given as the bwrap program) does not exist",
+                    path.display()
+                ));
+                None
+            }
+            Some(path) => CString::new(path.as_os_str().as_bytes()).ok(),
+            None => match find_on_path("bwrap") {
+                Some(path) => CString::new(path.as_os_str().as_bytes()).ok(),
+                None => {
+                    missing.push(
+                    "bubblewrap: no `bwrap` on PATH (Debian/Ubuntu: apt-get install bubblewrap; \
+                     Fedora: dnf install bubblewrap)"
+                        .into(),
+                    );
+                    None
+                }
+            },
+        };
+        // SAFETY: geteuid only reads.
+        let root = unsafe { libc::geteuid() } == 0;
+        let cgroups = match CgroupRoot::find() {
+            Ok(cgroups) => Some(cgroups),
+            Err(why) => {
+                missing.push(why);
+                None
+            }
+        };
+        for path in &policy.read_only {
+            if !path.is_absolute() || !path.exists() {
+                missing.push(format!(
+                    "read-only folder {}: not an absolute path to something that exists",
+                    path.display()
+                ));
+            }
+        }
+        let (Some(bwrap), Some(cgroups)) = (bwrap, cgroups) else {
+            return Err(SandboxUnavailable { missing });
+        };
+        if !missing.is_empty() {
+            return Err(SandboxUnavailable { missing });
+        }
+        let sandbox = Sandbox {
+            policy,
+            bwrap,
+            cgroups,
+            run_as: root.then_some((SANDBOX_UID, SANDBOX_UID)),
+            system: system_binds(),
+        };
+        sandbox.cgroups.sweep_stale();
+        if let Err(why) = sandbox.try_once() {
+            return Err(SandboxUnavailable { missing: vec![why] });
+        }
+        Ok(sandbox)
+    }
+
+    pub fn policy(&self) -> &SandboxPolicy {
+        &self.policy
+    }
+
+    /// Which cgroup hierarchy the limits use, for messages.
+    pub fn cgroup_version(&self) -> u8 {
+        match self.cgroups {
+            CgroupRoot::V1 { .. } => 1,
+            CgroupRoot::V2 { .. } => 2,
+        }
+    }
+
+    /// Starts `/bin/true` in a full sandbox and waits for it: proves namespaces, mounts, cgroups and
+    /// limits work here before any game depends on them.
+    fn try_once(&self) -> Result<(), String> {
+        let argv = ["true".to_string()];
+        let launch = Launch {
+            argv: &argv,
+            workdir: None,
+            cpu: None,
+            stdin: false,
+            writable: &[],
+        };
+        let spawned = launch_sandboxed(&launch, self).map_err(|e| {
+            format!(
+                "bubblewrap could not start a sandbox ({e}); namespaces may be disabled \
+                 (kernel.unprivileged_userns_clone, a container without CAP_SYS_ADMIN)"
+            )
+        })?;
+        let status = wait_pid(spawned.pid);
+        match status {
+            Ok(0) => Ok(()),
+            Ok(code) => {
+                let mut text = String::new();
+                if let Some(mut stderr) = spawned.stderr {
+                    let _ = set_blocking(stderr.as_raw_fd());
+                    let _ = stderr.read_to_string(&mut text);
+                }
+                Err(format!(
+                    "a test sandbox failed (wait status {code}): {}",
+                    text.trim()
+                ))
+            }
+            Err(e) => Err(format!("a test sandbox could not be waited for: {e}")),
+        }
+    }
+}
+
+/// How to start one bot process.
+#[derive(Clone, Copy, Debug)]
+pub struct Launch<'a> {
+    /// Program and arguments. A program without `/` is looked up on `PATH`.
+    pub argv: &'a [String],
+    /// The working folder (writable inside the sandbox). `None`: arena's current folder unsandboxed,
+    /// a fresh empty folder sandboxed.
+    pub workdir: Option<&'a Path>,
+    /// The CPU the bot may use (a cpuset when sandboxed, so the bot cannot widen it).
+    pub cpu: Option<usize>,
+    /// A pipe for stdin (`false`: `/dev/null`).
+    pub stdin: bool,
+    /// Files outside the working folder the bot may write (Coup's history file).
+    pub writable: &'a [PathBuf],
+}
+
+/// A started process: its pid (the group leader), the pipes, and the sandbox it lives in.
+#[derive(Debug)]
+pub struct Spawned {
+    pub pid: i32,
+    pub stdin: Option<File>,
+    pub stdout: Option<File>,
+    pub stderr: Option<File>,
+    pub jail: Option<Jail>,
+}
+
+/// Starts a process as `launch` says, in `sandbox` if given; the process leads a new process group.
+pub fn launch(launch: &Launch<'_>, sandbox: Option<&Sandbox>) -> io::Result<Spawned> {
+    match sandbox {
+        Some(sandbox) => launch_sandboxed(launch, sandbox),
+        None => launch_plain(launch),
+    }
+}
+
+fn launch_plain(launch: &Launch<'_>) -> io::Result<Spawned> {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    let (program, args) = launch
+        .argv
+        .split_first()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
+    let mut command = Command::new(program);
+    // Only options std can pass to posix_spawn (a process group and a directory are among them; a
+    // pre_exec hook is not).
+    command
+        .args(args)
+        .stdin(if launch.stdin {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    if let Some(dir) = launch.workdir {
+        command.current_dir(dir);
+    }
+    let mut child = {
+        let _inherited = crate::process::SpawnAttributes::new(launch.cpu)?;
+        crate::process::spawn_retrying(|| command.spawn())?
+    };
+    let to_file = |fd: OwnedFd| File::from(fd);
+    let spawned = Spawned {
+        pid: child.id() as i32,
+        stdin: child.stdin.take().map(|p| to_file(p.into())),
+        stdout: child.stdout.take().map(|p| to_file(p.into())),
+        stderr: child.stderr.take().map(|p| to_file(p.into())),
+        jail: None,
+    };
+    // The `Child` handle is dropped without waiting: the pid is reaped by whoever holds `Spawned`.
+    drop(child);
+    Ok(spawned)
+}
+
+/// A pipe, both ends close-on-exec: `(read, write)`.
+fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe2 fills two descriptors on success.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fresh descriptors that nothing else owns.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+fn cstring(text: impl AsRef<OsStr>) -> io::Result<CString> {
+    CString::new(text.as_ref().as_bytes()).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("a NUL byte in {:?}", text.as_ref()),
+        )
+    })
+}
+
+/// The sandbox of one started process: its cgroups, the pid namespace's init, a scratch folder.
+/// Dropping it kills whatever is left inside and removes the cgroups and the folder.
+#[derive(Debug)]
+pub struct Jail {
+    /// pidfd of the sandbox's init (pid 1 of its namespace), opened while bwrap was blocked, so a
+    /// signal through it can never reach a recycled pid.
+    init: Option<OwnedFd>,
+    cgroups: Option<BotCgroups>,
+    scratch: Option<PathBuf>,
+}
+
+impl Jail {
+    /// Kills everything in the sandbox: the namespace's init, and with it every process inside.
+    pub fn kill(&self) {
+        if let Some(fd) = &self.init {
+            // SAFETY: pidfd_send_signal on our own pidfd, no siginfo.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_pidfd_send_signal,
+                    fd.as_raw_fd(),
+                    libc::SIGKILL,
+                    std::ptr::null::<libc::siginfo_t>(),
+                    0,
+                )
+            };
+        }
+    }
+
+    /// True when the kernel's out-of-memory killer acted in this sandbox (the memory limit was hit).
+    pub fn memory_exceeded(&self) -> bool {
+        self.oom_kills() > 0
+    }
+
+    /// How many times the out-of-memory killer acted in this sandbox.
+    pub fn oom_kills(&self) -> u64 {
+        self.cgroups.as_ref().map_or(0, BotCgroups::oom_kills)
+    }
+
+    /// How many processes and threads are in the sandbox now (cgroup count), when known.
+    pub fn tasks(&self) -> Option<usize> {
+        self.cgroups.as_ref().and_then(BotCgroups::tasks)
+    }
+}
+
+impl Drop for Jail {
+    fn drop(&mut self) {
+        self.kill();
+        if let Some(cgroups) = self.cgroups.take() {
+            cgroups.remove();
+        }
+        if let Some(dir) = self.scratch.take() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// Kills everything a process started (the process group `pgid` it leads, and its sandbox). With a
+/// sandbox, its init is killed (the kernel then kills everything in its namespace, in the group or
+/// not) and bwrap, left alive and continued, reaps it and exits: once bwrap is reaped, nothing of
+/// the bot is left, not even a zombie. Without, the whole group is killed.
+pub fn kill_all(pgid: i32, jail: Option<&Jail>) {
+    use nix::sys::signal::{Signal, killpg};
+    let group = nix::unistd::Pid::from_raw(pgid);
+    match jail {
+        Some(jail) => jail.kill(),
+        None => {
+            let _ = killpg(group, Signal::SIGKILL);
+        }
+    }
+    // A stopped group must be continued: a stopped bwrap cannot reap, and some kernels deliver a
+    // kill to a stopped process late.
+    let _ = killpg(group, Signal::SIGCONT);
+}
+
+fn launch_sandboxed(launch: &Launch<'_>, sandbox: &Sandbox) -> io::Result<Spawned> {
+    launch_in(launch, sandbox, None)
+}
+
+/// Starts `launch` in a new sandbox. With `resident = Some(bot_argv)`, `launch.argv` is the resident
+/// helper, which keeps root's `CAP_SETUID`, `CAP_SETGID` and `CAP_KILL` to start each call as the
+/// bot's user and to end everything a call left; `bot_argv` says what else must be visible.
+fn launch_in(
+    launch: &Launch<'_>,
+    sandbox: &Sandbox,
+    resident: Option<&[String]>,
+) -> io::Result<Spawned> {
+    launch_finish(launch_begin(launch, sandbox, resident)?, sandbox)
+}
+
+/// Starts bwrap for `launch` without waiting for its sandbox: several can be set up at once, from
+/// the thread that owns them (bwrap dies with the thread that started it).
+fn launch_begin(
+    launch: &Launch<'_>,
+    sandbox: &Sandbox,
+    resident: Option<&[String]>,
+) -> io::Result<Pending> {
+    if launch.argv.is_empty() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty command"));
+    }
+    let mut jail = Jail {
+        init: None,
+        cgroups: None,
+        scratch: None,
+    };
+    let workdir = match launch.workdir {
+        Some(dir) => std::path::absolute(dir)?,
+        None => {
+            let dir = std::env::temp_dir().join(format!(
+                "arena-sandbox-{}-{}",
+                std::process::id(),
+                MADE.fetch_add(1, Ordering::Relaxed)
+            ));
+            std::fs::create_dir(&dir)?;
+            jail.scratch = Some(dir.clone());
+            dir
+        }
+    };
+    if !workdir.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("the working folder {} is not a folder", workdir.display()),
+        ));
+    }
+    let base = match launch.workdir {
+        Some(_) => workdir.clone(),
+        None => std::env::current_dir()?,
+    };
+    let (argv, mut visible) = visible_paths(launch.argv, &base, &workdir);
+    if let Some(bot) = resident {
+        let (_, more) = visible_paths(bot, &base, &workdir);
+        visible.extend(more);
+        visible.sort();
+        visible.dedup();
+    }
+    if let Some((uid, gid)) = sandbox.run_as {
+        // The bot's own folder and files become its user's: arena (root) still reads and removes them.
+        chown_tree(&workdir, uid, gid)?;
+        for file in launch.writable {
+            std::os::unix::fs::lchown(file, Some(uid), Some(gid))?;
+        }
+    }
+
+    let mut args: Vec<String> = vec!["bwrap".into()];
+    if sandbox.run_as.is_some() {
+        // Root: no user namespace (it would map the bot back to root); the bot is made `nobody`
+        // below instead, which needs these two capabilities until then.
+        args.extend(
+            [
+                "--unshare-ipc",
+                "--unshare-pid",
+                "--unshare-net",
+                "--unshare-uts",
+                "--unshare-cgroup-try",
+            ]
+            .map(String::from),
+        );
+    } else {
+        args.push("--unshare-all".into());
+    }
+    args.extend(
+        [
+            "--die-with-parent",
+            "--hostname",
+            "arena",
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            // /dev/tty would be arena's terminal: a bot could write to it or push input into it.
+            "--ro-bind",
+            "/dev/null",
+            "/dev/tty",
+            "--tmpfs",
+            "/tmp",
+        ]
+        .map(String::from),
+    );
+    args.extend(sandbox.system.iter().cloned());
+    // Folders on the way to what is mounted are made by bwrap with the mode of the host's, which
+    // may shut the bot's user out (`/root` is 0700): made here first, traversable and unlistable.
+    let mut made: Vec<PathBuf> = Vec::new();
+    let mounted = sandbox
+        .policy
+        .read_only
+        .iter()
+        .chain(&visible)
+        .chain(std::iter::once(&workdir))
+        .chain(launch.writable);
+    for path in mounted {
+        let path = std::path::absolute(path)?;
+        for ancestor in path
+            .ancestors()
+            .skip(1)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+        {
+            let premade = ["/", "/tmp", "/dev", "/dev/shm", "/proc"]
+                .iter()
+                .any(|dir| ancestor == Path::new(dir));
+            if premade || is_system(ancestor) || made.iter().any(|m| m == ancestor) {
+                continue;
+            }
+            made.push(ancestor.to_path_buf());
+            args.extend([
+                "--perms".into(),
+                "0711".into(),
+                "--dir".into(),
+                ancestor.to_string_lossy().into_owned(),
+            ]);
+        }
+    }
+    for path in sandbox.policy.read_only.iter().chain(&visible) {
+        let path = path.to_string_lossy().into_owned();
+        args.extend(["--ro-bind".into(), path.clone(), path]);
+    }
+    let dir = workdir.to_string_lossy().into_owned();
+    args.extend(["--bind".into(), dir.clone(), dir.clone()]);
+    for file in launch.writable {
+        let file = std::path::absolute(file)?.to_string_lossy().into_owned();
+        args.extend(["--bind".into(), file.clone(), file]);
+    }
+    args.extend(["--chdir".into(), dir.clone(), "--clearenv".into()]);
+    let mut env = vec![
+        ("PATH".to_string(), SANDBOX_PATH.to_string()),
+        ("HOME".to_string(), dir.clone()),
+        ("LANG".to_string(), "C.UTF-8".to_string()),
+        ("TMPDIR".to_string(), "/tmp".to_string()),
+    ];
+    env.extend(sandbox.policy.env.iter().cloned());
+    for (name, value) in env {
+        args.extend(["--setenv".into(), name, value]);
+    }
+    // Descriptors in the child: 0-2 the bot's, 3 info, 4 block, 5 seccomp.
+    args.extend(["--info-fd", "3", "--block-fd", "4", "--seccomp", "5"].map(String::from));
+    if resident.is_some() {
+        args.extend(
+            [
+                "--cap-add",
+                "CAP_SETUID",
+                "--cap-add",
+                "CAP_SETGID",
+                "--cap-add",
+                "CAP_KILL",
+                "--",
+            ]
+            .map(String::from),
+        );
+    } else if let Some((uid, gid)) = sandbox.run_as {
+        args.extend(
+            [
+                "--cap-add",
+                "CAP_SETUID",
+                "--cap-add",
+                "CAP_SETGID",
+                "--",
+                "/usr/bin/setpriv",
+            ]
+            .map(String::from),
+        );
+        args.extend([
+            format!("--reuid={uid}"),
+            format!("--regid={gid}"),
+            "--clear-groups".into(),
+            "--".into(),
+        ]);
+    } else {
+        args.push("--".into());
+    }
+    args.extend(argv);
+
+    let (stdin_read, stdin_write) = if launch.stdin {
+        let (r, w) = pipe()?;
+        (Some(r), Some(w))
+    } else {
+        (None, None)
+    };
+    let null = File::open("/dev/null")?;
+    let (stdout_read, stdout_write) = pipe()?;
+    let (stderr_read, stderr_write) = pipe()?;
+    let (info_read, info_write) = pipe()?;
+    let (block_read, block_write) = pipe()?;
+    let seccomp = seccomp_memfd()?;
+    let stdin_fd = stdin_read
+        .as_ref()
+        .map_or(null.as_raw_fd(), AsRawFd::as_raw_fd);
+    let sources = [
+        stdin_fd,
+        stdout_write.as_raw_fd(),
+        stderr_write.as_raw_fd(),
+        info_write.as_raw_fd(),
+        block_read.as_raw_fd(),
+        seccomp.as_raw_fd(),
+    ];
+    let argv_c = args.iter().map(cstring).collect::<io::Result<Vec<_>>>()?;
+    // bwrap itself needs no environment; the bot's is given with --setenv.
+    let envp_c = vec![cstring("PATH=/usr/bin:/bin")?];
+    let pid = {
+        let _inherited = crate::process::SpawnAttributes::new(None)?;
+        crate::process::spawn_retrying(|| spawn_raw(&sandbox.bwrap, &argv_c, &envp_c, &sources))?
+    };
+    drop((
+        stdin_read,
+        stdout_write,
+        stderr_write,
+        info_write,
+        block_read,
+    ));
+    drop((null, seccomp));
+    Ok(Pending {
+        spawned: Spawned {
+            pid,
+            stdin: stdin_write.map(File::from),
+            stdout: Some(File::from(stdout_read)),
+            stderr: Some(File::from(stderr_read)),
+            jail: None,
+        },
+        jail,
+        info_read,
+        block_write,
+        cpu: launch.cpu,
+    })
+}
+
+/// A bwrap started and setting its sandbox up, not yet released (see [`launch_finish`]).
+struct Pending {
+    spawned: Spawned,
+    jail: Jail,
+    info_read: OwnedFd,
+    block_write: OwnedFd,
+    cpu: Option<usize>,
+}
+
+/// Waits for bwrap's sandbox, puts its init in the bot's cgroups, sets its limits and releases it.
+fn launch_finish(pending: Pending, sandbox: &Sandbox) -> io::Result<Spawned> {
+    let Pending {
+        mut spawned,
+        mut jail,
+        info_read,
+        block_write,
+        cpu,
+    } = pending;
+    let started = (|| -> io::Result<()> {
+        let init = read_init_pid(info_read, &mut spawned)?;
+        // SAFETY: pidfd_open on the init, alive: bwrap is blocked before starting anything.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, init, 0) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: a fresh descriptor that nothing else owns.
+        jail.init = Some(unsafe { OwnedFd::from_raw_fd(fd as RawFd) });
+        let cgroups = sandbox
+            .cgroups
+            .create(&sandbox.policy.limits, cpu)
+            .map_err(io::Error::other)?;
+        cgroups.attach(init).map_err(io::Error::other)?;
+        jail.cgroups = Some(cgroups);
+        set_limits(init, &sandbox.policy.limits)?;
+        let mut block = File::from(block_write);
+        block.write_all(b"1")?;
+        Ok(())
+    })();
+    if let Err(e) = started {
+        jail.kill();
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(spawned.pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+        let _ = wait_pid(spawned.pid);
+        return Err(e);
+    }
+    spawned.jail = Some(jail);
+    Ok(spawned)
+}
+
+/// Reads bwrap's report (`{"child-pid": N, ...}`) and returns the init's pid; on failure, bwrap's own
+/// message.
+fn read_init_pid(info: OwnedFd, spawned: &mut Spawned) -> io::Result<i32> {
+    let mut info = File::from(info);
+    let deadline = Instant::now() + SETUP_WAIT;
+    let mut text = Vec::new();
+    let mut buffer = [0u8; 512];
+    loop {
+        let mut fds = [libc::pollfd {
+            fd: info.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        }];
+        let left = deadline.saturating_duration_since(Instant::now());
+        // SAFETY: one valid pollfd.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), 1, left.as_millis() as i32 + 1) };
+        if ready == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "bwrap did not set the sandbox up within 10 s",
+            ));
+        }
+        match info.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => {
+                text.extend_from_slice(&buffer[..n]);
+                // bwrap writes the whole report at once and keeps the pipe open.
+                if text.contains(&b'}') {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let pid = serde_json::from_slice::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|value| value.get("child-pid")?.as_i64())
+        .and_then(|pid| i32::try_from(pid).ok());
+    match pid {
+        Some(pid) => Ok(pid),
+        None => {
+            // bwrap failed before reporting: its message is on the bot's stderr.
+            let _ = wait_pid(spawned.pid);
+            let mut message = String::new();
+            if let Some(stderr) = spawned.stderr.as_mut() {
+                let _ = set_blocking(stderr.as_raw_fd());
+                let _ = stderr.read_to_string(&mut message);
+            }
+            Err(io::Error::other(format!(
+                "bwrap failed: {}",
+                message.trim().trim_start_matches("bwrap: ")
+            )))
+        }
+    }
+}
+
+fn set_blocking(fd: RawFd) -> io::Result<()> {
+    // SAFETY: fcntl on a descriptor the caller owns.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Waits for a child and returns its raw wait status.
+pub fn wait_pid(pid: i32) -> io::Result<i32> {
+    let mut status = 0;
+    loop {
+        // SAFETY: waitpid on our own child with a valid status pointer.
+        let rc = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if rc == pid {
+            return Ok(status);
+        }
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+}
+
+/// `posix_spawn` of `program` with `fds[i]` as descriptor `i` in the child and nothing else open, in
+/// a new process group, with default signal handling. No `fork` of arena's address space.
+fn spawn_raw(
+    program: &CString,
+    argv: &[CString],
+    envp: &[CString],
+    fds: &[RawFd],
+) -> io::Result<i32> {
+    // Sources are first copied above every target, so that no dup2 overwrites a later source and none
+    // is a same-number dup2 (which would keep close-on-exec set).
+    let high: Vec<OwnedFd> = fds
+        .iter()
+        .map(|&fd| {
+            // SAFETY: F_DUPFD_CLOEXEC on a descriptor we own returns a fresh one.
+            let copy = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 64) };
+            if copy < 0 {
+                Err(io::Error::last_os_error())
+            } else {
+                // SAFETY: fresh descriptor.
+                Ok(unsafe { OwnedFd::from_raw_fd(copy) })
+            }
+        })
+        .collect::<io::Result<_>>()?;
+    let mut argv_p: Vec<*mut libc::c_char> = argv.iter().map(|a| a.as_ptr() as *mut _).collect();
+    argv_p.push(std::ptr::null_mut());
+    let mut envp_p: Vec<*mut libc::c_char> = envp.iter().map(|a| a.as_ptr() as *mut _).collect();
+    envp_p.push(std::ptr::null_mut());
+    // SAFETY: the attribute and file-action objects are initialised before use and destroyed after;
+    // every pointer passed outlives the call.
+    unsafe {
+        let mut actions: libc::posix_spawn_file_actions_t = std::mem::zeroed();
+        let mut attributes: libc::posix_spawnattr_t = std::mem::zeroed();
+        libc::posix_spawn_file_actions_init(&mut actions);
+        libc::posix_spawnattr_init(&mut attributes);
+        let mut result = 0;
+        for (target, source) in high.iter().enumerate() {
+            if result == 0 {
+                result = libc::posix_spawn_file_actions_adddup2(
+                    &mut actions,
+                    source.as_raw_fd(),
+                    target as libc::c_int,
+                );
+            }
+        }
+        if result == 0 {
+            result = libc::posix_spawn_file_actions_addclosefrom_np(&mut actions, fds.len() as i32);
+        }
+        let mut default_signals: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut default_signals);
+        // Dispositions arena (or whoever started it) set to "ignore" would survive the exec.
+        for signal in [
+            libc::SIGPIPE,
+            libc::SIGHUP,
+            libc::SIGINT,
+            libc::SIGQUIT,
+            libc::SIGTERM,
+            libc::SIGUSR1,
+            libc::SIGUSR2,
+            libc::SIGALRM,
+            libc::SIGCHLD,
+            libc::SIGXFSZ,
+            libc::SIGXCPU,
+            libc::SIGTSTP,
+            libc::SIGTTIN,
+            libc::SIGTTOU,
+        ] {
+            libc::sigaddset(&mut default_signals, signal);
+        }
+        let mut no_mask: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut no_mask);
+        if result == 0 {
+            result = libc::posix_spawnattr_setsigdefault(&mut attributes, &default_signals);
+        }
+        if result == 0 {
+            result = libc::posix_spawnattr_setsigmask(&mut attributes, &no_mask);
+        }
+        if result == 0 {
+            result = libc::posix_spawnattr_setpgroup(&mut attributes, 0);
+        }
+        if result == 0 {
+            result = libc::posix_spawnattr_setflags(
+                &mut attributes,
+                (libc::POSIX_SPAWN_SETPGROUP
+                    | libc::POSIX_SPAWN_SETSIGDEF
+                    | libc::POSIX_SPAWN_SETSIGMASK) as libc::c_short,
+            );
+        }
+        let mut pid: libc::pid_t = 0;
+        if result == 0 {
+            result = libc::posix_spawn(
+                &mut pid,
+                program.as_ptr(),
+                &actions,
+                &attributes,
+                argv_p.as_ptr(),
+                envp_p.as_ptr(),
+            );
+        }
+        libc::posix_spawn_file_actions_destroy(&mut actions);
+        libc::posix_spawnattr_destroy(&mut attributes);
+        if result != 0 {
+            return Err(io::Error::from_raw_os_error(result));
+        }
+        Ok(pid)
+    }
+}
+
+/// Sets the resource limits on `pid` (the sandbox's init, before it starts anything).
+fn set_limits(pid: i32, limits: &Limits) -> io::Result<()> {
+    let set = |resource: libc::__rlimit_resource_t, value: u64| -> io::Result<()> {
+        let limit = libc::rlimit64 {
+            rlim_cur: value,
+            rlim_max: value,
+        };
+        // SAFETY: prlimit64 on a process of ours with a valid limit and no old-limit pointer.
+        if unsafe { libc::prlimit64(pid, resource, &limit, std::ptr::null_mut()) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    };
+    // No core files in the bot's folder.
+    set(libc::RLIMIT_CORE, 0)?;
+    if let Some(bytes) = limits.file_size {
+        set(libc::RLIMIT_FSIZE, bytes)?;
+    }
+    if let Some(files) = limits.open_files {
+        set(libc::RLIMIT_NOFILE, files)?;
+    }
+    if let Some(seconds) = limits.cpu_seconds {
+        // The soft limit sends SIGXCPU; the hard one, a second later, SIGKILL.
+        let limit = libc::rlimit64 {
+            rlim_cur: seconds,
+            rlim_max: seconds + 1,
+        };
+        // SAFETY: as above.
+        if unsafe { libc::prlimit64(pid, libc::RLIMIT_CPU, &limit, std::ptr::null_mut()) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// The arguments as the bot sees them, and the host paths they name that must be visible: a
+/// program or file named by the organiser's command outside the working folder is shown read-only
+/// at the same path (relative ones are made absolute: the bot's current folder differs), and a
+/// program found on arena's `PATH` outside the system folders is given by its full path.
+fn visible_paths(argv: &[String], base: &Path, workdir: &Path) -> (Vec<String>, Vec<PathBuf>) {
+    let mut out = Vec::with_capacity(argv.len());
+    let mut visible = Vec::new();
+    for (index, arg) in argv.iter().enumerate() {
+        let path = Path::new(arg);
+        let candidate = if path.is_absolute() {
+            Some(path.to_path_buf())
+        } else if index == 0 && !arg.contains('/') {
+            // The sandbox's own PATH first (the system's `python3`, not a shim in a home folder).
+            if find_in(SANDBOX_PATH, arg).is_some() {
+                None
+            } else {
+                find_on_path(arg).filter(|found| !is_system(found))
+            }
+        } else {
+            Some(base.join(path))
+        };
+        match candidate {
+            Some(found) if !arg.is_empty() && found.exists() => {
+                let found = std::path::absolute(&found).unwrap_or(found);
+                if !found.starts_with(workdir) && !is_system(&found) {
+                    visible.push(found.clone());
+                }
+                if path.is_absolute() || found.starts_with(workdir) && base == workdir {
+                    out.push(arg.clone());
+                } else {
+                    out.push(found.to_string_lossy().into_owned());
+                }
+            }
+            _ => out.push(arg.clone()),
+        }
+    }
+    visible.sort();
+    visible.dedup();
+    (out, visible)
+}
+
+/// Folders every sandbox shows read-only.
+const SYSTEM: [&str; 9] = [
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+];
+
+fn is_system(path: &Path) -> bool {
+    SYSTEM.iter().any(|dir| path.starts_with(dir))
+}
+
+/// bwrap arguments showing the system folders read-only (merged-/usr links as links).
+fn system_binds() -> Vec<String> {
+    let mut args = Vec::new();
+    for dir in SYSTEM {
+        let path = Path::new(dir);
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                if let Ok(target) = std::fs::read_link(path) {
+                    args.extend([
+                        "--symlink".into(),
+                        target.to_string_lossy().into_owned(),
+                        dir.to_string(),
+                    ]);
+                }
+            }
+            Ok(meta) if meta.is_dir() => {
+                args.extend(["--ro-bind".into(), dir.to_string(), dir.to_string()]);
+            }
+            _ => {}
+        }
+    }
+    args
+}
+
+fn find_on_path(program: &str) -> Option<PathBuf> {
+    find_in(&std::env::var_os("PATH")?, program)
+}
+
+fn find_in(path: impl AsRef<OsStr>, program: &str) -> Option<PathBuf> {
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| {
+            std::fs::metadata(candidate).is_ok_and(|m| {
+                m.is_file()
+                    && std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0
+            })
+        })
+}
+
+fn chown_tree(path: &Path, uid: u32, gid: u32) -> io::Result<()> {
+    std::os::unix::fs::lchown(path, Some(uid), Some(gid))?;
+    if std::fs::symlink_metadata(path)?.is_dir() {
+        for entry in std::fs::read_dir(path)? {
+            chown_tree(&entry?.path(), uid, gid)?;
+        }
+    }
+    Ok(())
+}
+
+/// A seccomp program (classic BPF, as bwrap's `--seccomp` takes it) in a memory file: refuses
+/// `setsid` and `setpgid` (a process that left the bot's group would escape pausing), the terminal
+/// input injection ioctl `TIOCSTI`, and syscalls of a foreign ABI (32-bit or x32 entry points, whose
+/// numbers differ).
+fn seccomp_memfd() -> io::Result<OwnedFd> {
+    let program = seccomp_program();
+    let mut bytes = Vec::with_capacity(program.len() * 8);
+    for (code, jt, jf, k) in program {
+        bytes.extend_from_slice(&code.to_ne_bytes());
+        bytes.push(jt);
+        bytes.push(jf);
+        bytes.extend_from_slice(&k.to_ne_bytes());
+    }
+    // SAFETY: memfd_create with a static name.
+    let fd = unsafe { libc::memfd_create(c"arena-seccomp".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor.
+    let mut file = File::from(unsafe { OwnedFd::from_raw_fd(fd) });
+    file.write_all(&bytes)?;
+    std::io::Seek::seek(&mut file, io::SeekFrom::Start(0))?;
+    Ok(file.into())
+}
+
+#[cfg(target_arch = "x86_64")]
+const AUDIT_ARCH: u32 = 0xC000_003E;
+#[cfg(target_arch = "aarch64")]
+const AUDIT_ARCH: u32 = 0xC000_00B7;
+
+/// `(code, jump if true, jump if false, k)` instructions.
+fn seccomp_program() -> Vec<(u16, u8, u8, u32)> {
+    const LD_ABS: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
+    const JEQ: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
+    const JGE: u16 = 0x35; // BPF_JMP | BPF_JGE | BPF_K
+    const RET: u16 = 0x06; // BPF_RET | BPF_K
+    const ALLOW: u32 = 0x7fff_0000;
+    const DENY: u32 = 0x0005_0000 | libc::EPERM as u32; // SECCOMP_RET_ERRNO
+    const FOREIGN: u32 = 0x0005_0000 | libc::ENOSYS as u32;
+    // seccomp_data: nr at 0, arch at 4, args at 16 (8 bytes each; the low half first on little
+    // endian machines, which both supported architectures are).
+    vec![
+        (LD_ABS, 0, 0, 4),
+        (JEQ, 1, 0, AUDIT_ARCH),
+        (RET, 0, 0, FOREIGN),
+        (LD_ABS, 0, 0, 0),
+        // x32 system calls are numbered from 0x40000000 on x86_64.
+        (JGE, 6, 0, 0x4000_0000),
+        (JEQ, 5, 0, libc::SYS_setsid as u32),
+        (JEQ, 4, 0, libc::SYS_setpgid as u32),
+        (JEQ, 0, 2, libc::SYS_ioctl as u32),
+        (LD_ABS, 0, 0, 16 + 8),
+        (JEQ, 1, 0, libc::TIOCSTI as u32),
+        (RET, 0, 0, ALLOW),
+        (RET, 0, 0, DENY),
+    ]
+}
+
+// ---------------------------------------------------------------------------------------------
+// cgroups
+
+/// Where bot cgroups are made: under arena's own cgroup, per controller (v1) or once (v2).
+#[derive(Debug)]
+enum CgroupRoot {
+    V1 {
+        memory: PathBuf,
+        pids: PathBuf,
+        cpuset: PathBuf,
+    },
+    V2 {
+        base: PathBuf,
+    },
+}
+
+/// The cgroups of one sandboxed process.
+#[derive(Debug)]
+struct BotCgroups {
+    /// Every folder made, removed in reverse.
+    dirs: Vec<PathBuf>,
+    /// Where the out-of-memory counter is: (file, key).
+    oom: (PathBuf, &'static str),
+    /// A `cgroup.procs` or `tasks` file counting the processes.
+    tasks: PathBuf,
+}
+
+fn cgroup_mounts() -> Vec<(String, String, String)> {
+    // (mount point, filesystem type, options)
+    std::fs::read_to_string("/proc/self/mounts")
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.split(' ');
+            let _source = fields.next()?;
+            let point = fields.next()?;
+            let kind = fields.next()?;
+            let options = fields.next()?;
+            (kind == "cgroup" || kind == "cgroup2")
+                .then(|| (point.to_string(), kind.to_string(), options.to_string()))
+        })
+        .collect()
+}
+
+/// arena's own cgroup path in a hierarchy (`/proc/self/cgroup`): by controller name, or `""` for v2.
+fn own_cgroup(controller: &str) -> Option<String> {
+    let text = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    text.lines().find_map(|line| {
+        let mut parts = line.splitn(3, ':');
+        let _id = parts.next()?;
+        let controllers = parts.next()?;
+        let path = parts.next()?;
+        let matches = if controller.is_empty() {
+            controllers.is_empty()
+        } else {
+            controllers.split(',').any(|c| c == controller)
+        };
+        matches.then(|| path.to_string())
+    })
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text)
+        .map_err(|e| format!("cannot write {text:?} to {}: {e}", path.display()))
+}
+
+impl CgroupRoot {
+    fn find() -> Result<CgroupRoot, String> {
+        let mounts = cgroup_mounts();
+        let v1 = |controller: &str| -> Option<PathBuf> {
+            let (point, _, _) = mounts.iter().find(|(_, kind, options)| {
+                kind == "cgroup" && options.split(',').any(|o| o == controller)
+            })?;
+            let own = own_cgroup(controller)?;
+            Some(Path::new(point).join(own.trim_start_matches('/')))
+        };
+        let (memory, pids, cpuset) = (v1("memory"), v1("pids"), v1("cpuset"));
+        let root = if let (Some(memory), Some(pids), Some(cpuset)) = (&memory, &pids, &cpuset) {
+            CgroupRoot::V1 {
+                memory: memory.clone(),
+                pids: pids.clone(),
+                cpuset: cpuset.clone(),
+            }
+        } else {
+            let Some((point, _, _)) = mounts.iter().find(|(_, kind, _)| kind == "cgroup2") else {
+                let lacking: Vec<&str> =
+                    [("memory", &memory), ("pids", &pids), ("cpuset", &cpuset)]
+                        .iter()
+                        .filter(|(_, found)| found.is_none())
+                        .map(|(name, _)| *name)
+                        .collect();
+                return Err(format!(
+                    "cgroups: no cgroup v2 hierarchy, and no cgroup v1 controller for {} \
+                     (mount them, or boot with cgroup v2)",
+                    lacking.join(", ")
+                ));
+            };
+            let own = own_cgroup("").unwrap_or_else(|| "/".into());
+            let base = Path::new(point).join(own.trim_start_matches('/'));
+            let available =
+                std::fs::read_to_string(base.join("cgroup.controllers")).unwrap_or_default();
+            let lacking: Vec<&str> = ["memory", "pids", "cpuset"]
+                .into_iter()
+                .filter(|c| !available.split_whitespace().any(|a| a == *c))
+                .collect();
+            if !lacking.is_empty() {
+                return Err(format!(
+                    "cgroups (v2): the controllers {} are not available in {} (arena's cgroup): \
+                     run arena where they are delegated, e.g. `systemd-run --user --scope -p \
+                     Delegate=yes arena ...`",
+                    lacking.join(", "),
+                    base.display()
+                ));
+            }
+            let enabled =
+                std::fs::read_to_string(base.join("cgroup.subtree_control")).unwrap_or_default();
+            if !["memory", "pids", "cpuset"]
+                .iter()
+                .all(|c| enabled.split_whitespace().any(|e| e == *c))
+                && let Err(e) =
+                    std::fs::write(base.join("cgroup.subtree_control"), "+memory +pids +cpuset")
+            {
+                return Err(format!(
+                    "cgroups (v2): cannot enable memory, pids and cpuset for sub-groups of {} ({e}); \
+                     a cgroup with processes cannot have controlled children: start arena in a \
+                     cgroup of its own with those controllers delegated, e.g. `systemd-run --scope \
+                     -p Delegate=yes arena ...`",
+                    base.display()
+                ));
+            }
+            CgroupRoot::V2 { base }
+        };
+        // Prove a bot cgroup can be made and limited here.
+        let probe = root.create(&Limits::default(), None)?;
+        probe.remove();
+        Ok(root)
+    }
+
+    fn bases(&self) -> Vec<&Path> {
+        match self {
+            CgroupRoot::V1 {
+                memory,
+                pids,
+                cpuset,
+            } => vec![memory, pids, cpuset],
+            CgroupRoot::V2 { base } => vec![base],
+        }
+    }
+
+    /// Removes empty bot cgroups left by arena processes that no longer exist (killed with -9).
+    fn sweep_stale(&self) {
+        for base in self.bases() {
+            let Ok(entries) = std::fs::read_dir(base) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let Some(pid) = name
+                    .strip_prefix("arena-")
+                    .and_then(|rest| rest.split('-').next())
+                    .and_then(|pid| pid.parse::<u32>().ok())
+                else {
+                    continue;
+                };
+                if !Path::new(&format!("/proc/{pid}")).exists() {
+                    let _ = std::fs::remove_dir(entry.path());
+                }
+            }
+        }
+    }
+
+    fn create(&self, limits: &Limits, cpu: Option<usize>) -> Result<BotCgroups, String> {
+        let name = format!(
+            "arena-{}-{}",
+            std::process::id(),
+            MADE.fetch_add(1, Ordering::Relaxed)
+        );
+        let mut made = BotCgroups {
+            dirs: Vec::new(),
+            oom: (PathBuf::new(), "oom_kill"),
+            tasks: PathBuf::new(),
+        };
+        let mkdir = |made: &mut BotCgroups, base: &Path| -> Result<PathBuf, String> {
+            let dir = base.join(&name);
+            std::fs::create_dir(&dir).map_err(|e| {
+                format!(
+                    "cgroups: cannot make {} ({e}): arena needs to be root, or to own a delegated cgroup",
+                    dir.display()
+                )
+            })?;
+            made.dirs.push(dir.clone());
+            Ok(dir)
+        };
+        let result = (|| -> Result<(), String> {
+            match self {
+                CgroupRoot::V1 {
+                    memory,
+                    pids,
+                    cpuset,
+                } => {
+                    let dir = mkdir(&mut made, memory)?;
+                    if let Some(bytes) = limits.memory {
+                        write_file(&dir.join("memory.limit_in_bytes"), &bytes.to_string())?;
+                        // Swap too, where the kernel accounts it (not every kernel does).
+                        let swap = dir.join("memory.memsw.limit_in_bytes");
+                        if swap.exists() {
+                            write_file(&swap, &bytes.to_string())?;
+                        }
+                    }
+                    made.oom = (dir.join("memory.oom_control"), "oom_kill");
+                    let dir = mkdir(&mut made, pids)?;
+                    if let Some(tasks) = limits.tasks {
+                        write_file(&dir.join("pids.max"), &tasks.to_string())?;
+                    }
+                    made.tasks = dir.join("cgroup.procs");
+                    let dir = mkdir(&mut made, cpuset)?;
+                    // A v1 cpuset starts empty: both CPUs and memory nodes must be given.
+                    let mems = std::fs::read_to_string(cpuset.join("cpuset.mems"))
+                        .map_err(|e| format!("cannot read {}: {e}", cpuset.display()))?;
+                    write_file(&dir.join("cpuset.mems"), mems.trim())?;
+                    let cpus = match cpu {
+                        Some(cpu) => cpu.to_string(),
+                        None => std::fs::read_to_string(cpuset.join("cpuset.cpus"))
+                            .map_err(|e| format!("cannot read {}: {e}", cpuset.display()))?
+                            .trim()
+                            .to_string(),
+                    };
+                    write_file(&dir.join("cpuset.cpus"), &cpus)?;
+                }
+                CgroupRoot::V2 { base } => {
+                    let dir = mkdir(&mut made, base)?;
+                    if let Some(bytes) = limits.memory {
+                        write_file(&dir.join("memory.max"), &bytes.to_string())?;
+                        let swap = dir.join("memory.swap.max");
+                        if swap.exists() {
+                            write_file(&swap, "0")?;
+                        }
+                    }
+                    if let Some(tasks) = limits.tasks {
+                        write_file(&dir.join("pids.max"), &tasks.to_string())?;
+                    }
+                    if let Some(cpu) = cpu {
+                        write_file(&dir.join("cpuset.cpus"), &cpu.to_string())?;
+                    }
+                    made.oom = (dir.join("memory.events"), "oom_kill");
+                    made.tasks = dir.join("cgroup.procs");
+                }
+            }
+            Ok(())
+        })();
+        match result {
+            Ok(()) => Ok(made),
+            Err(e) => {
+                made.remove();
+                Err(e)
+            }
+        }
+    }
+}
+
+impl BotCgroups {
+    fn attach(&self, pid: i32) -> Result<(), String> {
+        for dir in &self.dirs {
+            write_file(&dir.join("cgroup.procs"), &pid.to_string())?;
+        }
+        Ok(())
+    }
+
+    fn oom_kills(&self) -> u64 {
+        let (file, key) = &self.oom;
+        std::fs::read_to_string(file)
+            .ok()
+            .and_then(|text| {
+                text.lines().find_map(|line| {
+                    line.strip_prefix(key)
+                        .and_then(|rest| rest.trim().parse::<u64>().ok())
+                })
+            })
+            .unwrap_or(0)
+    }
+
+    fn tasks(&self) -> Option<usize> {
+        std::fs::read_to_string(&self.tasks)
+            .ok()
+            .map(|text| text.lines().count())
+    }
+
+    /// Removes the folders; killed processes leave their cgroup a moment after they die.
+    fn remove(self) {
+        let until = Instant::now() + Duration::from_secs(2);
+        for dir in self.dirs.iter().rev() {
+            let mut pause = Duration::from_micros(100);
+            while std::fs::remove_dir(dir).is_err() && dir.exists() && Instant::now() < until {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(20));
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A resident sandbox: one sandbox for a series of calls (Coup's process per move)
+
+/// The first argument that makes `arena` (or any program calling [`run_helper_if_asked`] first thing
+/// in `main`) act as a resident sandbox's helper.
+pub const HELPER_ARG: &str = "__arena-sandbox-helper";
+/// Stdout kept per call by the helper; the rest is read and dropped.
+const HELPER_STDOUT_CAP: usize = 4096;
+
+/// What one call in a resident sandbox gave.
+#[derive(Debug)]
+pub struct ResidentCall {
+    /// The call's wait status; `None` when it ran out of time (the sandbox is then gone).
+    pub status: Option<std::process::ExitStatus>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub elapsed: Duration,
+    /// Killed by the memory limit during this call.
+    pub memory_exceeded: bool,
+}
+
+/// A sandbox that lives for a whole game and starts each call inside it: building namespaces costs
+/// milliseconds, a fork inside an existing sandbox a fraction of one. Between calls nothing of the bot
+/// runs: after each call the helper kills every other process in the sandbox.
+#[derive(Debug)]
+pub struct Resident {
+    spawned: Option<Spawned>,
+}
+
+impl Resident {
+    /// Starts the helper (`sandbox.policy().helper`) in a new sandbox in which `bot_argv`'s program
+    /// and files, `workdir` and `writable` are visible as for [`launch`].
+    pub fn start(
+        sandbox: &Sandbox,
+        bot_argv: &[String],
+        workdir: Option<&Path>,
+        cpu: Option<usize>,
+        writable: &[PathBuf],
+    ) -> io::Result<Resident> {
+        let pending = Self::begin(sandbox, bot_argv, workdir, cpu, writable)?;
+        Self::finish(pending, sandbox)
+    }
+
+    /// Several resident sandboxes set up at once (their bwraps work in parallel), on this thread.
+    pub fn start_all(
+        sandbox: &Sandbox,
+        requests: &[(&[String], Option<&Path>, Option<usize>)],
+    ) -> Vec<io::Result<Resident>> {
+        let pending: Vec<io::Result<ResidentPending>> = requests
+            .iter()
+            .map(|(argv, workdir, cpu)| Self::begin(sandbox, argv, *workdir, *cpu, &[]))
+            .collect();
+        pending
+            .into_iter()
+            .map(|pending| Self::finish(pending?, sandbox))
+            .collect()
+    }
+
+    fn finish(pending: ResidentPending, sandbox: &Sandbox) -> io::Result<Resident> {
+        let spawned = launch_finish(pending.0, sandbox)?;
+        for file in [&spawned.stdout, &spawned.stderr].into_iter().flatten() {
+            set_nonblocking(file.as_raw_fd())?;
+        }
+        let mut resident = Resident {
+            spawned: Some(spawned),
+        };
+        // The helper's own start (an exec of arena) is part of the set-up, not of the bot's start.
+        let ready = resident.spawned.as_mut().and_then(|spawned| {
+            let out = spawned.stdout.as_mut()?;
+            let mut fds = [libc::pollfd {
+                fd: out.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            }];
+            // SAFETY: one valid pollfd.
+            unsafe { libc::poll(fds.as_mut_ptr(), 1, SETUP_WAIT.as_millis() as i32) };
+            let mut byte = [0u8; 1];
+            matches!(out.read(&mut byte), Ok(1)).then_some(byte)
+        });
+        if ready.as_ref().map(|b| &b[..]) != Some(READY) {
+            resident.end();
+            return Err(io::Error::other(
+                "the sandbox's helper did not start (is the arena program readable in the sandbox?)",
+            ));
+        }
+        Ok(resident)
+    }
+
+    fn begin(
+        sandbox: &Sandbox,
+        bot_argv: &[String],
+        workdir: Option<&Path>,
+        cpu: Option<usize>,
+        writable: &[PathBuf],
+    ) -> io::Result<ResidentPending> {
+        let helper = sandbox.policy.helper.as_ref().ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::NotFound,
+                "the sandbox has no resident helper",
+            )
+        })?;
+        let (uid, gid) = sandbox
+            .run_as
+            .map_or(("-".to_string(), "-".to_string()), |(u, g)| {
+                (u.to_string(), g.to_string())
+            });
+        let argv = [
+            helper.to_string_lossy().into_owned(),
+            HELPER_ARG.to_string(),
+            uid,
+            gid,
+        ];
+        launch_begin(
+            &Launch {
+                argv: &argv,
+                workdir,
+                cpu,
+                stdin: true,
+                writable,
+            },
+            sandbox,
+            Some(bot_argv),
+        )
+        .map(ResidentPending)
+    }
+
+    /// False once a call ran out of time or the helper failed: start another.
+    pub fn is_alive(&self) -> bool {
+        self.spawned.is_some()
+    }
+
+    /// Runs `argv` once inside the sandbox and waits for it up to `limit`.
+    pub fn call(
+        &mut self,
+        argv: &[String],
+        limit: Duration,
+        stderr_cap: usize,
+    ) -> io::Result<ResidentCall> {
+        let spawned = self
+            .spawned
+            .as_mut()
+            .ok_or_else(|| io::Error::other("the resident sandbox is gone"))?;
+        let message = helper_request(CALL, argv);
+        let oom_before = spawned.jail.as_ref().map_or(0, Jail::oom_kills);
+        let started = Instant::now();
+        let deadline = started + limit;
+        let control = spawned
+            .stdin
+            .as_mut()
+            .ok_or_else(|| io::Error::other("no control pipe"))?;
+        if let Err(e) = control.write_all(&message) {
+            self.end();
+            return Err(io::Error::other(format!(
+                "the resident sandbox's helper is gone: {e}"
+            )));
+        }
+        let mut reply = Vec::new();
+        let mut stderr = Vec::new();
+        let mut timed_out = false;
+        let complete = |reply: &[u8]| -> Option<usize> {
+            let length = u32::from_le_bytes(reply.get(5..9)?.try_into().ok()?) as usize;
+            (reply.len() >= 9 + length).then_some(9 + length)
+        };
+        loop {
+            if complete(&reply).is_some() {
+                break;
+            }
+            let now = Instant::now();
+            if now >= deadline || crate::process::interrupted() {
+                timed_out = true;
+                break;
+            }
+            let (Some(out), Some(err)) = (&spawned.stdout, &spawned.stderr) else {
+                break;
+            };
+            let mut fds = vec![
+                libc::pollfd {
+                    fd: out.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+                libc::pollfd {
+                    fd: err.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+            ];
+            if let Some(fd) = crate::process::interrupt_fd() {
+                fds.push(libc::pollfd {
+                    fd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                });
+            }
+            let left = deadline.saturating_duration_since(now);
+            let timeout = libc::timespec {
+                tv_sec: left.as_secs() as libc::time_t,
+                tv_nsec: left.subsec_nanos() as libc::c_long,
+            };
+            // SAFETY: valid pollfds for descriptors we own; `timeout` outlives the call.
+            unsafe {
+                libc::ppoll(
+                    fds.as_mut_ptr(),
+                    fds.len() as libc::nfds_t,
+                    &timeout,
+                    std::ptr::null(),
+                )
+            };
+            if !read_available(spawned.stderr.as_mut(), &mut stderr, stderr_cap) {
+                spawned.stderr = None;
+            }
+            if !read_available(spawned.stdout.as_mut(), &mut reply, usize::MAX) {
+                spawned.stdout = None;
+            }
+            if reply.len() > 9 + HELPER_STDOUT_CAP + 64 {
+                break;
+            }
+        }
+        let elapsed = started.elapsed();
+        read_available(spawned.stderr.as_mut(), &mut stderr, stderr_cap);
+        let memory_exceeded = spawned.jail.as_ref().map_or(0, Jail::oom_kills) > oom_before;
+        let status = match complete(&reply) {
+            Some(end) if !timed_out && reply[0] == 0 && end == reply.len() => {
+                let raw = i32::from_le_bytes([reply[1], reply[2], reply[3], reply[4]]);
+                reply.drain(..9);
+                Some(std::os::unix::process::ExitStatusExt::from_raw(raw))
+            }
+            _ => None,
+        };
+        if status.is_none() {
+            // Out of time, or a helper that broke its protocol: the sandbox goes with the call.
+            self.end();
+            if !timed_out && !memory_exceeded {
+                return Err(io::Error::other(
+                    "the resident sandbox's helper ended unexpectedly",
+                ));
+            }
+            reply.clear();
+        }
+        Ok(ResidentCall {
+            status,
+            stdout: reply,
+            stderr,
+            elapsed,
+            memory_exceeded,
+        })
+    }
+
+    /// Turns the helper into `argv` (the bot's stream process) and returns it: a sandbox set up in
+    /// advance (off the bot's clock, in parallel for all seats of a game) so that starting the bot
+    /// costs one exec. The helper's pipes become the bot's stdin, stdout and stderr.
+    pub fn exec(mut self, argv: &[String]) -> io::Result<Spawned> {
+        let mut spawned = self
+            .spawned
+            .take()
+            .ok_or_else(|| io::Error::other("the resident sandbox is gone"))?;
+        let message = helper_request(EXEC, argv);
+        let sent = match spawned.stdin.as_mut() {
+            Some(control) => control.write_all(&message),
+            None => Err(io::Error::other("no control pipe")),
+        };
+        if let Err(e) = sent {
+            kill_all(spawned.pid, spawned.jail.as_ref());
+            let _ = wait_pid(spawned.pid);
+            return Err(e);
+        }
+        Ok(spawned)
+    }
+
+    /// Kills the sandbox and everything in it, and reaps the helper's bwrap.
+    pub fn end(&mut self) {
+        if let Some(spawned) = self.spawned.take() {
+            kill_all(spawned.pid, spawned.jail.as_ref());
+            let _ = wait_pid(spawned.pid);
+        }
+    }
+}
+
+/// A resident sandbox being set up.
+struct ResidentPending(Pending);
+
+impl Drop for Resident {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
+
+/// What the helper writes once it runs.
+const READY: &[u8] = b"R";
+/// Helper requests: run a call and report, or become the command.
+const CALL: u8 = b'C';
+const EXEC: u8 = b'E';
+
+/// `kind, u32 length, arguments each followed by NUL`.
+fn helper_request(kind: u8, argv: &[String]) -> Vec<u8> {
+    let mut payload = Vec::new();
+    for arg in argv {
+        payload.extend_from_slice(arg.as_bytes());
+        payload.push(0);
+    }
+    let mut message = vec![kind];
+    message.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    message.extend_from_slice(&payload);
+    message
+}
+
+fn set_nonblocking(fd: RawFd) -> io::Result<()> {
+    // SAFETY: fcntl on a descriptor the caller owns.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Reads what `file` holds now into `into` (kept up to `cap`); false at end of file or on an error.
+fn read_available(file: Option<&mut File>, into: &mut Vec<u8>, cap: usize) -> bool {
+    let Some(file) = file else {
+        return true;
+    };
+    let mut buffer = [0u8; 8192];
+    loop {
+        match file.read(&mut buffer) {
+            Ok(0) => return false,
+            Ok(n) => {
+                let room = cap.saturating_sub(into.len()).min(n);
+                into.extend_from_slice(&buffer[..room]);
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
+            Err(_) => return false,
+        }
+    }
+}
+
+/// Call first thing in `main`: when started as a resident sandbox's helper (`PROGRAM
+/// __arena-sandbox-helper UID GID`), serves calls until arena closes the control pipe and exits;
+/// otherwise returns at once. The helper must be single-threaded (it forks), hence first thing.
+pub fn run_helper_if_asked() {
+    let mut args = std::env::args_os().skip(1);
+    if args.next().as_deref() != Some(OsStr::new(HELPER_ARG)) {
+        return;
+    }
+    let id = |arg: Option<std::ffi::OsString>| -> Option<u32> { arg?.to_str()?.parse().ok() };
+    let (uid, gid) = (id(args.next()), id(args.next()));
+    let code = helper_loop(uid, gid);
+    std::process::exit(code);
+}
+
+/// The helper: reads `u32 length, NUL-terminated arguments` on stdin, runs each as a call (stdin
+/// `/dev/null`, stdout captured, stderr shared), and answers `u8 0, i32 wait status, u32 length,
+/// stdout` on stdout once the call's process has exited and every other process it left is killed.
+fn helper_loop(uid: Option<u32>, gid: Option<u32>) -> i32 {
+    // A bot running as the same user (no root) must not be able to trace or inspect the helper.
+    // SAFETY: prctl on ourselves.
+    unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
+    // Unbuffered: after an exec request, what follows on stdin is the bot's input, not ours to read.
+    // SAFETY: descriptors 0 and 1 are the control pipes, open for the helper's whole life; wrapped
+    // without taking ownership.
+    let (mut control_in, mut control_out) = unsafe {
+        (
+            std::mem::ManuallyDrop::new(File::from_raw_fd(0)),
+            std::mem::ManuallyDrop::new(File::from_raw_fd(1)),
+        )
+    };
+    let Ok(null) = File::open("/dev/null") else {
+        return 1;
+    };
+    // Ready: arena waits for this before it counts the sandbox as set up.
+    if control_out.write_all(READY).is_err() {
+        return 1;
+    }
+    loop {
+        let mut header = [0u8; 5];
+        if control_in.read_exact(&mut header).is_err() {
+            return 0;
+        }
+        let length = u32::from_le_bytes([header[1], header[2], header[3], header[4]]) as usize;
+        let mut request = vec![0u8; length];
+        if control_in.read_exact(&mut request).is_err() {
+            return 1;
+        }
+        let argv: Vec<CString> = request
+            .strip_suffix(&[0])
+            .unwrap_or(&request)
+            .split(|&b| b == 0)
+            .filter_map(|arg| CString::new(arg).ok())
+            .collect();
+        if argv.is_empty() || argv[0].is_empty() {
+            return 0;
+        }
+        if header[0] == EXEC {
+            // SAFETY: single-threaded; becomes the bot or exits.
+            unsafe {
+                libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
+                become_bot(&argv, uid, gid)
+            }
+        }
+        let (status, output) = helper_call(&argv, &null, uid, gid);
+        let mut reply = vec![0u8];
+        reply.extend_from_slice(&status.to_le_bytes());
+        reply.extend_from_slice(&(output.len() as u32).to_le_bytes());
+        reply.extend_from_slice(&output);
+        if control_out.write_all(&reply).is_err() {
+            return 1;
+        }
+    }
+}
+
+/// Drops to the bot's user and every capability, and execs `argv`; never returns.
+///
+/// # Safety
+/// Only in a single-threaded process (the helper, or its forked child).
+unsafe fn become_bot(argv: &[CString], uid: Option<u32>, gid: Option<u32>) -> ! {
+    let mut pointers: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+    pointers.push(std::ptr::null());
+    // SAFETY: plain system calls on this process (see the function's contract).
+    unsafe {
+        if let (Some(uid), Some(gid)) = (uid, gid)
+            && (libc::setgroups(0, std::ptr::null()) != 0
+                || libc::setresgid(gid, gid, gid) != 0
+                || libc::setresuid(uid, uid, uid) != 0)
+        {
+            libc::_exit(126);
+        }
+        // Without a user change (no root), the capabilities bwrap gave the helper go explicitly.
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL,
+            0,
+            0,
+            0,
+        );
+        let mut header = [0x2008_0522u32, 0]; // _LINUX_CAPABILITY_VERSION_3, this process
+        let data = [0u32; 6];
+        libc::syscall(libc::SYS_capset, header.as_mut_ptr(), data.as_ptr());
+        libc::execvp(pointers[0], pointers.as_ptr());
+        let message = b"arena sandbox: cannot run the command\n";
+        libc::write(2, message.as_ptr().cast(), message.len());
+        libc::_exit(127)
+    }
+}
+
+/// One call in the helper: fork, drop to the bot's user, exec; collect stdout until it exits; kill
+/// everything else in the sandbox. Returns the wait status and the stdout kept.
+fn helper_call(
+    argv: &[CString],
+    null: &File,
+    uid: Option<u32>,
+    gid: Option<u32>,
+) -> (i32, Vec<u8>) {
+    let Ok((out_read, out_write)) = pipe() else {
+        return (127 << 8, Vec::new());
+    };
+    // SAFETY: the helper is single-threaded (started by run_helper_if_asked before anything else).
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        // SAFETY: in the child: descriptor juggling, then become the call.
+        unsafe {
+            libc::dup2(null.as_raw_fd(), 0);
+            libc::dup2(out_write.as_raw_fd(), 1);
+            libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
+            become_bot(argv, uid, gid)
+        }
+    }
+    drop(out_write);
+    if pid < 0 {
+        return (127 << 8, Vec::new());
+    }
+    let mut out = File::from(out_read);
+    let mut kept = Vec::new();
+    let mut buffer = [0u8; 8192];
+    // Until the pipe closes (the call and whatever inherited its stdout are done) or the call exits;
+    // what a straggler still holds open is not waited for.
+    // SAFETY: pidfd_open on our own child.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as RawFd;
+    let mut status = 0;
+    loop {
+        let mut fds = [
+            libc::pollfd {
+                fd: out.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: pidfd,
+                events: libc::POLLIN,
+                revents: 0,
+            },
+        ];
+        // SAFETY: valid pollfds.
+        unsafe { libc::poll(fds.as_mut_ptr(), if pidfd >= 0 { 2 } else { 1 }, -1) };
+        if fds[0].revents != 0 {
+            match out.read(&mut buffer) {
+                Ok(0) | Err(_) => {
+                    // SAFETY: waitpid on our own child.
+                    unsafe { libc::waitpid(pid, &mut status, 0) };
+                    break;
+                }
+                Ok(n) => {
+                    let room = HELPER_STDOUT_CAP.saturating_sub(kept.len()).min(n);
+                    kept.extend_from_slice(&buffer[..room]);
+                }
+            }
+        }
+        if pidfd >= 0 && fds[1].revents != 0 {
+            // SAFETY: waitpid on our own child, which has exited.
+            unsafe { libc::waitpid(pid, &mut status, 0) };
+            set_nonblocking(out.as_raw_fd()).ok();
+            while let Ok(n) = out.read(&mut buffer) {
+                if n == 0 {
+                    break;
+                }
+                let room = HELPER_STDOUT_CAP.saturating_sub(kept.len()).min(n);
+                kept.extend_from_slice(&buffer[..room]);
+            }
+            break;
+        }
+    }
+    if pidfd >= 0 {
+        // SAFETY: closing the descriptor we opened.
+        unsafe { libc::close(pidfd) };
+    }
+    // Nothing of the call outlives it: everything but the sandbox's init and the helper is killed
+    // (kill(-1) spares both), again while anything is left; orphans are reaped by the init.
+    for _ in 0..100 {
+        // SAFETY: kill(-1) signals every process of this PID namespace we may signal.
+        if unsafe { libc::kill(-1, libc::SIGKILL) } != 0 {
+            break;
+        }
+        // SAFETY: reaping our own children, if any.
+        while unsafe { libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) } > 0 {}
+    }
+    (status, kept)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output shown on arena's terminal
+
+/// `text` with control characters (except newline and tab) escaped, so that bytes from a bot shown on
+/// arena's terminal cannot move the cursor, change colours or rewrite what is shown.
+pub fn escape_control(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Writes `bytes` to `out` so that terminals show them literally (see [`escape_control`]).
+pub fn write_escaped(out: &mut dyn Write, bytes: &[u8]) -> io::Result<()> {
+    let text = String::from_utf8_lossy(bytes);
+    out.write_all(escape_control(&text).as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped_and_plain_text_is_not_copied() {
+        assert!(matches!(
+            escape_control("fine\ttext\n"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            escape_control("\u{1b}[2Jgone\r\u{7}"),
+            "\\u{1b}[2Jgone\\r\\u{7}"
+        );
+    }
+
+    #[test]
+    fn relative_program_and_files_are_made_absolute_and_visible() {
+        let dir = std::env::temp_dir().join(format!("arena-visible-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("bots")).expect("dir");
+        std::fs::write(dir.join("bots/a.py"), "").expect("file");
+        let work = dir.join("work");
+        let argv: Vec<String> = ["python3", "bots/a.py", "7"].map(String::from).into();
+        let (out, visible) = visible_paths(&argv, &dir, &work);
+        assert_eq!(out[0], "python3");
+        assert_eq!(out[1], dir.join("bots/a.py").to_string_lossy());
+        assert_eq!(out[2], "7");
+        assert_eq!(visible, vec![dir.join("bots/a.py")]);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn the_seccomp_program_jumps_stay_inside_it() {
+        let program = seccomp_program();
+        for (at, (code, jt, jf, _)) in program.iter().enumerate() {
+            if code & 0x07 == 0x05 {
+                assert!(at + 1 + (*jt as usize) < program.len());
+                assert!(at + 1 + (*jf as usize) < program.len());
+            }
+        }
+        assert_eq!(program.last().map(|i| i.3 & 0xffff_0000), Some(0x0005_0000));
+    }
+}

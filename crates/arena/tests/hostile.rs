@@ -1,0 +1,821 @@
+//! The hostile-bot catalogue: bots that attack the machine, arena and each other, each played in a
+//! real game through the `arena` command in the default sandbox. For every kind:
+//! - the offender gets the rule's outcome (`Plays`: its attack failed and it played on; `Faults`: the
+//!   fault of that kind at its first answer);
+//! - every other bot's result and every answer it gave are exactly those of the same game without the
+//!   attack (the offender playing plainly, or failing at its first answer the same way);
+//! - no process of the sandbox's user is left, no cgroup of the run is left;
+//! - nothing outside the bot's folder changed (a secret, another bot's program, a tournament journal,
+//!   the host's /tmp and /root), the bot never printed `BREACH` (the marker of a successful attack),
+//!   and arena's own output holds no escape character.
+//!
+//! Needs root, bubblewrap and cgroups (as CI has); without bwrap the catalogue says so and is skipped
+//! only when `ARENA_SKIP_SANDBOX_TESTS` is set, so a broken sandbox never passes silently.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Game {
+    LangWars,
+    Spring,
+    Coup,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Expect {
+    /// The attack fails; the bot plays on as if it had not tried.
+    Plays,
+    /// The bot is faulted at its first answer with this kind (as in the replay's JSON).
+    Faults(&'static str),
+    /// The offender's own result may vary; every other bot is untouched.
+    Any,
+}
+
+struct Case {
+    name: &'static str,
+    game: Game,
+    expect: Expect,
+    /// Shell run before the bot plays. `{ASK}` waits for the first question (after `READY` in Lang
+    /// Wars); `{S}` is the outside folder, `{PORT}` a port the test listens on at 127.0.0.1,
+    /// `{TESTPID}` the test process.
+    body: &'static str,
+}
+
+const fn case(name: &'static str, game: Game, expect: Expect, body: &'static str) -> Case {
+    Case {
+        name,
+        game,
+        expect,
+        body,
+    }
+}
+
+use Expect::{Any, Faults, Plays};
+use Game::{Coup, LangWars, Spring};
+
+/// Every kind of attack. `BREACH` is printed (to stderr) only if an attack worked.
+const CASES: &[Case] = &[
+    // Processes, signals, resources.
+    case("hang", LangWars, Faults("timeout"), "{ASK}; sleep 1000"),
+    case("crash", LangWars, Faults("crashed"), "{ASK}; exit 1"),
+    case(
+        "segfault",
+        LangWars,
+        Faults("crashed"),
+        "{ASK}; kill -SEGV $$",
+    ),
+    case(
+        "memory balloon",
+        LangWars,
+        Faults("memory"),
+        "{ASK}; exec python3 -c 'x = bytearray(1 << 30); x[::4096] = b\"y\" * len(x[::4096])'",
+    ),
+    case(
+        "fork bomb",
+        LangWars,
+        Faults("timeout"),
+        "{ASK}; b() { b | b & }; b 2>/dev/null; sleep 1000",
+    ),
+    case(
+        "fork bomb is bounded",
+        LangWars,
+        Plays,
+        "python3 -c 'import os,sys,time\nkids=[]\nfor i in range(200):\n  try: pid=os.fork()\n  except OSError: break\n  if pid==0:\n    time.sleep(30); os._exit(0)\n  kids.append(pid)\nif len(kids) > 64: print(\"BREACH tasks\", len(kids), file=sys.stderr)\nfor k in kids:\n  os.kill(k, 9); os.waitpid(k, 0)'",
+    ),
+    case(
+        "threads bounded",
+        LangWars,
+        Plays,
+        "python3 -c 'import threading,time\nn=0\ntry:\n  for i in range(500):\n    threading.Thread(target=time.sleep,args=(5,),daemon=True).start(); n+=1\nexcept Exception: pass\nimport sys\nif n > 64: print(\"BREACH threads\", n, file=sys.stderr)' ",
+    ),
+    case(
+        "stop own group",
+        LangWars,
+        Faults("timeout"),
+        "{ASK}; kill -STOP 0",
+    ),
+    case("stdout flood", LangWars, Any, "{ASK}; cat /dev/zero"),
+    case(
+        "huge line",
+        LangWars,
+        Any,
+        "{ASK}; head -c 20000000 /dev/zero | tr '\\0' 1; echo; sleep 1000",
+    ),
+    case(
+        "invalid utf-8",
+        LangWars,
+        Any,
+        "{ASK}; while true; do printf '\\377\\376 1 2 3 4 5\\n'; read l; done",
+    ),
+    case(
+        "stderr flood",
+        LangWars,
+        Plays,
+        "head -c 50000000 /dev/zero >&2",
+    ),
+    case(
+        "double fork",
+        LangWars,
+        Plays,
+        "(sh -c 'sleep 1000' &) ; (python3 -c 'import os,time\nif os.fork(): os._exit(0)\nif os.fork(): os._exit(0)\ntime.sleep(1000)' &)",
+    ),
+    case(
+        "setsid escape",
+        LangWars,
+        Plays,
+        "setsid sh -c 'echo BREACH setsid >&2; sleep 1000' 2>/dev/null & \
+         python3 -c 'import os\ntry:\n  os.setsid(); print(\"BREACH setsid\", file=__import__(\"sys\").stderr)\nexcept OSError: pass' ; \
+         python3 -c 'import os\ntry:\n  os.setpgid(0, 0); print(\"BREACH setpgid\", file=__import__(\"sys\").stderr)\nexcept OSError: pass'",
+    ),
+    case(
+        "kill everything",
+        LangWars,
+        Plays,
+        "kill -9 -1 2>/dev/null; kill -STOP -1 2>/dev/null; true",
+    ),
+    case(
+        "signal arena and the test",
+        LangWars,
+        Plays,
+        "kill -9 {TESTPID} 2>/dev/null && echo BREACH >&2; pkill -STOP -x arena; pkill -9 -x arena; \
+         kill -9 1 2>/dev/null && echo BREACH init >&2; true",
+    ),
+    case(
+        "other processes in /proc",
+        LangWars,
+        Plays,
+        "n=$(ls /proc | grep -c '^[0-9]'); [ \"$n\" -gt 8 ] && echo BREACH procs $n >&2; \
+         [ -e /proc/{TESTPID} ] && echo BREACH test visible >&2; true",
+    ),
+    case(
+        "file size limit",
+        LangWars,
+        Plays,
+        "head -c 300000000 /dev/zero > big 2>/dev/null; s=$(stat -c %s big); \
+         [ \"$s\" -gt 268435456 ] && echo BREACH size $s >&2; rm -f big",
+    ),
+    case(
+        "open files limit",
+        LangWars,
+        Plays,
+        "python3 -c 'import sys\nfs=[]\ntry:\n  for i in range(5000): fs.append(open(\"/dev/null\"))\nexcept OSError: pass\nif len(fs) >= 1024: print(\"BREACH files\", len(fs), file=sys.stderr)'",
+    ),
+    case(
+        "raise limits",
+        LangWars,
+        Plays,
+        "(ulimit -n 100000 2>/dev/null && echo BREACH nofile >&2); (ulimit -f unlimited 2>/dev/null && echo BREACH fsize >&2); true",
+    ),
+    case(
+        "priority",
+        LangWars,
+        Plays,
+        "renice -n -10 $$ >/dev/null 2>&1 && echo BREACH renice >&2; true",
+    ),
+    case(
+        "cgroup escape",
+        LangWars,
+        Plays,
+        "echo $$ > /sys/fs/cgroup/pids/cgroup.procs 2>/dev/null && echo BREACH cgroup >&2; \
+         echo $$ > /sys/fs/cgroup/cgroup.procs 2>/dev/null && echo BREACH cgroup2 >&2; true",
+    ),
+    // Files.
+    case(
+        "read shadow",
+        LangWars,
+        Plays,
+        "cat /etc/shadow >/dev/null 2>&1 && echo BREACH shadow >&2; true",
+    ),
+    case(
+        "read outside secret",
+        LangWars,
+        Plays,
+        "cat {S}/secret.txt 2>/dev/null && echo BREACH secret >&2; ls {S} 2>/dev/null && echo BREACH ls >&2; true",
+    ),
+    case(
+        "read other bot",
+        LangWars,
+        Plays,
+        "cat {S}/innocent/bot.sh >/dev/null 2>&1 && echo BREACH read bot >&2; true",
+    ),
+    case(
+        "overwrite other bot",
+        LangWars,
+        Plays,
+        "echo 'exit 1' > {S}/innocent/bot.sh 2>/dev/null && echo BREACH write bot >&2; true",
+    ),
+    case(
+        "write the journal",
+        LangWars,
+        Plays,
+        "echo '{}' >> {S}/out/results.jsonl 2>/dev/null && echo BREACH journal >&2; true",
+    ),
+    case(
+        "write the system",
+        LangWars,
+        Plays,
+        "echo x >> /etc/passwd 2>/dev/null && echo BREACH etc >&2; touch /usr/bin/evil 2>/dev/null && echo BREACH usr >&2; \
+         ln -s /etc/passwd p 2>/dev/null; echo x >> p 2>/dev/null && echo BREACH link >&2; true",
+    ),
+    case(
+        "write home and tmp",
+        LangWars,
+        Plays,
+        "mkdir -p /root/arena-hostile-evil 2>/dev/null && echo BREACH root >&2; \
+         echo x > /tmp/arena-hostile-evil; echo x > \"$HOME/mine\" || echo BREACH own folder not writable >&2; true",
+    ),
+    case(
+        "fill tmp",
+        LangWars,
+        Plays,
+        "head -c 100000000 /dev/zero > /tmp/fill; rm -f /tmp/fill",
+    ),
+    case(
+        "mount",
+        LangWars,
+        Plays,
+        "mkdir -p /tmp/m; mount -t tmpfs none /tmp/m 2>/dev/null && echo BREACH mount >&2; true",
+    ),
+    case(
+        "terminal",
+        LangWars,
+        Plays,
+        "[ \"$(stat -L -c %t:%T /dev/tty 2>/dev/null)\" = 5:0 ] && echo BREACH tty >&2; \
+         printf '\\033[2J\\033]0;pwned\\007' >&2; printf '\\033[2J' > /dev/tty 2>/dev/null; true",
+    ),
+    // Environment, descriptors, network.
+    case(
+        "environment",
+        LangWars,
+        Plays,
+        "env | grep -q ARENA_TEST_SECRET && echo BREACH secret env >&2; \
+         env | grep -v -E '^(PATH|HOME|LANG|TMPDIR|PWD|SHLVL|_|OLDPWD)=' | grep -q . && echo BREACH env >&2; \
+         [ \"$HOME\" = \"$(pwd)\" ] || echo BREACH home >&2; true",
+    ),
+    case(
+        "descriptors",
+        LangWars,
+        Plays,
+        "for fd in 3 4 5 6 7 8 9; do [ -e /proc/$$/fd/$fd ] && echo BREACH fd $fd >&2; done; true",
+    ),
+    case(
+        "connect out",
+        LangWars,
+        Plays,
+        "python3 -c 'import socket\ntry:\n  socket.create_connection((\"1.1.1.1\", 53), timeout=1); print(\"BREACH net\", file=__import__(\"sys\").stderr)\nexcept OSError: pass'",
+    ),
+    case(
+        "connect to the host",
+        LangWars,
+        Plays,
+        "python3 -c 'import socket\ntry:\n  socket.create_connection((\"127.0.0.1\", {PORT}), timeout=1); print(\"BREACH host\", file=__import__(\"sys\").stderr)\nexcept OSError: pass'",
+    ),
+    case(
+        "interfaces",
+        LangWars,
+        Plays,
+        "grep -v -E '^ *(lo|Inter|face)' /proc/net/dev | grep -q . && echo BREACH interfaces >&2; true",
+    ),
+    // Spring Challenge 2021 (two bots, one pause-free stream each).
+    case(
+        "spring hang",
+        Spring,
+        Faults("timeout"),
+        "{ASK}; sleep 1000",
+    ),
+    case("spring crash", Spring, Faults("crashed"), "{ASK}; exit 3"),
+    case(
+        "spring memory",
+        Spring,
+        Faults("memory"),
+        "{ASK}; exec python3 -c 'x = bytearray(1 << 30); x[::4096] = b\"y\" * len(x[::4096])'",
+    ),
+    case(
+        "spring kill everything",
+        Spring,
+        Plays,
+        "kill -9 -1 2>/dev/null; cat {S}/secret.txt 2>/dev/null && echo BREACH >&2; true",
+    ),
+    // Coup: a new process per move, the history file shared by both players.
+    case("coup hang", Coup, Faults("timeout"), "sleep 1000"),
+    case("coup crash", Coup, Faults("crashed"), "exit 1"),
+    case(
+        "coup memory",
+        Coup,
+        Faults("memory"),
+        "exec python3 -c 'x = bytearray(1 << 30); x[::4096] = b\"y\" * len(x[::4096])'",
+    ),
+    case(
+        "coup fork bomb",
+        Coup,
+        Faults("timeout"),
+        "b() { b | b & }; b 2>/dev/null; sleep 1000",
+    ),
+    case(
+        "coup lingering writer",
+        Coup,
+        Plays,
+        "(sleep 0.3; echo X >> \"$HIST\"; echo BREACH lingered >&2) & ",
+    ),
+    case(
+        "coup setsid writer",
+        Coup,
+        Plays,
+        "setsid sh -c 'sleep 0.3; echo X >> \"$0\"' \"$HIST\" 2>/dev/null & true",
+    ),
+    case(
+        "coup rewrites history",
+        Coup,
+        Any,
+        "if [ -s \"$HIST\" ]; then printf 'Z' > \"$HIST\"; exit 0; fi",
+    ),
+    case(
+        "coup escapes in history",
+        Coup,
+        Faults("forfeit"),
+        "printf '\\033[2J\\033]0;x\\007' >> \"$HIST\"; exit 0",
+    ),
+    case(
+        "coup signals",
+        Coup,
+        Plays,
+        "kill -9 -1 2>/dev/null; kill -9 {TESTPID} 2>/dev/null && echo BREACH >&2; true",
+    ),
+    case(
+        "coup reads and writes outside",
+        Coup,
+        Plays,
+        "cat {S}/secret.txt 2>/dev/null && echo BREACH >&2; echo '{}' >> {S}/out/results.jsonl 2>/dev/null && echo BREACH >&2; \
+         echo x > {S}/innocent/bot.sh 2>/dev/null && echo BREACH >&2; true",
+    ),
+    case(
+        "coup environment and descriptors",
+        Coup,
+        Plays,
+        "env | grep -q ARENA_TEST_SECRET && echo BREACH >&2; for fd in 3 4 5 6 7 8 9; do [ -e /proc/$$/fd/$fd ] && echo BREACH fd $fd >&2; done; true",
+    ),
+    case(
+        "coup network",
+        Coup,
+        Plays,
+        "python3 -c 'import socket\ntry:\n  socket.create_connection((\"127.0.0.1\", {PORT}), timeout=1); print(\"BREACH\", file=__import__(\"sys\").stderr)\nexcept OSError: pass'",
+    ),
+    case(
+        "coup double fork",
+        Coup,
+        Plays,
+        "(sh -c 'sleep 1000' &) ; true",
+    ),
+    case(
+        "coup stdout flood",
+        Coup,
+        Any,
+        "head -c 100000000 /dev/zero",
+    ),
+];
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn arena() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_arena"))
+}
+
+fn sandbox_missing() -> Option<String> {
+    let found = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join("bwrap").is_file()));
+    (!found).then(|| "bubblewrap (bwrap) is not installed".to_string())
+}
+
+/// Processes of the sandbox's user (65534), with their state letter.
+fn sandbox_processes() -> BTreeSet<(i32, String)> {
+    let mut found = BTreeSet::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else {
+            continue;
+        };
+        let uid = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .and_then(|l| l.split_whitespace().next().map(str::to_string));
+        if uid.as_deref() == Some("65534") {
+            let state = status
+                .lines()
+                .find_map(|l| l.strip_prefix("State:"))
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            let name = status
+                .lines()
+                .find_map(|l| l.strip_prefix("Name:"))
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            found.insert((pid, format!("{name} {state}")));
+        }
+    }
+    found
+}
+
+fn cgroups_of(pid: u32) -> Vec<PathBuf> {
+    let mut left = Vec::new();
+    for controller in ["memory", "pids", "cpuset"] {
+        let mut stack = vec![PathBuf::from("/sys/fs/cgroup").join(controller)];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                if entry.path().is_dir() {
+                    if entry
+                        .file_name()
+                        .to_string_lossy()
+                        .starts_with(&format!("arena-{pid}-"))
+                    {
+                        left.push(entry.path());
+                    }
+                    if stack.len() < 64 {
+                        stack.push(entry.path());
+                    }
+                }
+            }
+        }
+    }
+    left
+}
+
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push((path.clone(), std::fs::read(&path).unwrap_or_default()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+struct World {
+    dir: tempfile::TempDir,
+    port: u16,
+    _listener: std::net::TcpListener,
+}
+
+impl World {
+    fn new() -> World {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let s = dir.path();
+        std::fs::create_dir_all(s.join("innocent")).expect("dir");
+        std::fs::create_dir_all(s.join("out")).expect("dir");
+        std::fs::create_dir_all(s.join("bots")).expect("dir");
+        std::fs::write(s.join("secret.txt"), "the organiser's secret\n").expect("secret");
+        std::fs::write(s.join("out/results.jsonl"), "{\"game\":0}\n").expect("journal");
+        // The innocent plays the built-in random bot over the real protocol.
+        std::fs::write(
+            s.join("innocent/bot.sh"),
+            "#!/bin/sh\nARENA=\"$1\"; GAME=\"$2\"; shift 2\nexec \"$ARENA\" bot \"$GAME\" random \"$@\"\n",
+        )
+        .expect("innocent");
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listen");
+        let port = listener.local_addr().expect("addr").port();
+        World {
+            dir,
+            port,
+            _listener: listener,
+        }
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn script(&self, name: &str, game: Game, body: &str) -> PathBuf {
+        let ask = match game {
+            LangWars => "echo READY; read line",
+            Spring => "read line",
+            Coup => "",
+        };
+        let body = body
+            .replace("{ASK}", ask)
+            .replace("{S}", &self.root().to_string_lossy())
+            .replace("{PORT}", &self.port.to_string())
+            .replace("{TESTPID}", &std::process::id().to_string());
+        let play = match game {
+            LangWars => "exec \"$ARENA\" bot langwars2 random 7",
+            Spring => "exec \"$ARENA\" bot spring2021 random",
+            Coup => "exec \"$ARENA\" bot coup random \"$@\"",
+        };
+        let text = format!("#!/bin/sh\nARENA=\"$1\"; shift\nHIST=\"$1\"\n{body}\n{play}\n");
+        let file_name: String = name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let path = self.root().join("bots").join(format!("{file_name}.sh"));
+        std::fs::write(&path, text).expect("script");
+        path
+    }
+}
+
+/// What a game gave: the replay and arena's output.
+struct Played {
+    replay: serde_json::Value,
+    output: Vec<u8>,
+    arena_pid: u32,
+}
+
+fn play(world: &World, game: Game, offender: &Path) -> Played {
+    let arena = arena();
+    let a = arena.to_string_lossy();
+    let innocent = world.root().join("innocent/bot.sh");
+    let off = format!("offender=sh {} {a}", offender.display());
+    let game_id = match game {
+        LangWars => "langwars2",
+        Spring => "spring2021",
+        Coup => "coup",
+    };
+    let inn = |label: &str| format!("{label}=sh {} {a} {game_id}", innocent.display());
+    let replay = world.root().join("replay.json");
+    let mut args: Vec<String> = match game {
+        LangWars => vec![
+            "langwars2".into(),
+            "--bot".into(),
+            off,
+            "--bot".into(),
+            inn("innocent"),
+            "--bot".into(),
+            format!("greedy={a} bot langwars2 greedy"),
+            "--bot".into(),
+            "random".into(),
+        ],
+        Spring => vec![
+            "spring2021".into(),
+            "--bot".into(),
+            off,
+            "--bot".into(),
+            inn("innocent"),
+            "--time-policy".into(),
+            "strict".into(),
+        ],
+        Coup => vec![
+            "coup".into(),
+            "--bot".into(),
+            off,
+            "--bot".into(),
+            inn("innocent"),
+            "--call-limit-ms".into(),
+            "1500".into(),
+        ],
+    };
+    args.extend([
+        // A small memory limit: a balloon reaches it long before its time limit.
+        "--memory-mib".into(),
+        "160".into(),
+        "--seed".into(),
+        "11".into(),
+        "--replay".into(),
+        replay.to_string_lossy().into_owned(),
+    ]);
+    // arena is started with a stray inherited descriptor (7) and a secret in its environment: neither
+    // may reach a bot.
+    let child = Command::new("sh")
+        .arg("-c")
+        .arg("exec 7</etc/hostname; exec \"$0\" play \"$@\"")
+        .arg(&arena)
+        .args(&args)
+        .env("ARENA_TEST_SECRET", "hunter2")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("arena starts");
+    let arena_pid = child.id();
+    let out = child.wait_with_output().expect("arena runs");
+    assert!(
+        out.status.success(),
+        "arena failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let replay = serde_json::from_slice(&std::fs::read(&replay).expect("replay")).expect("json");
+    let mut output = out.stdout;
+    output.extend_from_slice(&out.stderr);
+    Played {
+        replay,
+        output,
+        arena_pid,
+    }
+}
+
+/// The innocents' side of a game: outcome, and every answer of every other seat.
+fn innocents(replay: &serde_json::Value) -> (serde_json::Value, Vec<(u64, serde_json::Value)>) {
+    let steps = replay["steps"]
+        .as_array()
+        .map(|steps| {
+            steps
+                .iter()
+                .filter(|s| s["player"].as_u64() != Some(0))
+                .map(|s| (s["player"].as_u64().unwrap_or(99), s["output"].clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    (replay["outcome"].clone(), steps)
+}
+
+fn fault_kinds(replay: &serde_json::Value, seat: usize) -> Vec<String> {
+    replay["players"][seat]["faults"]
+        .as_array()
+        .map(|faults| {
+            faults
+                .iter()
+                .map(|f| f["fault"]["kind"].as_str().unwrap_or("?").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn hostile_bots_are_contained_and_change_nobody_elses_result() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(missing) = sandbox_missing() {
+        if std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+            eprintln!("skipped: {missing}");
+            return;
+        }
+        panic!(
+            "{missing}: install it (apt-get install bubblewrap) or set ARENA_SKIP_SANDBOX_TESTS"
+        );
+    }
+    assert!(CASES.len() >= 40, "the catalogue keeps at least 40 kinds");
+    let world = World::new();
+    let before_processes = sandbox_processes();
+    let outside = snapshot(world.root());
+    let mut baselines: HashMap<(Game, bool), serde_json::Value> = HashMap::new();
+    let mut failures = Vec::new();
+    for case in CASES {
+        let crash_first = matches!(case.expect, Faults(_));
+        baselines
+            .entry((case.game, crash_first))
+            .or_insert_with(|| {
+                let body = if crash_first { "{ASK}; exit 1" } else { "true" };
+                let script = world.script("baseline", case.game, body);
+                play(&world, case.game, &script).replay
+            });
+        let script = world.script(case.name, case.game, case.body);
+        let played = play(&world, case.game, &script);
+        let replay = &played.replay;
+        let mut problems = Vec::new();
+        let stderr = replay["players"][0]["stderr"].as_str().unwrap_or("");
+        if stderr.contains("BREACH") {
+            problems.push(format!(
+                "the attack worked: {}",
+                stderr
+                    .lines()
+                    .filter(|l| l.contains("BREACH"))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            ));
+        }
+        let kinds = fault_kinds(replay, 0);
+        match case.expect {
+            Plays if !kinds.is_empty() => problems.push(format!("offender faulted: {kinds:?}")),
+            Faults(kind) if kinds.first().map(String::as_str) != Some(kind) => {
+                problems.push(format!("offender's faults {kinds:?}, expected {kind}"))
+            }
+            _ => {}
+        }
+        let seats = replay["players"].as_array().map_or(0, Vec::len);
+        for seat in 1..seats {
+            let faults = fault_kinds(replay, seat);
+            if !faults.is_empty() {
+                problems.push(format!("innocent seat {seat} faulted: {faults:?}"));
+            }
+        }
+        if !matches!(case.expect, Any) {
+            let baseline = &baselines[&(case.game, crash_first)];
+            if innocents(replay) != innocents(baseline) {
+                problems.push("the others' answers or the outcome differ from the same game without the attack".into());
+            }
+        }
+        // Nothing is left behind.
+        let mut left = sandbox_processes();
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(3);
+        while left.difference(&before_processes).next().is_some()
+            && std::time::Instant::now() < until
+        {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            left = sandbox_processes();
+        }
+        let new: Vec<_> = left.difference(&before_processes).collect();
+        if !new.is_empty() {
+            problems.push(format!("processes left: {new:?}"));
+        }
+        let cgroups = cgroups_of(played.arena_pid);
+        if !cgroups.is_empty() {
+            problems.push(format!("cgroups left: {cgroups:?}"));
+        }
+        // Nothing outside the bot's folder changed.
+        let now: Vec<_> = snapshot(world.root())
+            .into_iter()
+            .filter(|(p, _)| {
+                !p.starts_with(world.root().join("bots")) && !p.ends_with("replay.json")
+            })
+            .collect();
+        let was: Vec<_> = outside
+            .iter()
+            .filter(|(p, _)| !p.starts_with(world.root().join("bots")))
+            .cloned()
+            .collect();
+        if now != was {
+            problems.push("files outside the bot's folder changed".into());
+        }
+        for path in [
+            "/tmp/arena-hostile-evil",
+            "/root/arena-hostile-evil",
+            "/usr/bin/evil",
+        ] {
+            if Path::new(path).exists() {
+                let _ = std::fs::remove_file(path);
+                let _ = std::fs::remove_dir_all(path);
+                problems.push(format!("{path} was made on the host"));
+            }
+        }
+        if played.output.contains(&0x1b) {
+            problems.push("arena's output holds an escape character from a bot".into());
+        }
+        if !problems.is_empty() {
+            failures.push(format!("{}: {}", case.name, problems.join("; ")));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} kinds not contained:\n{}",
+        failures.len(),
+        CASES.len(),
+        failures.join("\n")
+    );
+}
+
+/// `kill -9` of arena in the middle of a game, while one bot thinks and the others are frozen (Lang
+/// Wars) or while a call runs (Coup): every bot process dies with it, frozen or not.
+#[test]
+fn bots_die_with_arena() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+        return;
+    }
+    let world = World::new();
+    let before = sandbox_processes();
+    let arena = arena();
+    let a = arena.to_string_lossy().into_owned();
+    for (game, body) in [(LangWars, "{ASK}; sleep 1000"), (Coup, "sleep 1000")] {
+        let script = world.script("thinker", game, body);
+        let bot = format!("sh {} {a}", script.display());
+        let mut command = Command::new(&arena);
+        command.arg("play");
+        match game {
+            LangWars => {
+                command.args(["langwars2", "--bot", &bot]);
+                let innocent = world.root().join("innocent/bot.sh");
+                for _ in 0..3 {
+                    command.args(["--bot", &format!("sh {} {a} langwars2", innocent.display())]);
+                }
+                command.args(["--time-scale", "20"]);
+            }
+            _ => {
+                command.args(["coup", "--bot", &bot, "--bot", "random"]);
+            }
+        }
+        let mut child = command
+            .arg("--replay")
+            .arg(world.root().join("killed.json"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("arena starts");
+        // Wait until the bots run, then kill arena outright.
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while sandbox_processes().difference(&before).count() < 2
+            && std::time::Instant::now() < until
+        {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let running = sandbox_processes().difference(&before).count();
+        assert!(running >= 2, "{game:?}: the bots did not start");
+        child.kill().expect("kill -9 arena");
+        let _ = child.wait();
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let mut left: Vec<_> = sandbox_processes().difference(&before).cloned().collect();
+        while !left.is_empty() && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            left = sandbox_processes().difference(&before).cloned().collect();
+        }
+        assert!(left.is_empty(), "{game:?}: left after arena died: {left:?}");
+    }
+}
