@@ -64,25 +64,44 @@ fn result_of(
 const INLINE_SEATS: usize = 8;
 
 /// The part of a journal line the statistics read, parsed without allocating (a million-game pass
-/// spent a tenth of its time allocating and freeing these fields).
+/// spent a tenth of its time allocating and freeing these fields). Scores are read from
+/// `score_values`, the floats the statistics use (written from the exact scores, and read back to
+/// the same bits), and from the exact `scores` only in journals written before there were values.
 #[derive(serde::Deserialize)]
 struct StatsLine {
     index: u64,
     pair: u64,
     seats: SmallVec<[usize; INLINE_SEATS]>,
-    scores: SmallVec<[arena_core::Score; INLINE_SEATS]>,
+    #[serde(default)]
+    score_values: SmallVec<[f64; INLINE_SEATS]>,
     ranks: SmallVec<[u32; INLINE_SEATS]>,
     winner: Option<usize>,
     faults: SmallVec<[SmallVec<[arena_core::FaultKind; 2]>; INLINE_SEATS]>,
 }
 
+/// The exact scores of a journal line without `score_values`.
+#[derive(serde::Deserialize)]
+struct ExactScores {
+    scores: SmallVec<[arena_core::Score; INLINE_SEATS]>,
+}
+
 impl StatsLine {
+    /// Parses the statistics' part of a journal line.
+    fn parse(bytes: &[u8]) -> serde_json::Result<StatsLine> {
+        let mut line: StatsLine = serde_json::from_slice(bytes)?;
+        if line.score_values.len() != line.seats.len() {
+            let exact: ExactScores = serde_json::from_slice(bytes)?;
+            line.score_values = exact.scores.iter().map(|s| s.to_f64()).collect();
+        }
+        Ok(line)
+    }
+
     /// Fills `result` (reusing its vectors) with this game.
     fn fill(&self, result: &mut GameResult) {
         result.players.clear();
         result.players.extend_from_slice(&self.seats);
         result.scores.clear();
-        result.scores.extend(self.scores.iter().map(|s| s.to_f64()));
+        result.scores.extend_from_slice(&self.score_values);
         result.ranks.clear();
         result.ranks.extend_from_slice(&self.ranks);
         result.winner = self.winner;
@@ -172,8 +191,8 @@ pub fn compute(
                     .and_then(|(line, bytes)| {
                         // Only what the statistics read is parsed (names and replay paths are
                         // skipped), and the whole entry only for the games the report lists.
-                        let game: StatsLine = serde_json::from_slice(bytes)
-                            .map_err(|e| corrupt(line, e.to_string()))?;
+                        let game =
+                            StatsLine::parse(bytes).map_err(|e| corrupt(line, e.to_string()))?;
                         if first_games.len() < REPORT_GAME_LINKS {
                             let entry: Entry = serde_json::from_slice(bytes)
                                 .map_err(|e| corrupt(line, e.to_string()))?;
@@ -1042,3 +1061,20 @@ fn histogram_svg(name: &str, histogram: &arena_stats::Histogram) -> String {
 }
 
 const REPORT_CSS: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}th{background:#f4f4f4}td:nth-child(2){text-align:left}.heat td{text-align:center;min-width:70px}.none{background:#eee}.hists{display:flex;flex-wrap:wrap;gap:1em}figure{margin:0}figcaption{text-align:center;font-size:13px}code{background:#f4f4f4;padding:1px 4px}";
+
+#[cfg(test)]
+mod tests {
+    use super::StatsLine;
+
+    #[test]
+    fn scores_come_from_the_values_or_from_the_exact_scores_of_older_journals() {
+        let current = br#"{"index":3,"game":"langwars2","seed":"9","pair":0,"seats":[0,1],"bots":["a","b"],"scores":["23/3","-2"],"score_values":[7.666666666666667,-2.0],"ranks":[1,2],"winner":0,"faults":[[],["timeout"]],"replay":null}"#;
+        let older = br#"{"index":3,"game":"langwars2","seed":9,"pair":0,"seats":[0,1],"bots":["a","b"],"scores":["23/3",-2],"ranks":[1,2],"winner":0,"faults":[[],["timeout"]],"replay":null}"#;
+        for bytes in [&current[..], &older[..]] {
+            let line = StatsLine::parse(bytes).expect("parses");
+            assert_eq!(line.score_values.as_slice(), &[23.0 / 3.0, -2.0]);
+            assert_eq!(line.seats.as_slice(), &[0, 1]);
+            assert_eq!(line.faults[1].len(), 1);
+        }
+    }
+}
