@@ -516,7 +516,8 @@ fn pollfd(fd: RawFd, events: libc::c_short) -> libc::pollfd {
     }
 }
 
-fn set_nonblocking(fd: RawFd) -> io::Result<()> {
+/// Makes a descriptor this process owns non-blocking.
+pub fn set_nonblocking(fd: RawFd) -> io::Result<()> {
     // SAFETY: fcntl on a descriptor this process owns, with standard flags.
     unsafe {
         let flags = libc::fcntl(fd, libc::F_GETFL);

@@ -1442,7 +1442,7 @@ impl Resident {
     fn finish(pending: ResidentPending, sandbox: &Sandbox) -> io::Result<Resident> {
         let spawned = launch_finish(pending.0, sandbox)?;
         for file in [&spawned.stdout, &spawned.stderr].into_iter().flatten() {
-            set_nonblocking(file.as_raw_fd())?;
+            crate::process::set_nonblocking(file.as_raw_fd())?;
         }
         let mut resident = Resident {
             spawned: Some(spawned),
@@ -1687,17 +1687,6 @@ fn helper_request(kind: u8, argv: &[String]) -> Vec<u8> {
     message
 }
 
-fn set_nonblocking(fd: RawFd) -> io::Result<()> {
-    // SAFETY: fcntl on a descriptor the caller owns.
-    unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
-
 /// Reads what `file` holds now into `into` (kept up to `cap`); false at end of file or on an error.
 fn read_available(file: Option<&mut File>, into: &mut Vec<u8>, cap: usize) -> bool {
     let Some(file) = file else {
@@ -1891,7 +1880,7 @@ fn helper_call(
         if pidfd >= 0 && fds[1].revents != 0 {
             // SAFETY: waitpid on our own child, which has exited.
             unsafe { libc::waitpid(pid, &mut status, 0) };
-            set_nonblocking(out.as_raw_fd()).ok();
+            crate::process::set_nonblocking(out.as_raw_fd()).ok();
             while let Ok(n) = out.read(&mut buffer) {
                 if n == 0 {
                     break;

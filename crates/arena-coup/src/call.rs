@@ -68,17 +68,6 @@ pub struct RawCall {
     pub memory_exceeded: bool,
 }
 
-fn set_nonblocking(fd: RawFd) -> io::Result<()> {
-    // SAFETY: fcntl on a descriptor this process owns, with standard flags.
-    unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
-
 /// Reads what is available without blocking; returns false at end of file.
 fn drain(pipe: &mut impl Read, into: &mut Vec<u8>, cap: usize) -> bool {
     let mut buffer = [0u8; 8192];
@@ -196,7 +185,7 @@ pub fn run_process_in(
     .into_iter()
     .flatten()
     {
-        set_nonblocking(fd)?;
+        arena_core::process::set_nonblocking(fd)?;
     }
     // A pidfd turns the leader's exit into a poll event; without one (old kernels) poll in 1 ms steps.
     // SAFETY: pidfd_open on our own child; the descriptor is wrapped so it is closed.
