@@ -1688,7 +1688,7 @@ fn helper_request(kind: u8, argv: &[String]) -> Vec<u8> {
 }
 
 /// Reads what `file` holds now into `into` (kept up to `cap`); false at end of file or on an error.
-fn read_available(file: Option<&mut File>, into: &mut Vec<u8>, cap: usize) -> bool {
+pub fn read_available(file: Option<&mut File>, into: &mut Vec<u8>, cap: usize) -> bool {
     let Some(file) = file else {
         return true;
     };

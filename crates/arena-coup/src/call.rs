@@ -10,7 +10,7 @@
 //! the call never stalls other games: `block_in_place` on a multi-thread runtime, the blocking pool on
 //! a current-thread one.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -18,7 +18,7 @@ use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use arena_core::sandbox::{Jail, Launch, Resident, Sandbox};
+use arena_core::sandbox::{Jail, Launch, Resident, Sandbox, read_available};
 
 use arena_core::agent::{Agent, AgentLog, Reply};
 use arena_core::game::{Answer, Fault, FaultKind};
@@ -66,23 +66,6 @@ pub struct RawCall {
     pub pgid: i32,
     /// Killed by the sandbox's memory limit.
     pub memory_exceeded: bool,
-}
-
-/// Reads what is available without blocking; returns false at end of file.
-fn drain(pipe: &mut impl Read, into: &mut Vec<u8>, cap: usize) -> bool {
-    let mut buffer = [0u8; 8192];
-    loop {
-        match pipe.read(&mut buffer) {
-            Ok(0) => return false,
-            Ok(n) => {
-                let room = cap.saturating_sub(into.len()).min(n);
-                into.extend_from_slice(&buffer[..room]);
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
-            Err(_) => return false,
-        }
-    }
 }
 
 /// Whether the leader has exited, without reaping it (so its pid, the group id, stays reserved until
@@ -243,22 +226,22 @@ pub fn run_process_in(
             }
         }
         if let Some(p) = &mut stdout_pipe
-            && !drain(p, &mut stdout, STDOUT_CAP)
+            && !read_available(Some(p), &mut stdout, STDOUT_CAP)
         {
             stdout_pipe = None;
         }
         if let Some(p) = &mut stderr_pipe
-            && !drain(p, &mut stderr, stderr_cap)
+            && !read_available(Some(p), &mut stderr, stderr_cap)
         {
             stderr_pipe = None;
         }
     }
     // What the leader wrote before exiting is in the pipes already.
     if let Some(p) = &mut stdout_pipe {
-        drain(p, &mut stdout, STDOUT_CAP);
+        read_available(Some(p), &mut stdout, STDOUT_CAP);
     }
     if let Some(p) = &mut stderr_pipe {
-        drain(p, &mut stderr, stderr_cap);
+        read_available(Some(p), &mut stderr, stderr_cap);
     }
     let status = running.finish()?;
     let elapsed = started.elapsed();

@@ -41,15 +41,17 @@ pub fn journaled(dir: &Path, index: u64) -> Result<Option<Entry>, String> {
     Ok(None)
 }
 
-/// Plays game `index` of the tournament in `dir` again, recording it, and returns its replay JSON
-/// (the same record `arena play` writes). Refused when a seat is not a built-in bot, when the game
-/// has not been played, or when the result differs from the journal's.
+/// Plays game `index` of the tournament in `dir` (whose plan is `plan`) again, recording it, and
+/// returns its replay JSON (the same record `arena play` writes). `played` is the game's journal
+/// entry ([`journaled`]), read once by the caller. Refused when a seat is not a built-in bot, when
+/// the game has not been played, or when the result differs from the journal's.
 pub async fn rebuild_replay(
     dir: &Path,
+    plan: &Plan,
     index: u64,
+    played: Option<&Entry>,
     entry: &dyn GameEntry,
 ) -> Result<Vec<u8>, String> {
-    let plan = crate::load(dir).map_err(|e| e.to_string())?;
     if index >= plan.total_games() {
         return Err(format!(
             "the tournament in {} has no game {index} (it schedules {})",
@@ -57,12 +59,12 @@ pub async fn rebuild_replay(
             plan.total_games()
         ));
     }
-    if !can_rebuild(&plan, index) {
+    if !can_rebuild(plan, index) {
         return Err(format!(
             "game {index} has a bot that is not built in: only a stored replay can show it"
         ));
     }
-    let journaled = journaled(dir, index)?.ok_or_else(|| {
+    let journaled = played.ok_or_else(|| {
         format!("game {index} has not been played yet (resume the tournament to play it)")
     })?;
     let scheduled = plan.game(index);

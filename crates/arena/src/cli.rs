@@ -851,7 +851,7 @@ fn serve(mut dirs: Vec<PathBuf>, port: u16) -> Result<ExitCode> {
         files: Vec::new(),
         port,
         rebuild: Some(arena_viewer::Rebuilder(std::sync::Arc::new(
-            |dir, index| Box::pin(async move { rebuilt_replay(&dir, index).await }),
+            |dir, index| Box::pin(async move { rebuilt_replay(&dir, index, None).await }),
         ))),
     };
     server_runtime()?.block_on(interruptible(arena_viewer::serve(options, |server| {
@@ -873,18 +873,27 @@ fn view(file: PathBuf, port: u16) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Game `index` of the tournament in `dir` played again (every seat a built-in bot), as replay JSON.
-async fn rebuilt_replay(dir: &Path, index: u64) -> std::result::Result<Vec<u8>, String> {
+/// Game `index` of the tournament in `dir` played again (every seat a built-in bot), as replay
+/// JSON; `played` is its journal entry, when the caller has read it already.
+async fn rebuilt_replay(
+    dir: &Path,
+    index: u64,
+    played: Option<arena_tournament::Entry>,
+) -> std::result::Result<Vec<u8>, String> {
     let plan = arena_tournament::load(dir).map_err(|e| e.to_string())?;
+    let played = match played {
+        Some(entry) => Some(entry),
+        None => arena_tournament::rebuild::journaled(dir, index)?,
+    };
     let game = find_game_of_plan(&plan).map_err(|e| e.to_string())?;
-    arena_tournament::rebuild::rebuild_replay(dir, index, game.as_ref()).await
+    arena_tournament::rebuild::rebuild_replay(dir, &plan, index, played.as_ref(), game.as_ref())
+        .await
 }
 
 fn replay(dir: &Path, index: u64, output: Option<PathBuf>, view: bool) -> Result<ExitCode> {
-    let stored = arena_tournament::rebuild::journaled(dir, index)
-        .map_err(|e| anyhow!("cannot read the journal of {}: {e}", dir.display()))?
-        .and_then(|entry| entry.replay);
-    let json = match stored {
+    let played = arena_tournament::rebuild::journaled(dir, index)
+        .map_err(|e| anyhow!("cannot read the journal of {}: {e}", dir.display()))?;
+    let json = match played.as_ref().and_then(|entry| entry.replay.as_ref()) {
         Some(relative) => {
             let path = dir.join(relative);
             arena_viewer::read_replay(&path)
@@ -892,7 +901,7 @@ fn replay(dir: &Path, index: u64, output: Option<PathBuf>, view: bool) -> Result
                 .into_bytes()
         }
         None => runtime()?
-            .block_on(rebuilt_replay(dir, index))
+            .block_on(rebuilt_replay(dir, index, played))
             .map_err(|e| anyhow!(e))?,
     };
     let output = output.unwrap_or_else(|| {
