@@ -195,6 +195,7 @@ pub fn probe(
                 ..MatchOptions::default()
             },
             stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
+            prepared: Default::default(),
         };
         let result = runtime
             .block_on(crate::cli::interruptible(

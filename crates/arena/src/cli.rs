@@ -592,6 +592,7 @@ fn play(args: PlayArgs) -> Result<ExitCode> {
             sandbox: args.sandbox.sandbox(processes)?,
         },
         stderr_cap: args.stderr_cap,
+        prepared: Default::default(),
     };
     let result = runtime()?
         .block_on(interruptible(arena_core::registry::play_in_own_folders(
@@ -820,6 +821,7 @@ fn bench_replays(game: &str, seconds: f64, league: Option<&str>) -> Result<ExitC
                 .collect(),
             options: MatchOptions::default(),
             stderr_cap: 4096,
+            prepared: Default::default(),
         };
         let result = runtime
             .block_on(game.play(request))
