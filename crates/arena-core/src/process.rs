@@ -105,6 +105,11 @@ pub struct BotProcess {
     pgid: Pid,
     /// The sandbox, when there is one (dropped after the leader is reaped).
     jail: Option<crate::sandbox::Jail>,
+    /// A pooled sandbox the bot runs in for this game (then `pid` is the sandbox's bwrap, which
+    /// outlives the game: the helper inside reports the bot's exit instead).
+    lease: Option<crate::sandbox::Lease>,
+    /// The pooled sandbox's out-of-memory kills before this game.
+    oom_before: u64,
     stdin: Option<File>,
     /// Input accepted from the caller but not yet taken by the pipe.
     unwritten: Vec<u8>,
@@ -167,6 +172,8 @@ impl BotProcess {
             pid: spawned.pid,
             pgid: Pid::from_raw(spawned.pid),
             jail: spawned.jail,
+            lease: None,
+            oom_before: 0,
             stdin: spawned.stdin,
             unwritten: Vec::new(),
             stdout: spawned.stdout,
@@ -193,6 +200,30 @@ impl BotProcess {
         Ok(process)
     }
 
+    /// Starts `argv` in a pooled sandbox (see [`crate::sandbox::SandboxPool`]); from here on,
+    /// dropping the process ends the bot and gives the sandbox back.
+    pub fn spawn_leased(
+        mut lease: crate::sandbox::Lease,
+        argv: &[String],
+        stderr_cap: usize,
+    ) -> io::Result<Self> {
+        let oom_before = lease.oom_kills();
+        let started = lease.spawn(argv)?;
+        let mut process = Self::from_spawned(
+            crate::sandbox::Spawned {
+                pid: started.group,
+                stdin: Some(started.stdin),
+                stdout: Some(started.stdout),
+                stderr: Some(started.stderr),
+                jail: None,
+            },
+            stderr_cap,
+        )?;
+        process.lease = Some(lease);
+        process.oom_before = oom_before;
+        Ok(process)
+    }
+
     /// Process group id (= the leader's pid).
     pub fn pgid(&self) -> i32 {
         self.pgid.as_raw()
@@ -200,6 +231,9 @@ impl BotProcess {
 
     /// True when the bot was killed for going over its sandbox's memory limit.
     pub fn memory_exceeded(&self) -> bool {
+        if let Some(lease) = &self.lease {
+            return lease.oom_kills() > self.oom_before;
+        }
         self.jail
             .as_ref()
             .is_some_and(crate::sandbox::Jail::memory_exceeded)
@@ -207,6 +241,10 @@ impl BotProcess {
 
     /// Processes and threads in the bot's sandbox now (`None` unsandboxed).
     pub fn sandbox_tasks(&self) -> Option<usize> {
+        if let Some(lease) = &self.lease {
+            // Less the pooled sandbox's helper.
+            return lease.tasks().map(|tasks| tasks.saturating_sub(1));
+        }
         self.jail.as_ref().and_then(crate::sandbox::Jail::tasks)
     }
 
@@ -397,8 +435,13 @@ impl BotProcess {
         self.kill_group();
         let mut status = self.reap(REAP_WAIT);
         if status.is_none() && !self.reaped {
-            // A sandbox's bwrap that did not follow its sandbox out: end it outright.
-            let _ = killpg(self.pgid, Signal::SIGKILL);
+            if self.lease.is_some() {
+                // A pooled sandbox that did not report: killed with its bwrap.
+                self.lease = None;
+            } else {
+                // A sandbox's bwrap that did not follow its sandbox out: end it outright.
+                let _ = killpg(self.pgid, Signal::SIGKILL);
+            }
             status = self.reap(REAP_WAIT);
         }
         let status = status.map(|status| status.to_string());
@@ -417,6 +460,9 @@ impl BotProcess {
         self.stderr_pipe = None;
         // The cgroups can only go once everything inside has died.
         self.jail = None;
+        if let Some(lease) = self.lease.take() {
+            lease.finish();
+        }
         ProcessEnd {
             stderr: String::from_utf8_lossy(&self.stderr.bytes).into_owned(),
             stderr_dropped: self.stderr.dropped,
@@ -436,6 +482,11 @@ impl BotProcess {
     fn reap(&mut self, patience: Duration) -> Option<ExitStatus> {
         if self.reaped {
             return None;
+        }
+        if let Some(lease) = self.lease.as_mut() {
+            let status = lease.wait_exit(patience);
+            self.reaped = status.is_some();
+            return status;
         }
         let until = Instant::now() + patience;
         // SAFETY: pidfd_open on our own child, not yet reaped, so the pid is still ours.
@@ -477,7 +528,10 @@ impl BotProcess {
     fn kill_group(&mut self) {
         if !self.ended {
             self.ended = true;
-            crate::sandbox::kill_all(self.pgid.as_raw(), self.jail.as_ref());
+            match self.lease.as_mut() {
+                Some(lease) => lease.end_game(),
+                None => crate::sandbox::kill_all(self.pgid.as_raw(), self.jail.as_ref()),
+            }
         }
     }
 }
@@ -485,6 +539,11 @@ impl BotProcess {
 impl Drop for BotProcess {
     fn drop(&mut self) {
         self.kill_group();
+        if let Some(lease) = self.lease.take() {
+            // The bot's exit is reported before the sandbox is clean; `finish` waits for both.
+            lease.finish();
+            self.reaped = true;
+        }
         if !self.reaped {
             // Killed just above: the leader exits at once (a zombie would count as a live group).
             if self.reap(REAP_WAIT).is_none() && !self.reaped {

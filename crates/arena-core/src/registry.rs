@@ -2,7 +2,7 @@
 //! Each game crate provides one `GameEntry`; the binary lists them in one place.
 
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
@@ -101,13 +101,19 @@ pub struct GameRequest {
 
 /// Sandboxes of a game's process seats, set up in advance, by seat; each is taken once.
 #[derive(Clone, Debug, Default)]
-pub struct PreparedSandboxes(
-    std::sync::Arc<std::sync::Mutex<Vec<Option<crate::sandbox::Resident>>>>,
-);
+pub struct PreparedSandboxes(std::sync::Arc<std::sync::Mutex<Vec<Option<PreparedSeat>>>>);
+
+/// A seat's sandbox, ready before its game: one set up for this game (the helper becomes the bot),
+/// or a pooled one (the helper starts the bot and stays).
+#[derive(Debug)]
+pub enum PreparedSeat {
+    Resident(crate::sandbox::Resident),
+    Lease(crate::sandbox::Lease),
+}
 
 impl PreparedSandboxes {
     /// Seat `seat`'s sandbox, if one was set up for it and not taken yet.
-    pub fn take(&self, seat: usize) -> Option<crate::sandbox::Resident> {
+    pub fn take(&self, seat: usize) -> Option<PreparedSeat> {
         self.0.lock().ok()?.get_mut(seat)?.take()
     }
 }
@@ -121,19 +127,54 @@ pub struct ReadyGame {
 }
 
 /// Copies the seats' working folders and, for games whose bots play a whole game each
-/// ([`GameEntry::stream_bots`]) in a sandbox with a resident helper, sets up every process seat's
-/// sandbox at once. Done ahead, it takes the set-up off the game's path; the sandboxes die with the
-/// thread that set them up, so that thread must outlive the game.
-pub fn ready_game(entry: &dyn GameEntry, mut request: GameRequest) -> Result<ReadyGame, String> {
-    let folders = GameFolders::prepare(&mut request.seats)?;
+/// ([`GameEntry::stream_bots`]) in a sandbox with a resident helper, readies every process seat's
+/// sandbox: taken from `pool` when given (a sandbox kept from an earlier game of the same bot, its
+/// folder refilled), else set up now, all at once. Sandboxes die with the thread that set them up,
+/// so that thread must outlive the game (and the pool).
+pub fn ready_game(
+    entry: &dyn GameEntry,
+    mut request: GameRequest,
+    pool: Option<&std::sync::Arc<crate::sandbox::SandboxPool>>,
+) -> Result<ReadyGame, String> {
     let sandbox = request
         .options
         .sandbox
         .clone()
-        .filter(|sandbox| sandbox.policy().helper.is_some());
-    if let Some(sandbox) = sandbox.filter(|_| entry.stream_bots()) {
+        .filter(|sandbox| sandbox.policy().helper.is_some() && entry.stream_bots());
+    let mut by_seat: Vec<Option<PreparedSeat>> = (0..request.seats.len()).map(|_| None).collect();
+    if let (Some(pool), Some(_)) = (pool, &sandbox) {
+        for (index, seat) in request.seats.iter_mut().enumerate() {
+            let PlayerSpec::Command(argv) = &seat.spec else {
+                continue;
+            };
+            // A failed lease leaves the seat to the game's own set-up, which reports any error.
+            if let Ok(lease) = pool.lease(argv, request.options.cpu, seat.workdir.as_deref()) {
+                seat.workdir = lease.folder().map(Path::to_path_buf);
+                by_seat[index] = Some(PreparedSeat::Lease(lease));
+            }
+        }
+    }
+    // Leased seats already have their folder: only the others are copied.
+    let leased: Vec<Option<PathBuf>> = request
+        .seats
+        .iter_mut()
+        .zip(&by_seat)
+        .map(|(seat, prepared)| match prepared {
+            Some(_) => seat.workdir.take(),
+            None => None,
+        })
+        .collect();
+    let folders = GameFolders::prepare(&mut request.seats)?;
+    for (seat, folder) in request.seats.iter_mut().zip(leased) {
+        if folder.is_some() {
+            seat.workdir = folder;
+        }
+    }
+    if let Some(sandbox) = sandbox {
         let seats: Vec<usize> = (0..request.seats.len())
-            .filter(|&i| matches!(request.seats[i].spec, PlayerSpec::Command(_)))
+            .filter(|&i| {
+                by_seat[i].is_none() && matches!(request.seats[i].spec, PlayerSpec::Command(_))
+            })
             .collect();
         let wanted: Vec<_> = seats
             .iter()
@@ -146,12 +187,12 @@ pub fn ready_game(entry: &dyn GameEntry, mut request: GameRequest) -> Result<Rea
                 PlayerSpec::Builtin(_) => None,
             })
             .collect();
-        let started = crate::sandbox::Resident::start_all(&sandbox, &wanted);
-        let mut by_seat: Vec<Option<crate::sandbox::Resident>> =
-            (0..request.seats.len()).map(|_| None).collect();
-        for (seat, resident) in seats.into_iter().zip(started) {
-            // A failed set-up is tried again at the start, which reports it.
-            by_seat[seat] = resident.ok();
+        if !wanted.is_empty() {
+            let started = crate::sandbox::Resident::start_all(&sandbox, &wanted);
+            for (seat, resident) in seats.into_iter().zip(started) {
+                // A failed set-up is tried again at the start, which reports it.
+                by_seat[seat] = resident.ok().map(PreparedSeat::Resident);
+            }
         }
         request.prepared = PreparedSandboxes(std::sync::Arc::new(std::sync::Mutex::new(by_seat)));
     }
@@ -339,7 +380,7 @@ pub fn play_in_own_folders(
     entry: &dyn GameEntry,
     request: GameRequest,
 ) -> BoxFuture<'static, Result<GameResult, String>> {
-    match ready_game(entry, request) {
+    match ready_game(entry, request, None) {
         Ok(ready) => play_ready(entry, ready),
         Err(e) => Box::pin(async move { Err(e) }),
     }

@@ -332,6 +332,25 @@ fn launch_plain(launch: &Launch<'_>) -> io::Result<Spawned> {
     Ok(spawned)
 }
 
+/// A connected pair of Unix stream sockets, both close-on-exec.
+fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: socketpair fills two descriptors on success.
+    if unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+            0,
+            fds.as_mut_ptr(),
+        )
+    } != 0
+    {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fresh descriptors that nothing else owns.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
 /// A pipe, both ends close-on-exec: `(read, write)`.
 fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0 as libc::c_int; 2];
@@ -438,7 +457,7 @@ fn launch_in(
     sandbox: &Sandbox,
     resident: Option<&[String]>,
 ) -> io::Result<Spawned> {
-    launch_finish(launch_begin(launch, sandbox, resident)?, sandbox)
+    launch_finish(launch_begin(launch, sandbox, resident, false)?, sandbox)
 }
 
 /// Starts bwrap for `launch` without waiting for its sandbox: several can be set up at once, from
@@ -447,6 +466,7 @@ fn launch_begin(
     launch: &Launch<'_>,
     sandbox: &Sandbox,
     resident: Option<&[String]>,
+    reusable: bool,
 ) -> io::Result<Pending> {
     if launch.argv.is_empty() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty command"));
@@ -524,6 +544,9 @@ fn launch_begin(
             "--ro-bind",
             "/dev/null",
             "/dev/tty",
+            // Writable by the bot's user (bwrap's default mode is root's 0755).
+            "--perms",
+            "1777",
             "--tmpfs",
             "/tmp",
         ]
@@ -596,10 +619,25 @@ fn launch_begin(
                 "CAP_SETGID",
                 "--cap-add",
                 "CAP_KILL",
-                "--",
             ]
             .map(String::from),
         );
+        if reusable {
+            // Between games the helper empties what the bot could write (its folder, /tmp,
+            // /dev/shm, System V IPC), whoever owns it and whatever its mode.
+            args.extend(
+                [
+                    "--cap-add",
+                    "CAP_DAC_OVERRIDE",
+                    "--cap-add",
+                    "CAP_FOWNER",
+                    "--cap-add",
+                    "CAP_IPC_OWNER",
+                ]
+                .map(String::from),
+            );
+        }
+        args.push("--".into());
     } else if let Some((uid, gid)) = sandbox.run_as {
         args.extend(
             [
@@ -623,7 +661,11 @@ fn launch_begin(
     }
     args.extend(argv);
 
-    let (stdin_read, stdin_write) = if launch.stdin {
+    let (stdin_read, stdin_write) = if reusable {
+        // A socket, to hand each game's pipes to the helper.
+        let (r, w) = socket_pair()?;
+        (Some(r), Some(w))
+    } else if launch.stdin {
         let (r, w) = pipe()?;
         (Some(r), Some(w))
     } else {
@@ -1064,7 +1106,7 @@ fn chown_tree(path: &Path, uid: u32, gid: u32) -> io::Result<()> {
 }
 
 /// A seccomp program (classic BPF, as bwrap's `--seccomp` takes it) in a memory file: refuses
-/// `setsid` and `setpgid` (a process that left the bot's group would escape pausing), the terminal
+/// `setsid` and `setpgid` (a process that left the bot's group would escape pausing), `mq_open`, the terminal
 /// input injection ioctl `TIOCSTI`, and syscalls of a foreign ABI (32-bit or x32 entry points, whose
 /// numbers differ).
 fn seccomp_memfd() -> io::Result<OwnedFd> {
@@ -1110,9 +1152,12 @@ fn seccomp_program() -> Vec<(u16, u8, u8, u32)> {
         (RET, 0, 0, FOREIGN),
         (LD_ABS, 0, 0, 0),
         // x32 system calls are numbered from 0x40000000 on x86_64.
-        (JGE, 6, 0, 0x4000_0000),
-        (JEQ, 5, 0, libc::SYS_setsid as u32),
-        (JEQ, 4, 0, libc::SYS_setpgid as u32),
+        (JGE, 7, 0, 0x4000_0000),
+        (JEQ, 6, 0, libc::SYS_setsid as u32),
+        (JEQ, 5, 0, libc::SYS_setpgid as u32),
+        // POSIX message queues outlive their processes in the IPC namespace and cannot be listed
+        // without mounting mqueue: refused, so a reused sandbox carries nothing between games.
+        (JEQ, 4, 0, libc::SYS_mq_open as u32),
         (JEQ, 0, 2, libc::SYS_ioctl as u32),
         (LD_ABS, 0, 0, 16 + 8),
         (JEQ, 1, 0, libc::TIOCSTI as u32),
@@ -1543,6 +1588,7 @@ impl Resident {
             },
             sandbox,
             Some(bot_argv),
+            false,
         )
         .map(ResidentPending)
     }
@@ -1699,6 +1745,352 @@ impl Resident {
     }
 }
 
+/// How long a reused sandbox may take to end a game and empty itself before it is thrown away.
+const RESET_WAIT: Duration = Duration::from_secs(5);
+
+/// Sandboxes kept between games by one tournament worker, so that a bot's next game starts with a
+/// fork and an exec in a sandbox already set up instead of a new one (bwrap, namespaces, cgroups:
+/// milliseconds of CPU per bot and game). Between games the sandbox's helper kills everything the
+/// game left and empties what the bot could write (its folder, /tmp, /dev/shm, System V IPC); POSIX
+/// message queues are refused to every bot. The pool holds at most `capacity` idle sandboxes (the
+/// least recently used go first) and must be used from one long-lived thread: sandboxes die with the
+/// thread that set them up.
+#[derive(Debug)]
+pub struct SandboxPool {
+    sandbox: std::sync::Arc<Sandbox>,
+    capacity: usize,
+    idle: std::sync::Mutex<Vec<(PoolKey, Reusable)>>,
+}
+
+type PoolKey = (Vec<String>, Option<usize>);
+
+impl SandboxPool {
+    /// A pool for `sandbox`, which must have a resident helper (`SandboxPolicy::helper`).
+    pub fn new(sandbox: std::sync::Arc<Sandbox>, capacity: usize) -> Option<std::sync::Arc<Self>> {
+        sandbox.policy.helper.as_ref()?;
+        Some(std::sync::Arc::new(SandboxPool {
+            sandbox,
+            capacity: capacity.max(1),
+            idle: std::sync::Mutex::new(Vec::new()),
+        }))
+    }
+
+    pub fn sandbox(&self) -> &std::sync::Arc<Sandbox> {
+        &self.sandbox
+    }
+
+    /// A sandbox for one game of the bot `argv` on `cpu`, its folder filled with a copy of `folder`
+    /// (or empty): an idle one of the same bot, or a new one. It goes back to the pool when the game
+    /// is over, if it was emptied cleanly.
+    pub fn lease(
+        self: &std::sync::Arc<Self>,
+        argv: &[String],
+        cpu: Option<usize>,
+        folder: Option<&Path>,
+    ) -> io::Result<Lease> {
+        let key: PoolKey = (argv.to_vec(), cpu);
+        let reused = self.idle.lock().ok().and_then(|mut idle| {
+            let at = idle.iter().rposition(|(k, _)| *k == key)?;
+            Some(idle.remove(at).1)
+        });
+        let reusable = match reused {
+            Some(reusable) => reusable,
+            None => Reusable::start(&self.sandbox, argv, cpu)?,
+        };
+        if let Some(folder) = folder.filter(|folder| folder.is_dir()) {
+            reusable.fill(folder, self.sandbox.run_as)?;
+        }
+        Ok(Lease {
+            reusable: Some(reusable),
+            key,
+            home: std::sync::Arc::downgrade(self),
+            ending: false,
+        })
+    }
+
+    fn give_back(&self, key: PoolKey, reusable: Reusable) {
+        if let Ok(mut idle) = self.idle.lock() {
+            idle.push((key, reusable));
+            if idle.len() > self.capacity {
+                idle.remove(0);
+            }
+        }
+    }
+}
+
+/// A sandbox set up once and used for a bot's games one after another (see [`SandboxPool`]).
+#[derive(Debug)]
+struct Reusable {
+    spawned: Spawned,
+    /// The bot's folder inside and out (bound at the same path).
+    folder: PathBuf,
+}
+
+impl Reusable {
+    fn start(sandbox: &Sandbox, bot_argv: &[String], cpu: Option<usize>) -> io::Result<Reusable> {
+        let folder = std::env::temp_dir().join(format!(
+            "arena-sandbox-{}-{}",
+            std::process::id(),
+            MADE.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir(&folder)?;
+        let started = (|| {
+            let helper = sandbox.policy.helper.as_ref().ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::NotFound,
+                    "the sandbox has no resident helper",
+                )
+            })?;
+            let (uid, gid) = sandbox
+                .run_as
+                .map_or(("-".to_string(), "-".to_string()), |(u, g)| {
+                    (u.to_string(), g.to_string())
+                });
+            let argv = [
+                helper.to_string_lossy().into_owned(),
+                HELPER_ARG.to_string(),
+                uid,
+                gid,
+            ];
+            let launch = Launch {
+                argv: &argv,
+                workdir: Some(&folder),
+                cpu,
+                stdin: true,
+                writable: &[],
+            };
+            let pending = launch_begin(&launch, sandbox, Some(bot_argv), true)?;
+            Resident::finish(ResidentPending(pending), sandbox)
+        })();
+        let mut resident = match started {
+            Ok(resident) => resident,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&folder);
+                return Err(e);
+            }
+        };
+        let Some(mut spawned) = resident.spawned.take() else {
+            let _ = std::fs::remove_dir_all(&folder);
+            return Err(io::Error::other("the sandbox's helper is gone"));
+        };
+        if let Some(jail) = spawned.jail.as_mut() {
+            // Removed with the sandbox.
+            jail.scratch = Some(folder.clone());
+        }
+        Ok(Reusable { spawned, folder })
+    }
+
+    /// Copies `from` into the (empty) folder, owned by the bot's user.
+    fn fill(&self, from: &Path, run_as: Option<(u32, u32)>) -> io::Result<()> {
+        for entry in std::fs::read_dir(from)? {
+            let entry = entry?;
+            let target = self.folder.join(entry.file_name());
+            let kind = entry.file_type()?;
+            if kind.is_dir() {
+                crate::registry::copy_tree(&entry.path(), &target)?;
+            } else if kind.is_symlink() {
+                std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
+            } else {
+                std::fs::copy(entry.path(), &target)?;
+            }
+            if let Some((uid, gid)) = run_as {
+                chown_tree(&target, uid, gid)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Reusable {
+    fn drop(&mut self) {
+        kill_all(self.spawned.pid, self.spawned.jail.as_ref());
+        let _ = wait_pid(self.spawned.pid);
+    }
+}
+
+/// One game's use of a pooled sandbox: starts the bot, tells when it exits, ends the game and
+/// returns the sandbox to its pool (or discards it if it did not come back clean).
+#[derive(Debug)]
+pub struct Lease {
+    reusable: Option<Reusable>,
+    key: PoolKey,
+    home: std::sync::Weak<SandboxPool>,
+    /// The end of the game was asked for (once: the helper reads one request per game end).
+    ending: bool,
+}
+
+/// What [`Lease::spawn`] gives: the bot's pipes (arena's ends) and its process group (for pausing).
+#[derive(Debug)]
+pub struct LeasedProcess {
+    pub group: i32,
+    pub stdin: File,
+    pub stdout: File,
+    pub stderr: File,
+}
+
+impl Lease {
+    /// The sandbox's folder (the bot's working folder).
+    pub fn folder(&self) -> Option<&Path> {
+        self.reusable.as_ref().map(|r| r.folder.as_path())
+    }
+
+    /// Starts `argv` in the sandbox on fresh pipes, as the bot's user.
+    pub fn spawn(&mut self, argv: &[String]) -> io::Result<LeasedProcess> {
+        let reusable = self
+            .reusable
+            .as_mut()
+            .ok_or_else(|| io::Error::other("the sandbox is gone"))?;
+        let (stdin_read, stdin_write) = pipe()?;
+        let (stdout_read, stdout_write) = pipe()?;
+        let (stderr_read, stderr_write) = pipe()?;
+        let control = reusable
+            .spawned
+            .stdin
+            .as_mut()
+            .ok_or_else(|| io::Error::other("no control socket"))?;
+        let mut request = helper_request(GAME, argv);
+        send_with_fds(
+            control.as_raw_fd(),
+            request[0],
+            &[
+                stdin_read.as_raw_fd(),
+                stdout_write.as_raw_fd(),
+                stderr_write.as_raw_fd(),
+            ],
+        )?;
+        request.remove(0);
+        control.write_all(&request)?;
+        Ok(LeasedProcess {
+            group: reusable.spawned.pid,
+            stdin: File::from(stdin_write),
+            stdout: File::from(stdout_read),
+            stderr: File::from(stderr_read),
+        })
+    }
+
+    /// The sandbox's out-of-memory kills so far (compare before and after a game).
+    pub fn oom_kills(&self) -> u64 {
+        self.reusable
+            .as_ref()
+            .and_then(|r| r.spawned.jail.as_ref())
+            .map_or(0, Jail::oom_kills)
+    }
+
+    /// Processes and threads in the sandbox now (the helper included).
+    pub fn tasks(&self) -> Option<usize> {
+        self.reusable
+            .as_ref()
+            .and_then(|r| r.spawned.jail.as_ref())
+            .and_then(Jail::tasks)
+    }
+
+    /// Asks the helper to end the game: everything the game started is killed.
+    pub fn end_game(&mut self) {
+        let Some(reusable) = self.reusable.as_mut().filter(|_| !self.ending) else {
+            return;
+        };
+        self.ending = true;
+        // A paused group must run for the helper to act.
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(reusable.spawned.pid),
+            nix::sys::signal::Signal::SIGCONT,
+        );
+        let sent = reusable
+            .spawned
+            .stdin
+            .as_mut()
+            .map(|control| control.write_all(&[END]));
+        if !matches!(sent, Some(Ok(()))) {
+            self.discard();
+        }
+    }
+
+    /// Waits up to `patience` for the bot's exit as the helper reports it (its wait status).
+    pub fn wait_exit(&mut self, patience: Duration) -> Option<std::process::ExitStatus> {
+        let message = self.read_reply(patience, 5)?;
+        if message[0] != b'X' {
+            self.discard();
+            return None;
+        }
+        let raw = i32::from_le_bytes([message[1], message[2], message[3], message[4]]);
+        Some(std::os::unix::process::ExitStatusExt::from_raw(raw))
+    }
+
+    /// Ends the game (if not yet) and waits for the sandbox to be clean; it then goes back to its
+    /// pool. A sandbox that does not come back clean in time is killed.
+    pub fn finish(mut self) {
+        self.end_game();
+        let until = Instant::now() + RESET_WAIT;
+        let clean = loop {
+            let left = until.saturating_duration_since(Instant::now());
+            match self.read_reply(left, 1).as_deref() {
+                Some(CLEAN) => break true,
+                // The bot's exit, not read by the game: skipped.
+                Some([b'X']) if self.read_reply(left, 4).is_some() => continue,
+                _ => break false,
+            }
+        };
+        match (clean, self.reusable.take(), self.home.upgrade()) {
+            (true, Some(reusable), Some(home)) => home.give_back(self.key.clone(), reusable),
+            _ => self.discard(),
+        }
+    }
+
+    fn discard(&mut self) {
+        self.reusable = None;
+    }
+
+    /// Reads one reply of `length` bytes from the helper within `patience`.
+    fn read_reply(&mut self, patience: Duration, length: usize) -> Option<Vec<u8>> {
+        let reusable = self.reusable.as_mut()?;
+        let out = reusable.spawned.stdout.as_mut()?;
+        let until = Instant::now() + patience;
+        let mut reply = Vec::new();
+        let mut buffer = [0u8; 8];
+        while reply.len() < length {
+            let mut fds = [libc::pollfd {
+                fd: out.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            }];
+            let left = until.saturating_duration_since(Instant::now());
+            // SAFETY: one valid pollfd.
+            let ready = unsafe { libc::poll(fds.as_mut_ptr(), 1, left.as_millis() as i32) };
+            if ready <= 0 {
+                return None;
+            }
+            match out.read(&mut buffer[..length - reply.len()]) {
+                Ok(0) => {
+                    self.discard();
+                    return None;
+                }
+                Ok(n) => reply.extend_from_slice(&buffer[..n]),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => {
+                    self.discard();
+                    return None;
+                }
+            }
+        }
+        Some(reply)
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        if self.reusable.is_some() {
+            let lease = Lease {
+                reusable: self.reusable.take(),
+                key: self.key.clone(),
+                home: self.home.clone(),
+                ending: self.ending,
+            };
+            lease.finish();
+        }
+    }
+}
+
 /// A resident sandbox being set up.
 struct ResidentPending(Pending);
 
@@ -1713,6 +2105,11 @@ const READY: &[u8] = b"R";
 /// Helper requests: run a call and report, or become the command.
 const CALL: u8 = b'C';
 const EXEC: u8 = b'E';
+/// A game in a reused sandbox (the kind byte comes with the game's three pipes), and the helper's
+/// answers: the end of a game asked, the sandbox clean again.
+const GAME: u8 = b'G';
+const END: u8 = b'K';
+const CLEAN: &[u8] = b"C";
 
 /// `kind, u32 length, arguments each followed by NUL`.
 fn helper_request(kind: u8, argv: &[String]) -> Vec<u8> {
@@ -1870,7 +2267,14 @@ fn helper_loop(uid: Option<u32>, gid: Option<u32>) -> i32 {
     }
     loop {
         let mut header = [0u8; 5];
-        if control_in.read_exact(&mut header).is_err() {
+        // The kind byte comes with the game's pipes when it is a game request (a socket).
+        let (kind, passed) = match receive_with_fds(0) {
+            Ok(Some(received)) => received,
+            Ok(None) => return 0,
+            Err(_) => return 1,
+        };
+        header[0] = kind;
+        if control_in.read_exact(&mut header[1..]).is_err() {
             return 0;
         }
         let length = u32::from_le_bytes([header[1], header[2], header[3], header[4]]) as usize;
@@ -1894,6 +2298,15 @@ fn helper_loop(uid: Option<u32>, gid: Option<u32>) -> i32 {
                 become_bot(&argv, uid, gid)
             }
         }
+        if header[0] == GAME {
+            let Ok(pipes) = <[OwnedFd; 3]>::try_from(passed) else {
+                return 1;
+            };
+            if helper_game(&argv, pipes, &mut control_in, &mut control_out, uid, gid).is_err() {
+                return 1;
+            }
+            continue;
+        }
         let (status, output) = helper_call(&argv, &null, uid, gid);
         let mut reply = vec![0u8];
         reply.extend_from_slice(&status.to_le_bytes());
@@ -1901,6 +2314,243 @@ fn helper_loop(uid: Option<u32>, gid: Option<u32>) -> i32 {
         reply.extend_from_slice(&output);
         if control_out.write_all(&reply).is_err() {
             return 1;
+        }
+    }
+}
+
+/// Receives one byte on descriptor `fd` with any descriptors passed along (a socket), or reads it
+/// (a pipe). `None` at end of file.
+fn receive_with_fds(fd: RawFd) -> io::Result<Option<(u8, Vec<OwnedFd>)>> {
+    let mut byte = [0u8; 1];
+    let mut iov = libc::iovec {
+        iov_base: byte.as_mut_ptr().cast(),
+        iov_len: 1,
+    };
+    // Room for three descriptors' control message, aligned for cmsghdr.
+    let mut control = [0u64; 8];
+    // SAFETY: an all-zero msghdr is valid; its pointers are set below.
+    let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
+    message.msg_iov = &mut iov;
+    message.msg_iovlen = 1;
+    message.msg_control = control.as_mut_ptr().cast();
+    message.msg_controllen = std::mem::size_of_val(&control) as _;
+    loop {
+        // SAFETY: recvmsg into buffers that live across the call.
+        let n = unsafe { libc::recvmsg(fd, &mut message, libc::MSG_CMSG_CLOEXEC) };
+        if n >= 0 {
+            if n == 0 {
+                return Ok(None);
+            }
+            break;
+        }
+        let error = io::Error::last_os_error();
+        match error.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::ENOTSOCK) => {
+                // SAFETY: read into a one-byte buffer.
+                let n = unsafe { libc::read(fd, byte.as_mut_ptr().cast(), 1) };
+                return match n {
+                    1 => Ok(Some((byte[0], Vec::new()))),
+                    0 => Ok(None),
+                    _ => Err(io::Error::last_os_error()),
+                };
+            }
+            _ => return Err(error),
+        }
+    }
+    let mut fds = Vec::new();
+    // SAFETY: walking the control messages the kernel wrote into `message`.
+    unsafe {
+        let mut header = libc::CMSG_FIRSTHDR(&message);
+        while !header.is_null() {
+            if (*header).cmsg_level == libc::SOL_SOCKET && (*header).cmsg_type == libc::SCM_RIGHTS {
+                let data = libc::CMSG_DATA(header).cast::<RawFd>();
+                let count = ((*header).cmsg_len as usize - libc::CMSG_LEN(0) as usize)
+                    / std::mem::size_of::<RawFd>();
+                for i in 0..count {
+                    fds.push(OwnedFd::from_raw_fd(data.add(i).read_unaligned()));
+                }
+            }
+            header = libc::CMSG_NXTHDR(&message, header);
+        }
+    }
+    Ok(Some((byte[0], fds)))
+}
+
+/// Sends `byte` on the socket `fd` with `fds` passed along.
+fn send_with_fds(fd: RawFd, byte: u8, fds: &[RawFd]) -> io::Result<()> {
+    let mut data = [byte];
+    let mut iov = libc::iovec {
+        iov_base: data.as_mut_ptr().cast(),
+        iov_len: 1,
+    };
+    let mut control = [0u64; 8];
+    // SAFETY: an all-zero msghdr is valid; its pointers are set below, the control message is
+    // written within `control` (room for three descriptors).
+    unsafe {
+        let space = libc::CMSG_SPACE(std::mem::size_of_val(fds) as u32) as usize;
+        if space > std::mem::size_of_val(&control) {
+            return Err(io::Error::other("too many descriptors"));
+        }
+        let mut message: libc::msghdr = std::mem::zeroed();
+        message.msg_iov = &mut iov;
+        message.msg_iovlen = 1;
+        message.msg_control = control.as_mut_ptr().cast();
+        message.msg_controllen = space as _;
+        let header = libc::CMSG_FIRSTHDR(&message);
+        (*header).cmsg_level = libc::SOL_SOCKET;
+        (*header).cmsg_type = libc::SCM_RIGHTS;
+        (*header).cmsg_len = libc::CMSG_LEN(std::mem::size_of_val(fds) as u32) as _;
+        let out = libc::CMSG_DATA(header).cast::<RawFd>();
+        for (i, fd) in fds.iter().enumerate() {
+            out.add(i).write_unaligned(*fd);
+        }
+        loop {
+            if libc::sendmsg(fd, &message, libc::MSG_NOSIGNAL) == 1 {
+                return Ok(());
+            }
+            let error = io::Error::last_os_error();
+            if error.kind() != io::ErrorKind::Interrupted {
+                return Err(error);
+            }
+        }
+    }
+}
+
+/// A game in a reused sandbox: starts `argv` on the game's pipes as the bot's user, reports its exit
+/// (`X`, wait status) as it happens, and on arena's end request (`K`) kills everything the game left,
+/// empties what the bot could write and reports the sandbox clean (`C`), ready for the next game.
+fn helper_game(
+    argv: &[CString],
+    pipes: [OwnedFd; 3],
+    control_in: &mut File,
+    control_out: &mut File,
+    uid: Option<u32>,
+    gid: Option<u32>,
+) -> io::Result<()> {
+    // SAFETY: the helper is single-threaded (started by run_helper_if_asked before anything else).
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        // SAFETY: in the child: the game's pipes become 0-2, then become the bot.
+        unsafe {
+            libc::dup2(pipes[0].as_raw_fd(), 0);
+            libc::dup2(pipes[1].as_raw_fd(), 1);
+            libc::dup2(pipes[2].as_raw_fd(), 2);
+            libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
+            become_bot(argv, uid, gid)
+        }
+    }
+    drop(pipes);
+    let report = |out: &mut File, status: i32| -> io::Result<()> {
+        let mut message = vec![b'X'];
+        message.extend_from_slice(&status.to_le_bytes());
+        out.write_all(&message)
+    };
+    let mut exited = pid < 0;
+    if exited {
+        report(control_out, 127 << 8)?;
+    }
+    // SAFETY: pidfd_open on our own child (when there is one).
+    let pidfd = if exited {
+        -1
+    } else {
+        unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) as RawFd }
+    };
+    loop {
+        let mut fds = [
+            libc::pollfd {
+                fd: control_in.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: if exited { -1 } else { pidfd },
+                events: libc::POLLIN,
+                revents: 0,
+            },
+        ];
+        // SAFETY: valid pollfds (a negative descriptor is skipped).
+        if unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) } < 0 {
+            continue;
+        }
+        if !exited && fds[1].revents != 0 {
+            let mut status = 0;
+            // SAFETY: waitpid on our own child, which has exited.
+            unsafe { libc::waitpid(pid, &mut status, 0) };
+            exited = true;
+            report(control_out, status)?;
+        }
+        if fds[0].revents != 0 {
+            let mut request = [0u8; 1];
+            if control_in.read(&mut request)? != 1 || request[0] != END {
+                return Err(io::Error::other("arena left"));
+            }
+            kill_the_rest();
+            if !exited {
+                let mut status = 0;
+                // SAFETY: waitpid on our own child, killed just above.
+                unsafe { libc::waitpid(pid, &mut status, 0) };
+                report(control_out, status)?;
+            }
+            if pidfd >= 0 {
+                // SAFETY: closing the descriptor we opened.
+                unsafe { libc::close(pidfd) };
+            }
+            reset_for_the_next_game();
+            return control_out.write_all(CLEAN);
+        }
+    }
+}
+
+/// Kills everything in the sandbox but its init and the helper (kill(-1) spares both), again while
+/// anything is left; orphans are reaped by the init.
+fn kill_the_rest() {
+    for _ in 0..100 {
+        // SAFETY: kill(-1) signals every process of this PID namespace we may signal.
+        if unsafe { libc::kill(-1, libc::SIGKILL) } != 0 {
+            break;
+        }
+        // SAFETY: reaping our own children, if any.
+        while unsafe { libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) } > 0 {}
+    }
+}
+
+/// Empties what a bot could write in its sandbox (its folder, /tmp, /dev/shm) and removes its System
+/// V IPC objects: the next game starts from nothing the last one left.
+fn reset_for_the_next_game() {
+    for dir in [Path::new("."), Path::new("/tmp"), Path::new("/dev/shm")] {
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
+                let _ = if is_dir {
+                    std::fs::remove_dir_all(&path)
+                } else {
+                    std::fs::remove_file(&path)
+                };
+            }
+        }
+    }
+    for (table, remove) in [("shm", 0u8), ("msg", 1u8), ("sem", 2u8)] {
+        let Ok(text) = std::fs::read_to_string(format!("/proc/sysvipc/{table}")) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            let Some(id) = line
+                .split_whitespace()
+                .nth(1)
+                .and_then(|id| id.parse().ok())
+            else {
+                continue;
+            };
+            // SAFETY: IPC_RMID on an id of this IPC namespace; a wrong id only fails.
+            unsafe {
+                match remove {
+                    0 => libc::shmctl(id, libc::IPC_RMID, std::ptr::null_mut()),
+                    1 => libc::msgctl(id, libc::IPC_RMID, std::ptr::null_mut()),
+                    _ => libc::semctl(id, 0, libc::IPC_RMID),
+                };
+            }
         }
     }
 }
@@ -2019,16 +2669,8 @@ fn helper_call(
         // SAFETY: closing the descriptor we opened.
         unsafe { libc::close(pidfd) };
     }
-    // Nothing of the call outlives it: everything but the sandbox's init and the helper is killed
-    // (kill(-1) spares both), again while anything is left; orphans are reaped by the init.
-    for _ in 0..100 {
-        // SAFETY: kill(-1) signals every process of this PID namespace we may signal.
-        if unsafe { libc::kill(-1, libc::SIGKILL) } != 0 {
-            break;
-        }
-        // SAFETY: reaping our own children, if any.
-        while unsafe { libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) } > 0 {}
-    }
+    // Nothing of the call outlives it.
+    kill_the_rest();
     (status, kept)
 }
 

@@ -161,8 +161,8 @@ fn memory_fault() -> Fault {
 /// A process that plays a whole game over stdin/stdout with game `G`'s text protocol.
 pub struct StreamAgent<G: StreamProtocol> {
     spec: ProcessSpec,
-    /// The bot's sandbox, set up in advance by [`StreamAgent::prepare`].
-    prepared: Option<crate::sandbox::Resident>,
+    /// The bot's sandbox, set up in advance ([`StreamAgent::prepare_all`], or given).
+    prepared: Option<crate::registry::PreparedSeat>,
     process: Option<BotProcess>,
     lines: LineBuffer,
     log: AgentLog,
@@ -209,13 +209,13 @@ impl<G: StreamProtocol> StreamAgent<G> {
             .collect();
         let started = crate::sandbox::Resident::start_all(&sandbox, &requests);
         for (agent, resident) in agents.iter_mut().zip(started) {
-            agent.prepared = resident.ok();
+            agent.prepared = resident.ok().map(crate::registry::PreparedSeat::Resident);
         }
     }
 
-    /// Uses `resident`, set up in advance for this bot (see `registry::ready_game`), to start it.
-    pub fn give_sandbox(&mut self, resident: crate::sandbox::Resident) {
-        self.prepared = Some(resident);
+    /// Uses `prepared`, set up in advance for this bot (see `registry::ready_game`), to start it.
+    pub fn give_sandbox(&mut self, prepared: crate::registry::PreparedSeat) {
+        self.prepared = Some(prepared);
     }
 
     /// Whether a sandbox set up in advance is waiting for this bot's start.
@@ -237,9 +237,12 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
     fn start(&mut self) -> BoxFuture<'_, Result<(), Fault>> {
         Box::pin(async move {
             let started = match self.prepared.take() {
-                Some(prepared) => prepared
+                Some(crate::registry::PreparedSeat::Resident(prepared)) => prepared
                     .exec(&self.spec.argv)
                     .and_then(|spawned| BotProcess::from_spawned(spawned, self.spec.stderr_cap)),
+                Some(crate::registry::PreparedSeat::Lease(lease)) => {
+                    BotProcess::spawn_leased(lease, &self.spec.argv, self.spec.stderr_cap)
+                }
                 None => BotProcess::spawn_in(
                     &self.spec.argv,
                     self.spec.workdir.as_deref(),

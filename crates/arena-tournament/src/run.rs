@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use arena_core::registry::{self, GameEntry, GameRequest, PlayerSpec, ReadyGame, SeatRequest};
+use arena_core::registry::{self, GameEntry, GameRequest, PlayerSpec, SeatRequest};
 use arena_core::{MatchOptions, Outcome, RecordJson};
 use flate2::{Compress, Compression, Crc, FlushCompress, Status};
 
@@ -23,6 +23,9 @@ pub const REPLAY_DIR: &str = "replays";
 /// replayed identically on resume). Process games are sent one by one.
 const BATCH_GAMES: usize = 256;
 const BATCH_AGE: Duration = Duration::from_millis(100);
+/// Idle sandboxes a worker keeps for its bots' next games, on top of one game's seats.
+const POOLED_SANDBOXES: usize = 16;
+
 /// Indices a worker claims at a time for games of built-in bots.
 const BUILTIN_CLAIM: u64 = 64;
 
@@ -264,76 +267,70 @@ impl Worker<'_> {
                 }
             }
         };
-        // The preparer sets the next game up while this one plays; it outlives every game of this
-        // worker (the sandboxes it sets up die with it).
-        std::thread::scope(|scope| {
-            let preparer = self.pipelined().then(|| Preparer::start(scope, self.entry));
-            let mut current = claim_game();
-            if let (Some(preparer), Some(index)) = (&preparer, current) {
-                preparer.ask(index, self.request(&self.plan.game(index)));
-            }
-            while let Some(index) = current {
-                if self.stopping() {
-                    break;
-                }
-                let game = self.plan.game(index);
-                let ready = preparer.as_ref().and_then(|preparer| preparer.take(index));
-                current = claim_game();
-                if let (Some(preparer), Some(following)) = (&preparer, current) {
-                    preparer.ask(following, self.request(&self.plan.game(following)));
-                }
-                let finished = match self.play(runtime, &game, ready) {
-                    Ok(Some(finished)) => finished,
-                    Ok(None) => break,
-                    Err(error) => {
-                        batch.error = Some(error);
-                        break;
-                    }
-                };
-                let (line_start, entry_start) = (batch.lines.len(), batch.entries.len());
-                let line = finished.entry(self.plan, &game, &self.names);
-                if let Err(e) = serde_json::to_writer(&mut batch.lines, &line) {
-                    batch.error = Some(format!("cannot encode a result: {e}"));
-                    break;
-                }
-                batch.lines.push(b'\n');
-                if self.wants_entries {
-                    batch.entries.push(line.to_entry());
-                }
-                let slow = finished.slow;
-                if let (Some(relative), Some(record)) = (finished.replay, finished.record) {
-                    batch.replays.push(PendingReplay {
-                        relative,
-                        record,
-                        line_start,
-                        entry_start,
-                    });
-                }
-                in_batch += 1;
-                if slow
-                    || self.wants_entries
-                    || in_batch >= BATCH_GAMES
-                    || batch_started.elapsed() >= BATCH_AGE
-                {
-                    let full = std::mem::take(&mut batch);
-                    if sender.send(full).is_err() {
-                        return;
-                    }
-                    in_batch = 0;
-                    batch_started = Instant::now();
-                }
-            }
+        // Sandboxes kept between this worker's games: a bot's next game starts in the sandbox of its
+        // last one, emptied, instead of a new one. Made and used on this thread, which outlives them.
+        let pool = self.pooled().then(|| {
+            self.sandbox.clone().and_then(|sandbox| {
+                arena_core::sandbox::SandboxPool::new(
+                    sandbox,
+                    POOLED_SANDBOXES + self.entry.players(),
+                )
+            })
         });
+        let pool = pool.flatten();
+        while let Some(index) = claim_game() {
+            if self.stopping() {
+                break;
+            }
+            let game = self.plan.game(index);
+            let finished = match self.play(runtime, &game, pool.as_ref()) {
+                Ok(Some(finished)) => finished,
+                Ok(None) => break,
+                Err(error) => {
+                    batch.error = Some(error);
+                    break;
+                }
+            };
+            let (line_start, entry_start) = (batch.lines.len(), batch.entries.len());
+            let line = finished.entry(self.plan, &game, &self.names);
+            if let Err(e) = serde_json::to_writer(&mut batch.lines, &line) {
+                batch.error = Some(format!("cannot encode a result: {e}"));
+                break;
+            }
+            batch.lines.push(b'\n');
+            if self.wants_entries {
+                batch.entries.push(line.to_entry());
+            }
+            let slow = finished.slow;
+            if let (Some(relative), Some(record)) = (finished.replay, finished.record) {
+                batch.replays.push(PendingReplay {
+                    relative,
+                    record,
+                    line_start,
+                    entry_start,
+                });
+            }
+            in_batch += 1;
+            if slow
+                || self.wants_entries
+                || in_batch >= BATCH_GAMES
+                || batch_started.elapsed() >= BATCH_AGE
+            {
+                let full = std::mem::take(&mut batch);
+                if sender.send(full).is_err() {
+                    return;
+                }
+                in_batch = 0;
+                batch_started = Instant::now();
+            }
+        }
         let _ = sender.send(batch);
     }
 
-    /// Whether games are set up ahead ([`Preparer`]): process bots in a sandbox with a resident
-    /// helper, a game whose bots are one process each, and a worker without a pinned CPU. A pinned
-    /// worker shares its core with its own bots only, so a set-up there would run while a bot
-    /// thinks: it keeps setting each game up between games.
-    fn pipelined(&self) -> bool {
-        self.cpu.is_none()
-            && self.entry.stream_bots()
+    /// Whether bots' sandboxes are kept between games ([`arena_core::sandbox::SandboxPool`]): process
+    /// bots, in a sandbox with a resident helper, in a game whose bots are one process each.
+    fn pooled(&self) -> bool {
+        self.entry.stream_bots()
             && self.plan.bots.iter().any(|bot| bot.builtin().is_none())
             && self
                 .sandbox
@@ -391,13 +388,13 @@ impl Worker<'_> {
         })
     }
 
-    /// One game (set up ahead when `ready` is given); `None` when it was abandoned because of a
-    /// stop.
+    /// One game, its bots in sandboxes of `pool` when given; `None` when it was abandoned because
+    /// of a stop.
     fn play(
         &self,
         runtime: &tokio::runtime::Runtime,
         game: &ScheduledGame,
-        ready: Option<Result<ReadyGame, String>>,
+        pool: Option<&std::sync::Arc<arena_core::sandbox::SandboxPool>>,
     ) -> Result<Option<Finished>, String> {
         let plan = self.plan;
         let builtin: Option<Vec<String>> = game
@@ -418,10 +415,8 @@ impl Worker<'_> {
                 slow: false,
             }));
         }
-        let game_future = match ready {
-            Some(ready) => registry::play_ready(self.entry, ready?),
-            None => registry::play_in_own_folders(self.entry, self.request(game)?),
-        };
+        let ready = registry::ready_game(self.entry, self.request(game)?, pool)?;
+        let game_future = registry::play_ready(self.entry, ready);
         let played = runtime.block_on(async {
             tokio::select! {
                 result = game_future => Some(result),
@@ -562,45 +557,6 @@ impl ReplayWriter {
             std::fs::rename(&partial, &path)
         };
         write().map_err(|e| format!("cannot write the replay {}: {e}", path.display()))
-    }
-}
-
-/// A worker's second thread: copies the next game's folders and sets its bots' sandboxes up
-/// (`registry::ready_game`) while the worker plays the current one.
-struct Preparer {
-    asks: mpsc::SyncSender<(u64, Result<GameRequest, String>)>,
-    ready: mpsc::Receiver<(u64, Result<ReadyGame, String>)>,
-}
-
-impl Preparer {
-    fn start<'scope>(
-        scope: &'scope std::thread::Scope<'scope, '_>,
-        entry: &'scope dyn GameEntry,
-    ) -> Preparer {
-        let (asks, asked) = mpsc::sync_channel::<(u64, Result<GameRequest, String>)>(1);
-        let (made, ready) = mpsc::sync_channel(1);
-        scope.spawn(move || {
-            for (index, request) in asked {
-                let game = request.and_then(|request| registry::ready_game(entry, request));
-                if made.send((index, game)).is_err() {
-                    break;
-                }
-            }
-        });
-        Preparer { asks, ready }
-    }
-
-    fn ask(&self, index: u64, request: Result<GameRequest, String>) {
-        let _ = self.asks.send((index, request));
-    }
-
-    /// Game `index`, set up; `None` if the preparer is gone or was asked for another game (the
-    /// game is then set up on the worker's path, as without a preparer).
-    fn take(&self, index: u64) -> Option<Result<ReadyGame, String>> {
-        match self.ready.recv() {
-            Ok((made, game)) if made == index => Some(game),
-            _ => None,
-        }
     }
 }
 

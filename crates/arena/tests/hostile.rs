@@ -1005,3 +1005,99 @@ fn build_steps_that_hang_or_balloon_are_stopped() {
         assert!(new.is_empty(), "{name}: processes left: {new:?}");
     }
 }
+
+/// A tournament keeps each bot's sandbox between its games (a pool per worker): nothing a game
+/// leaves in it reaches the next one. The bot plants everything it can (files in its folder, /tmp
+/// and /dev/shm, System V shared memory, a process, a POSIX message queue) and reports, at the start
+/// of each game, whatever it finds from the one before.
+#[test]
+fn a_reused_sandbox_carries_nothing_between_games() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+        return;
+    }
+    let world = World::new();
+    let before_processes = sandbox_processes();
+    let body = r#"
+echo "pid $$" >&2
+for f in .left /tmp/left /dev/shm/left; do [ -e "$f" ] && echo "BREACH: $f was left" >&2; done
+grep -l "77[7]7" /proc/[0-9]*/cmdline >/dev/null 2>&1 && echo "BREACH: a process was left" >&2
+python3 -c "
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.shmget(4242, 0, 0) != -1: print('BREACH: shared memory was left', file=sys.stderr)
+if libc.shmget(4242, 4096, 0o1600) != -1: print('planted shm', file=sys.stderr)
+rt = ctypes.CDLL('librt.so.1', use_errno=True)
+rt.mq_open.restype = ctypes.c_int
+if rt.mq_open(b'/arena-left', 0o102, 0o600, None) != -1: print('BREACH: a message queue opened', file=sys.stderr)
+"
+touch .left && echo "planted folder" >&2
+touch /tmp/left && echo "planted tmp" >&2
+touch /dev/shm/left 2>/dev/null
+(sleep 7777 &)
+"#;
+    let script = world.script("leaves state", LangWars, body);
+    let arena = arena();
+    let a = arena.to_string_lossy().into_owned();
+    let out = world.root().join("bots/tournament");
+    let output = Command::new(&arena)
+        .args([
+            "tournament",
+            "langwars2",
+            "--jobs",
+            "1",
+            "--games",
+            "6",
+            "--seed",
+            "3",
+        ])
+        .args(["--bot", &format!("offender=sh {} {a}", script.display())])
+        .args(["--bot", "random", "--bot", "greedy", "--bot", "random"])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("arena runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut pids = Vec::new();
+    for game in 0..6 {
+        let path = out.join(format!("replays/{game:06}.json.gz"));
+        let bytes = std::fs::read(&path).expect("replay");
+        let mut json = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut json)
+            .expect("gzip");
+        let replay: serde_json::Value = serde_json::from_str(&json).expect("json");
+        let seat = replay["players"]
+            .as_array()
+            .and_then(|players| players.iter().position(|p| p["name"] == "offender"))
+            .expect("the offender plays");
+        let stderr = replay["players"][seat]["stderr"].as_str().unwrap_or("");
+        assert!(!stderr.contains("BREACH"), "game {game}: {stderr}");
+        for planted in ["planted shm", "planted folder", "planted tmp"] {
+            assert!(
+                stderr.contains(planted),
+                "game {game} could not plant: {stderr}"
+            );
+        }
+        pids.extend(
+            stderr
+                .lines()
+                .filter_map(|line| line.strip_prefix("pid "))
+                .filter_map(|pid| pid.trim().parse::<u32>().ok()),
+        );
+    }
+    // The same sandbox each time: its PID namespace numbers on (a new one starts again low).
+    assert_eq!(pids.len(), 6, "{pids:?}");
+    assert!(pids.windows(2).all(|w| w[1] > w[0]), "not reused: {pids:?}");
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    let mut left = sandbox_processes();
+    while left.difference(&before_processes).next().is_some() && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        left = sandbox_processes();
+    }
+    let new: Vec<_> = left.difference(&before_processes).collect();
+    assert!(new.is_empty(), "processes left: {new:?}");
+}
