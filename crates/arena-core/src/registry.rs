@@ -108,6 +108,10 @@ pub struct GameResult {
     pub strikes: Vec<u32>,
     /// What the rules accepted although it was not exactly the protocol, per player.
     pub warnings: Vec<Vec<String>>,
+    /// Answer times per player, wall and CPU (`None` for built-in bots).
+    pub timing: Vec<Option<crate::record::SeatTiming>>,
+    /// The clock answers were judged on.
+    pub clock: crate::timing::ClockKind,
     /// The replay record (JSON on demand).
     pub record: RecordJson,
 }
@@ -311,6 +315,7 @@ pub fn stream_seats<G: StreamProtocol>(
                 time_scale: request.options.time_scale,
                 cpu: request.options.cpu,
                 sandbox: request.options.sandbox.clone(),
+                clock: request.options.clock,
             })),
             PlayerSpec::Builtin(_) => None,
         })
@@ -364,6 +369,8 @@ pub async fn play_seats<G: Game>(
     let strikes = record.players.iter().map(|p| p.strikes).collect();
     let warnings = record.players.iter().map(|p| p.warnings.clone()).collect();
     let time_policy = record.time_policy;
+    let timing = record.players.iter().map(|p| p.timing()).collect();
+    let clock = record.clock;
     let record = RecordJson::new(record);
     Ok(GameResult {
         outcome,
@@ -372,6 +379,8 @@ pub async fn play_seats<G: Game>(
         time_policy,
         strikes,
         warnings,
+        timing,
+        clock,
         record,
     })
 }

@@ -13,6 +13,7 @@ pub mod rebuild;
 pub mod report;
 pub mod run;
 pub mod schedule;
+pub mod timing;
 
 use std::path::Path;
 

@@ -15,6 +15,7 @@ use crate::TournamentError;
 use crate::journal::{self, Entry};
 use crate::run::StopRule;
 use crate::schedule::{Plan, Schedule};
+use crate::timing::TimingSummary;
 
 pub const SUMMARY_FILE: &str = "summary.json";
 /// The viewer page of the report's replay links (`viewer.html?game=N`), written by the caller
@@ -302,6 +303,7 @@ pub fn write_outputs(
     plan: &Plan,
     report: &StatsReport,
     games: &[Entry],
+    timing: &TimingSummary,
 ) -> Result<(), TournamentError> {
     let summary = serde_json::to_string_pretty(&serde_json::json!({
         "game": plan.game,
@@ -309,6 +311,7 @@ pub fn write_outputs(
         "seed": plan.seed.to_string(),
         "schedule": plan.schedule,
         "stats": report,
+        "timing": timing,
     }))
     .map_err(|e| TournamentError::Invalid(format!("cannot encode the summary: {e}")))?;
     let write = |name: &str, text: &str| {
@@ -317,7 +320,7 @@ pub fn write_outputs(
     };
     write(SUMMARY_FILE, &summary)?;
     write(LEADERBOARD_FILE, &leaderboard_csv(report))?;
-    write(REPORT_FILE, &report_html(plan, report, games))
+    write(REPORT_FILE, &report_html(plan, report, games, timing))
 }
 
 /// Bots in leaderboard order: by the global fit's rating when there is one, else by score rate.
@@ -785,7 +788,12 @@ fn html_escape(text: &str) -> String {
 }
 
 /// The self-contained HTML report (opens from disk; links to the replay files beside it).
-pub fn report_html(plan: &Plan, report: &StatsReport, games: &[Entry]) -> String {
+pub fn report_html(
+    plan: &Plan,
+    report: &StatsReport,
+    games: &[Entry],
+    timing: &TimingSummary,
+) -> String {
     let order = standings(report);
     let title = format!("arena: {} tournament, {} games", plan.game, report.games);
     let mut html = format!(
@@ -835,6 +843,7 @@ pub fn report_html(plan: &Plan, report: &StatsReport, games: &[Entry]) -> String
     );
     html.push_str("<p><small>* the 2014 contests' Elo (K = 32, games in schedule order): it follows the most recent games and is noisy; the ratings below are the order-invariant fit.</small></p>");
 
+    html.push_str(&timing.html(html_escape));
     html.push_str("<h2>Ratings with 95% intervals</h2>");
     match &report.global_fit {
         Ok(fit) => html.push_str(&ratings_svg(report, fit, &order)),

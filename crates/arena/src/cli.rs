@@ -9,7 +9,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use arena_core::process::DEFAULT_STDERR_CAP;
 use arena_core::registry::{GameEntry, GameRequest, GameResult, PlayerSpec, SeatRequest};
 use arena_core::seed::derive_seed;
-use arena_core::{MatchOptions, TimePolicy};
+use arena_core::{ClockKind, MatchOptions, TimePolicy};
 use clap::{Parser, Subcommand};
 
 use crate::games;
@@ -253,6 +253,11 @@ pub struct TimingOptions {
     /// Milliseconds of per-game time bank (implies `--time-policy bank`; default 2000).
     #[arg(long, value_name = "MS")]
     pub bank: Option<u64>,
+    /// The clock limits are judged on: `wall` (default: real time, as the original contests) or
+    /// `cpu` (CPU time the bot's processes used, the same on a loaded machine; every answer still
+    /// has a wall-clock cap of 3 × the limit + 1 s).
+    #[arg(long, value_name = "CLOCK", value_parser = ["wall", "cpu"])]
+    pub clock: Option<String>,
 }
 
 impl TimingOptions {
@@ -268,6 +273,14 @@ impl TimingOptions {
         TimePolicy::from_name(name, self.grace, self.bank)
             .map(Some)
             .map_err(|e| anyhow!(e))
+    }
+
+    /// The clock asked for (wall by default).
+    pub fn clock(&self) -> Result<ClockKind> {
+        match &self.clock {
+            Some(name) => ClockKind::from_name(name).map_err(|e| anyhow!(e)),
+            None => Ok(ClockKind::Wall),
+        }
     }
 }
 
@@ -568,6 +581,7 @@ fn play(args: PlayArgs) -> Result<ExitCode> {
             time_policy: args.timing.policy()?,
             probe: false,
             sandbox: args.sandbox.sandbox(processes)?,
+            clock: args.timing.clock()?,
         },
         stderr_cap: args.stderr_cap,
     };
@@ -657,8 +671,52 @@ pub fn result_table(game: &str, seed: u64, result: &GameResult, replay: &Path) -
     if result.time_policy != TimePolicy::Strict {
         text.push_str(&format!("time policy: {}\n", result.time_policy));
     }
+    text.push_str(&timing_table(result, width));
     text.push_str(&fault_details(result));
     text.push_str(&format!("replay: {}\n", replay.display()));
+    text
+}
+
+/// Each process bot's answer times, wall and CPU, under the result table.
+fn timing_table(result: &GameResult, width: usize) -> String {
+    if result.timing.iter().all(Option::is_none) {
+        return String::new();
+    }
+    let ms = |us: u64| format!("{:.1}", us as f64 / 1000.0);
+    let mut text = format!(
+        "answer times, ms (limits judged on the {} clock{}):\n",
+        result.clock.name(),
+        if result.clock == ClockKind::Cpu {
+            ", with a wall-clock cap of 3 × the limit + 1 s"
+        } else {
+            ""
+        }
+    );
+    text.push_str(&format!(
+        "seat  {:<width$}  {:>7}  {:>9}  {:>8}  {:>8}  {:>7}\n",
+        "bot", "answers", "wall mean", "wall max", "cpu mean", "cpu max"
+    ));
+    for (seat, timing) in result.timing.iter().enumerate() {
+        let Some(timing) = timing else {
+            continue;
+        };
+        let mean = |total: u64| {
+            if timing.answers == 0 {
+                "-".to_string()
+            } else {
+                ms(total / u64::from(timing.answers))
+            }
+        };
+        text.push_str(&format!(
+            "{seat:>4}  {:<width$}  {:>7}  {:>9}  {:>8}  {:>8}  {:>7}\n",
+            result.names[seat],
+            timing.answers,
+            mean(timing.wall_us),
+            ms(timing.max_wall_us),
+            timing.cpu_us.map_or("-".into(), mean),
+            timing.max_cpu_us.map_or("-".into(), ms),
+        ));
+    }
     text
 }
 

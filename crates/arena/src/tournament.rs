@@ -8,6 +8,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use arena_core::process::DEFAULT_STDERR_CAP;
 use arena_core::registry::{GameEntry, PlayerSpec, SeatRequest};
 use arena_stats::SprtConfig;
+use arena_tournament::timing::MachineLoad;
 use arena_tournament::{
     BotPlan, Plan, PlanRequest, Progress, RunOptions, RunSettings, Schedule, SeatOrders,
 };
@@ -249,7 +250,22 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
         .map_err(|e| anyhow!("progress bar: {e}"))?
         .progress_chars("=> "),
     );
-    let report_progress = |progress: Progress| bar.set_position(progress.done);
+    // The highest load average seen while games ran, sampled at most once a second, to tell
+    // timeouts of a busy machine from slow bots.
+    let max_load = std::sync::Mutex::new((MachineLoad::sample(), std::time::Instant::now()));
+    let report_progress = |progress: Progress| {
+        bar.set_position(progress.done);
+        if let Ok(mut seen) = max_load.lock()
+            && seen.1.elapsed() >= std::time::Duration::from_secs(1)
+        {
+            let now = MachineLoad::sample();
+            seen.0 = match (seen.0, now) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            };
+            seen.1 = std::time::Instant::now();
+        }
+    };
     let started = std::time::Instant::now();
     if args.resume.is_some() && args.sprt.is_some() {
         eprintln!(
@@ -293,7 +309,16 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
         eprintln!("the sequential test decided: no more games are played (resuming plays none)");
     }
     print_faults(&dir, FAULTS_SHOWN);
-    crate::report::finish(&dir, &plan, args.format, args.bootstrap)?;
+    let last = MachineLoad::sample();
+    let max_load = max_load.lock().ok().and_then(|seen| seen.0);
+    let machine = MachineLoad {
+        cores,
+        max_load: match (max_load, last) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        },
+    };
+    crate::report::finish(&dir, &plan, args.format, args.bootstrap, machine)?;
     Ok(if outcome.interrupted {
         ExitCode::from(130)
     } else {
@@ -435,6 +460,7 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
             replays: args.replays != ReplaysArg::None,
             builtin_replays: args.replays == ReplaysArg::All,
             time_policy: args.timing.policy()?,
+            clock: args.timing.clock()?,
             game_options: if game.id() == "coup" {
                 let options = args.coup.with_env()?;
                 options
