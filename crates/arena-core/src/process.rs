@@ -425,7 +425,7 @@ impl BotProcess {
         }
         self.kill_group();
         let status = match self.own_exit {
-            Some(status) => Some(describe_status(status)),
+            Some(status) => Some(self.describe(status)),
             None => {
                 let mut status = self.reap(REAP_WAIT);
                 if status.is_none() && !self.reaped {
@@ -456,6 +456,11 @@ impl BotProcess {
             stderr_dropped: self.stderr.dropped,
             status,
         }
+    }
+
+    /// How the bot ended, in words (see [`describe_status_of`]).
+    pub fn describe(&self, status: ExitStatus) -> String {
+        describe_status_of(status, self.jail.is_some())
     }
 
     /// Waits up to `patience` for the leader to exit by itself (after it closed its output), without
@@ -588,10 +593,18 @@ pub fn process_tree_cpu(pid: i32) -> Option<Duration> {
 
 /// How a process ended, in words: `exited (code N)` or `killed by signal N (NAME)`.
 pub fn describe_status(status: ExitStatus) -> String {
-    if let Some(code) = status.code() {
-        return format!("exited (code {code})");
-    }
-    match status.signal() {
+    describe_status_of(status, false)
+}
+
+/// [`describe_status`] of a process run `sandboxed`: bubblewrap passes on a bot's death by signal N
+/// as its own exit code 128 + N (as shells do), read back as the signal.
+pub fn describe_status_of(status: ExitStatus, sandboxed: bool) -> String {
+    let signal = match status.code() {
+        Some(code) if sandboxed && (129..=128 + 64).contains(&code) => Some(code - 128),
+        Some(code) => return format!("exited (code {code})"),
+        None => status.signal(),
+    };
+    match signal {
         Some(signal) => {
             let name = Signal::try_from(signal).map_or("?", Signal::as_str);
             let core = if status.core_dumped() {

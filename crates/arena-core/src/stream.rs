@@ -141,17 +141,11 @@ fn closed_fault(process: &mut BotProcess) -> Fault {
     match process.wait_exit(EXIT_PATIENCE) {
         Some(status) if status.success() => Fault::new(
             FaultKind::Exited,
-            format!(
-                "{} before answering",
-                crate::process::describe_status(status)
-            ),
+            format!("{} before answering", process.describe(status)),
         ),
         Some(status) => Fault::new(
             FaultKind::Crashed,
-            format!(
-                "{} before answering",
-                crate::process::describe_status(status)
-            ),
+            format!("{} before answering", process.describe(status)),
         ),
         None => Fault::new(
             FaultKind::Crashed,
@@ -166,6 +160,9 @@ fn memory_fault() -> Fault {
         "killed by the sandbox's memory limit (out of memory)",
     )
 }
+
+/// How long bots get at the end of a game to exit by themselves before arena ends them.
+const END_PATIENCE: Duration = Duration::from_millis(30);
 
 /// How often a wait judged on CPU time looks at the bot's CPU time, at most.
 const CPU_POLL: Duration = Duration::from_millis(5);
@@ -350,7 +347,7 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
                     }
                     LineRead::Closed => {
                         let how = match process.wait_exit(EXIT_PATIENCE) {
-                            Some(status) => crate::process::describe_status(status),
+                            Some(status) => process.describe(status),
                             None => "closed its output".to_string(),
                         };
                         return Err(Fault::new(
@@ -452,12 +449,19 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
     }
 
     fn finish(&mut self) -> BoxFuture<'_, AgentLog> {
-        // Killed at once, reaped when polled: the runner creates every seat's future before polling
-        // any, so all bots of a game die together.
+        // The game is over: each bot sees the end of its input (as on CodinGame) and may exit by
+        // itself for a moment, so that its own exit is recorded, not arena's kill. The moment is
+        // shared: the runner creates every seat's future before polling any, so all bots of a game
+        // get it at once, and are then killed together.
+        let deadline = Instant::now() + END_PATIENCE;
         if let Some(process) = self.process.as_mut() {
-            process.kill();
+            process.close_stdin();
+            process.resume();
         }
         Box::pin(async move {
+            if let Some(process) = self.process.as_mut() {
+                process.wait_exit(deadline.saturating_duration_since(Instant::now()));
+            }
             self.stop("ended by arena at game end");
             std::mem::take(&mut self.log)
         })

@@ -1,10 +1,15 @@
 # A Lang Wars bot for the clock tests: before each answer it burns CPU (`burn MS`) or sleeps
-# (`sleep MS`) for MS milliseconds, then plays like the starter bot.
+# (`sleep MS`) for MS milliseconds, then plays like the starter bot. A third argument says how it
+# ends: `linger` (never exits by itself), `segv` (kills itself with SIGSEGV at its third answer);
+# by default it exits (code 0) after the last turn.
+import os
+import signal
 import sys
 import time
 
 MODE = sys.argv[1]
 MS = float(sys.argv[2]) / 1000.0
+END = sys.argv[3] if len(sys.argv) > 3 else "exit"
 
 
 def numbers():
@@ -37,9 +42,15 @@ def main():
         numbers()
         if turn % 2 == 1:
             numbers()
+        if END == "segv" and turn == 3:
+            os.kill(os.getpid(), signal.SIGSEGV)
         think()
         actions = 5 if turn % 2 == 1 else 2
         print(" ".join(str(i % targets) for i in range(actions)), flush=True)
+    if END == "linger":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        while True:
+            time.sleep(1)
 
 
 main()
