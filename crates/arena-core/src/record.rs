@@ -103,7 +103,7 @@ pub struct SeatTiming {
 impl PlayerRecord {
     /// The seat's timing, `None` for a built-in bot (never timed).
     pub fn timing(&self) -> Option<SeatTiming> {
-        (!self.spec.starts_with("builtin:")).then(|| SeatTiming {
+        (!self.spec.starts_with("builtin:")).then_some(SeatTiming {
             answers: self.answers,
             wall_us: self.total_answer_us,
             max_wall_us: self.max_answer_us,

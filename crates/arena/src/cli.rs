@@ -321,7 +321,9 @@ impl CoupOptions {
     }
 }
 
-pub fn run(cli: Cli) -> Result<ExitCode> {
+/// Runs the command; `matches` tells which options were given on the command line (a tournament
+/// file's values give way to them).
+pub fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<ExitCode> {
     match cli.command {
         Command::List => list(),
         Command::Languages => crate::bots::languages(),
@@ -341,7 +343,12 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             }
         }
         Command::Bot { game, name, args } => bot(&game, &name, &args),
-        Command::Tournament(args) => crate::tournament::tournament(*args),
+        Command::Tournament(mut args) => {
+            if let Some(matches) = matches.subcommand_matches("tournament") {
+                crate::tournament_file::apply(&mut args, matches)?;
+            }
+            crate::tournament::tournament(*args)
+        }
         Command::Serve { dirs, port } => serve(dirs, port),
         Command::View { file, port } => view(file, port),
         Command::Export { file, output } => export(&file, &output),

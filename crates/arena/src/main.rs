@@ -5,16 +5,21 @@ mod cli;
 mod games;
 mod report;
 mod tournament;
+mod tournament_file;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 fn main() -> ExitCode {
     // A resident sandbox's helper is this same program (see arena_core::sandbox::Resident).
     arena_core::sandbox::run_helper_if_asked();
-    let args = cli::Cli::parse();
-    match cli::run(args) {
+    let matches = cli::Cli::command().get_matches();
+    let args = match cli::Cli::from_arg_matches(&matches) {
+        Ok(args) => args,
+        Err(error) => error.exit(),
+    };
+    match cli::run(args, &matches) {
         Ok(code) => code,
         Err(error) => {
             eprintln!("arena: {error:#}");

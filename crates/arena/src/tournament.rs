@@ -47,84 +47,96 @@ pub enum FormatArg {
 
 #[derive(clap::Args, Debug)]
 pub struct TournamentArgs {
-    /// The game (not needed with --resume).
-    game: Option<String>,
+    /// The game (not needed with --resume), or `run` followed by a tournament file.
+    #[arg(value_name = "GAME | run")]
+    pub(crate) game: Option<String>,
+    /// After `run`: the tournament file (TOML: bots, game, games, jobs, time options, SPRT,
+    /// output... see the README); options given here override it.
+    #[arg(value_name = "FILE.toml")]
+    pub(crate) file: Option<PathBuf>,
+    /// Every submission in DIR (each folder and each source file) is a bot, labelled with its
+    /// name; added to the --bot bots.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) bots_dir: Option<PathBuf>,
+    /// Working folders per bot, from a tournament file (`None`: that bot has none).
+    #[arg(skip)]
+    pub(crate) bot_workdirs: Vec<Option<PathBuf>>,
     /// A player: `builtin:NAME`, a built-in bot's NAME, or a command line, optionally `LABEL=...`.
     /// Default: every built-in bot of the game.
     #[arg(long = "bot")]
-    bots: Vec<String>,
+    pub(crate) bots: Vec<String>,
     /// About this many games in all (rounded up to whole rounds).
     #[arg(long, conflicts_with = "seeds")]
-    games: Option<u64>,
+    pub(crate) games: Option<u64>,
     /// Seeds per group (rounds); every seed is played with every seat order of the group.
     #[arg(long, alias = "rounds")]
-    seeds: Option<u64>,
+    pub(crate) seeds: Option<u64>,
     /// Games at once, at least 1 (default: the number of cores).
     #[arg(long, value_parser = crate::cli::parse_jobs)]
-    jobs: Option<usize>,
+    pub(crate) jobs: Option<usize>,
     /// Tournament seed: every game seed and group draw derives from it (default: from the clock).
     #[arg(long, value_parser = crate::cli::parse_seed, allow_negative_numbers = true)]
-    seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
     /// Where the journal, replays and reports go (default: arena-out/GAME-SEED).
     #[arg(long)]
-    out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// Continue the interrupted tournament in DIR (its plan is reused; no game is lost or repeated).
     #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "game"])]
-    resume: Option<PathBuf>,
+    pub(crate) resume: Option<PathBuf>,
     /// Who meets whom: every pair or group (round-robin), one bot against the field (gauntlet), or
     /// Coup's rounds of ordered pairs (koth).
     #[arg(long, value_enum, default_value_t = ScheduleArg::RoundRobin)]
-    schedule: ScheduleArg,
+    pub(crate) schedule: ScheduleArg,
     /// The bot that plays every game of a gauntlet (its name).
     #[arg(long)]
-    gauntlet: Option<String>,
+    pub(crate) gauntlet: Option<String>,
     /// Play every seed with all 24 seat orders (4-player games) instead of the 4 rotations.
     #[arg(long)]
-    permutations: bool,
+    pub(crate) permutations: bool,
     /// League or variant, for games that have them (spring2021: wood2, wood1, bronze).
     #[arg(long)]
-    league: Option<String>,
+    pub(crate) league: Option<String>,
     /// Which games keep a compressed replay: auto (games with a process bot; those between
     /// built-in bots are rebuilt from their seed when watched), all, or none.
     #[arg(long, value_enum, default_value_t = ReplaysArg::Auto)]
-    replays: ReplaysArg,
+    pub(crate) replays: ReplaysArg,
     /// Working directory of the command bots: once for all, or once per --bot.
     #[arg(long = "workdir")]
-    workdirs: Vec<PathBuf>,
+    pub(crate) workdirs: Vec<PathBuf>,
     /// Do not freeze idle bots (SIGSTOP) while another one thinks.
     #[arg(long)]
-    no_pause: bool,
+    pub(crate) no_pause: bool,
     /// Do not pin each game's bot processes to a core of its own (pinning is on by default).
     #[arg(long)]
-    no_pin: bool,
+    pub(crate) no_pin: bool,
     /// Multiply every time limit (finite, above 0; slow machines, debugging).
     #[arg(long, default_value_t = 1.0, value_parser = crate::cli::parse_time_scale)]
-    time_scale: f64,
+    pub(crate) time_scale: f64,
     /// Bytes of each bot's stderr kept in its replay.
     #[arg(long, default_value_t = DEFAULT_STDERR_CAP)]
-    stderr_cap: usize,
+    pub(crate) stderr_cap: usize,
     /// Stop as soon as a sequential test of the first bot against the second decides: H0 "the
     /// first is ELO0 stronger" against H1 "ELO1 stronger" (logistic Elo, ELO0 < ELO1).
     #[arg(long, num_args = 2, value_names = ["ELO0", "ELO1"], allow_negative_numbers = true)]
-    sprt: Option<Vec<f64>>,
+    pub(crate) sprt: Option<Vec<f64>>,
     /// The SPRT's chance of accepting H1 when H0 holds.
     #[arg(long, default_value_t = 0.05)]
-    alpha: f64,
+    pub(crate) alpha: f64,
     /// The SPRT's chance of accepting H0 when H1 holds.
     #[arg(long, default_value_t = 0.05)]
-    beta: f64,
+    pub(crate) beta: f64,
     /// How the leaderboard is printed (summary.json and leaderboard.csv are always written).
     #[arg(long, value_enum, default_value_t = FormatArg::Text)]
-    format: FormatArg,
+    pub(crate) format: FormatArg,
     /// Bootstrap resamples for the rating intervals.
     #[arg(long, default_value_t = 200)]
-    bootstrap: usize,
+    pub(crate) bootstrap: usize,
     #[command(flatten)]
-    timing: TimingOptions,
+    pub(crate) timing: TimingOptions,
     #[command(flatten)]
-    coup: CoupOptions,
+    pub(crate) coup: CoupOptions,
     #[command(flatten)]
-    sandbox: crate::cli::SandboxOptions,
+    pub(crate) sandbox: crate::cli::SandboxOptions,
 }
 
 #[derive(clap::Args, Debug)]
@@ -405,7 +417,18 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
     } else {
         args.bots.iter().map(|b| split_name(b)).collect()
     };
-    let players = seat_requests(game.as_ref(), &texts, &args.workdirs)?;
+    let players = if args.bot_workdirs.len() == texts.len() {
+        // From a tournament file or --bots-dir: each bot with its own working folder or none.
+        texts
+            .iter()
+            .zip(&args.bot_workdirs)
+            .map(|((name, text), workdir)| {
+                crate::bots::resolve(game.as_ref(), name.as_deref(), text, workdir.as_deref())
+            })
+            .collect::<Result<Vec<_>>>()?
+    } else {
+        seat_requests(game.as_ref(), &texts, &args.workdirs)?
+    };
     let mut seats: Vec<_> = players.iter().map(|p| p.seat.clone()).collect();
     unique_names(&mut seats);
     let bots: Vec<BotPlan> = seats
