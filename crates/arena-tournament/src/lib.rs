@@ -11,6 +11,7 @@
 pub mod journal;
 pub mod rebuild;
 pub mod report;
+pub mod reproduce;
 pub mod run;
 pub mod schedule;
 pub mod timing;

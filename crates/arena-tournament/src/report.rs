@@ -913,7 +913,7 @@ pub fn report_html(
 
     let _ = write!(
         html,
-        "<h2>Games</h2><p>{} shown of {}; every game is in <code>results.jsonl</code>. Open a replay with <code>arena view FILE</code> or browse them all with <code>arena serve --dir DIR</code>; games between built-in bots keep no file by default and are played again from their seed (<code>arena replay DIR N</code>, or the server).</p><table><tr><th>#</th><th>seed</th><th>seats</th><th>scores</th><th>winner</th><th>replay</th></tr>",
+        "<h2>Games</h2><p>{} shown of {}; every game is in <code>results.jsonl</code>. Open a replay with <code>arena view FILE</code> or browse them all with <code>arena serve --dir DIR</code>; games between built-in bots keep no file by default and are played again from their seed (<code>arena replay DIR N</code>, or the server).</p><table><tr><th>#</th><th>seed</th><th>seats</th><th>scores</th><th>winner</th><th>replay</th><th>play it again</th></tr>",
         games.len(),
         report.games
     );
@@ -949,8 +949,10 @@ pub fn report_html(
         };
         let _ = write!(
             html,
-            "<tr><td>{}</td><td>{}</td><td>{seats}</td><td>{scores}</td><td>{winner}</td><td>{replay}</td></tr>",
-            game.index, game.seed
+            "<tr><td>{}</td><td>{}</td><td>{seats}</td><td>{scores}</td><td>{winner}</td><td>{replay}</td><td><code class=\"command\">{}</code></td></tr>",
+            game.index,
+            game.seed,
+            html_escape(&crate::reproduce::entry_command(plan, game))
         );
     }
     html.push_str("</table></body></html>\n");

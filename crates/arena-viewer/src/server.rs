@@ -65,6 +65,8 @@ pub fn router(options: &ServeOptions) -> Result<Router, ViewerError> {
         .route("/t/{root}/{*rest}", get(tournament_inside))
         .route("/g/{root}/{*path}", get(game_under_root))
         .route("/raw/{root}/{*path}", get(raw_under_root))
+        .route("/api/t/{root}", get(games_of_root))
+        .route("/api/t/{root}/{sub}", get(games_of_sub))
         .route("/f/{index}", get(game_file))
         .route("/f/{index}/raw", get(raw_file))
         .fallback(not_found)
@@ -202,6 +204,9 @@ async fn tournament_root(
 ) -> Result<Html<String>, Problem> {
     let axum::extract::Path(root) = params?;
     let Query(filter) = query?;
+    filter
+        .check()
+        .map_err(|why| Problem::new(StatusCode::BAD_REQUEST, why))?;
     let dir = store::tournament(&served.roots, root_index(&root)?, None)?;
     let loaded = store::load_tournament(&dir.path);
     Ok(Html(pages::tournament_page(
@@ -221,6 +226,9 @@ async fn tournament_inside(
 ) -> Result<Response, Problem> {
     let axum::extract::Path((root, rest)) = params?;
     let Query(filter) = query?;
+    filter
+        .check()
+        .map_err(|why| Problem::new(StatusCode::BAD_REQUEST, why))?;
     let index = root_index(&root)?;
     let (first, inside) = match rest.split_once('/') {
         Some((first, inside)) => (first, Some(inside)),
@@ -345,20 +353,38 @@ fn back_link(served: &Served, root: usize, path: &str) -> Back {
         return Back {
             href: dir.href(),
             label: sub.to_string(),
+            command: game_command(&dir, path),
         };
     }
     if let Some(base) = served.roots.get(root)
         && store::is_tournament(base)
+        && let Ok(dir) = store::tournament(&served.roots, root, None)
     {
         return Back {
             href: format!("/t/{root}"),
             label: "tournament".into(),
+            command: game_command(&dir, path),
         };
     }
     Back {
         href: "/".into(),
         label: "all tournaments".into(),
+        command: None,
     }
+}
+
+/// The `arena play` command of the game whose replay is `path` (`[SUB/]replays/N.json.gz` under
+/// the root) in tournament `dir`.
+fn game_command(dir: &store::TournamentDir, path: &str) -> Option<String> {
+    let name = path.rsplit_once("replays/").map(|(_, name)| name)?;
+    let index: u64 = name
+        .strip_suffix(".json.gz")
+        .or_else(|| name.strip_suffix(".json"))?
+        .parse()
+        .ok()?;
+    let tournament = store::load_tournament(&dir.path);
+    let result = tournament.results.iter().find(|r| r.index == index)?;
+    pages::Commands::of(&dir.path).command(result)
 }
 
 fn viewer(text: &str, back: &Back) -> Result<Response, Problem> {
@@ -373,6 +399,42 @@ fn raw(text: String) -> Result<Response, Problem> {
         HeaderValue::from_static("application/json"),
     );
     Ok(response)
+}
+
+/// `/api/t/ROOT[/SUB]?bot=&result=&fault=&seed=`: the games that pass the filters, as JSON.
+async fn games_json(
+    served: &Served,
+    root: &str,
+    sub: Option<&str>,
+    filter: &GameFilter,
+) -> Result<Response, Problem> {
+    filter
+        .check()
+        .map_err(|why| Problem::new(StatusCode::BAD_REQUEST, why))?;
+    let dir = store::tournament(&served.roots, root_index(root)?, sub)?;
+    let loaded = store::load_tournament(&dir.path);
+    let value = pages::games_json(&dir, &loaded, filter, served.rebuild.is_some());
+    raw(value.to_string())
+}
+
+async fn games_of_root(
+    State(served): State<Shared>,
+    params: Param<String>,
+    query: Result<Query<GameFilter>, QueryRejection>,
+) -> Result<Response, Problem> {
+    let axum::extract::Path(root) = params?;
+    let Query(filter) = query?;
+    games_json(&served, &root, None, &filter).await
+}
+
+async fn games_of_sub(
+    State(served): State<Shared>,
+    params: Param<(String, String)>,
+    query: Result<Query<GameFilter>, QueryRejection>,
+) -> Result<Response, Problem> {
+    let axum::extract::Path((root, sub)) = params?;
+    let Query(filter) = query?;
+    games_json(&served, &root, Some(&sub), &filter).await
 }
 
 async fn game_under_root(
@@ -415,6 +477,7 @@ async fn game_file(
     let back = Back {
         href: "/".into(),
         label: "home".into(),
+        command: None,
     };
     viewer(&store::read_text(&file)?, &back)
 }

@@ -138,7 +138,8 @@ struct PlayArgs {
     /// Where to write the replay (default: GAME-SEED.replay.json).
     #[arg(long)]
     replay: Option<PathBuf>,
-    /// Working directory of the command bots: once for all, or once per --bot.
+    /// Working directory of the command bots: once for all, or once per --bot (`-` for a bot
+    /// without one).
     #[arg(long = "workdir")]
     workdirs: Vec<PathBuf>,
     /// League or variant, for games that have them.
@@ -461,7 +462,9 @@ pub fn seat_requests(
                 0 => None,
                 1 => Some(workdirs[0].as_path()),
                 _ => Some(workdirs[index].as_path()),
-            };
+            }
+            // `-`: this bot has none (when the others have one each).
+            .filter(|dir| dir.as_os_str() != "-");
             crate::bots::resolve(game, name.as_deref(), text, workdir)
         })
         .collect()

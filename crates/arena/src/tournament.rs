@@ -320,7 +320,7 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
     if outcome.decided {
         eprintln!("the sequential test decided: no more games are played (resuming plays none)");
     }
-    print_faults(&dir, FAULTS_SHOWN);
+    print_faults(&dir, &plan, FAULTS_SHOWN);
     let last = MachineLoad::sample();
     let max_load = max_load.lock().ok().and_then(|seen| seen.0);
     let machine = MachineLoad {
@@ -343,7 +343,7 @@ const FAULTS_SHOWN: usize = 3;
 
 /// Shows the first games with faults as `arena play` does (when, how the process ended, the last
 /// lines of stderr), from their replays; counts the rest. On stderr: the leaderboard is the output.
-fn print_faults(dir: &std::path::Path, shown: usize) {
+fn print_faults(dir: &std::path::Path, plan: &Plan, shown: usize) {
     let Ok(journal) = std::fs::read_to_string(dir.join("results.jsonl")) else {
         return;
     };
@@ -374,19 +374,29 @@ fn print_faults(dir: &std::path::Path, shown: usize) {
         eprintln!(
             "game {} (seed {}): {}",
             entry["index"],
-            entry["seed"],
+            entry["seed"]
+                .as_str()
+                .map_or_else(|| entry["seed"].to_string(), str::to_string),
             names.join(" vs ")
         );
         match details {
             Some(details) => eprint!("{details}"),
             None => eprintln!("  faults {} (no replay kept)", entry["faults"]),
         }
+        if let Ok(entry) = serde_json::from_value::<arena_tournament::Entry>(entry) {
+            eprintln!(
+                "  play it again: {}",
+                arena_tournament::reproduce::entry_command(plan, &entry)
+            );
+        }
     }
     if games > shown {
         eprintln!(
-            "{} more games with faults: their replays are in {}",
+            "{} more games with faults: their replays are in {} (`arena serve --dir {}` lists them \
+             by fault, result and bot, each with its `arena play` command)",
             games - shown,
-            dir.join("replays").display()
+            dir.join("replays").display(),
+            dir.display()
         );
     }
 }
