@@ -169,10 +169,13 @@ async fn indices(app: &axum::Router, query: &str) -> Vec<u64> {
     let value: serde_json::Value = serde_json::from_str(&body).expect("JSON");
     let games = value["games"].as_array().expect("games");
     assert_eq!(value["count"], games.len());
-    games
+    // Listed in journal order (games finish in any order on parallel workers).
+    let mut found: Vec<u64> = games
         .iter()
         .map(|g| g["index"].as_u64().expect("index"))
-        .collect()
+        .collect();
+    found.sort_unstable();
+    found
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -184,7 +187,8 @@ async fn the_server_finds_games_by_bot_result_fault_and_seed() {
     })
     .await
     .expect("tournament");
-    let games = journal(&out);
+    let mut games = journal(&out);
+    games.sort_by_key(|g| g["index"].as_u64());
     let app = arena_viewer::router(&arena_viewer::ServeOptions {
         dirs: vec![out.clone()],
         files: Vec::new(),
