@@ -1004,3 +1004,47 @@ fn bot(game: &str, name: &str, args: &[String]) -> Result<ExitCode> {
         .map_err(|e| anyhow!(e))?;
     Ok(ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every subcommand and every option or argument, all the way down, says what it does.
+    #[test]
+    fn every_command_and_option_has_help() {
+        fn walk(command: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in command.get_arguments() {
+                let id = arg.get_id().as_str();
+                if arg.is_hide_set() || id == "help" || id == "version" {
+                    continue;
+                }
+                let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+                if help.trim().is_empty() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in command.get_subcommands() {
+                let name = format!("{path} {}", sub.get_name());
+                let about = sub.get_about().map(ToString::to_string).unwrap_or_default();
+                if about.trim().is_empty() {
+                    missing.push(name.clone());
+                }
+                walk(sub, &name, missing);
+            }
+        }
+        let command = Cli::command();
+        command.clone().debug_assert();
+        let mut missing = Vec::new();
+        walk(&command, "arena", &mut missing);
+        assert!(missing.is_empty(), "no help: {missing:?}");
+        // The walk sees the options of flattened groups too.
+        let tournament = command.find_subcommand("tournament").expect("tournament");
+        for id in ["clock", "bots_dir", "file", "kind", "deck"] {
+            assert!(
+                tournament.get_arguments().any(|a| a.get_id() == id),
+                "{id} not walked"
+            );
+        }
+    }
+}

@@ -22,8 +22,22 @@ fn main() -> ExitCode {
     match cli::run(args, &matches) {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("arena: {error:#}");
+            eprintln!("arena: {}", error_text(&error));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error with its causes, each said once: many errors already quote their source in their
+/// own message (`/x.json: No such file or directory`), and `{:#}` would repeat it.
+fn error_text(error: &anyhow::Error) -> String {
+    let mut text = error.to_string();
+    for cause in error.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
 }
