@@ -19,7 +19,7 @@ use axum::routing::get;
 use crate::export::{Back, viewer_page};
 use crate::pages::{self, GameFilter};
 use crate::store::{self, REPORT_FILE, Refusal, is_replay_name, resolve_under};
-use crate::{Rebuilder, ServeOptions, ViewerError};
+use crate::{HostCheck, Rebuilder, ServeOptions, ViewerError};
 
 struct Served {
     /// Canonical directories.
@@ -70,14 +70,27 @@ pub fn router(options: &ServeOptions) -> Result<Router, ViewerError> {
         .route("/f/{index}", get(game_file))
         .route("/f/{index}/raw", get(raw_file))
         .fallback(not_found)
-        .layer(axum::middleware::from_fn(loopback_host_only))
+        .layer(axum::middleware::from_fn_with_state(
+            options.request_timeout.unwrap_or(crate::REQUEST_TIMEOUT),
+            time_limit,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(HostCheck::new(
+                options
+                    .bind
+                    .unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST)),
+                &options.allowed_hosts,
+            )),
+            allowed_host_only,
+        ))
         .with_state(state))
 }
 
-/// Refuses requests whose `Host` is not a loopback name: the server listens on 127.0.0.1 only,
-/// but a web page could point its own domain at 127.0.0.1 (DNS rebinding) and read replays,
-/// stderr included, through the visitor's browser. Such a request names the page's domain.
-async fn loopback_host_only(
+/// Refuses requests whose `Host` the server does not answer to (see [`HostCheck`]): a web page
+/// could point its own domain at this machine (DNS rebinding) and read replays, stderr included,
+/// through the visitor's browser. Such a request names the page's domain.
+async fn allowed_host_only(
+    State(check): State<Arc<HostCheck>>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
@@ -86,31 +99,38 @@ async fn loopback_host_only(
         return next.run(request).await;
     };
     let host = host.to_str().unwrap_or_default().to_string();
-    if is_loopback_host(&host) {
+    if check.allows(&host) {
         next.run(request).await
     } else {
         Problem::new(
             StatusCode::FORBIDDEN,
             format!(
-                "the Host `{host}` is not this computer: arena serve answers requests for 127.0.0.1, \
-                 localhost or [::1] only"
+                "the Host `{host}` is not one this server answers to ({}); to serve it under \
+                 another name, give that name with --allow-host",
+                check.describe()
             ),
         )
         .into_response()
     }
 }
 
-/// `127.0.0.1`, `localhost` or `[::1]`, with or without a port.
-fn is_loopback_host(host: &str) -> bool {
-    let name = if let Some(rest) = host.strip_prefix('[') {
-        rest.split_once(']').map_or(rest, |(name, _)| name)
-    } else {
-        host.rsplit_once(':').map_or(host, |(name, _)| name)
-    };
-    matches!(
-        name.to_ascii_lowercase().as_str(),
-        "127.0.0.1" | "localhost" | "::1"
-    )
+/// Answers 408 for a request that takes longer than the limit (a rebuild that hangs, say).
+async fn time_limit(
+    State(limit): State<std::time::Duration>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    match tokio::time::timeout(limit, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => Problem::new(
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "the request took longer than {} s and was stopped",
+                limit.as_secs_f64()
+            ),
+        )
+        .into_response(),
+    }
 }
 
 /// A refused request, rendered as an HTML page with its status.

@@ -76,9 +76,24 @@ enum Command {
         /// Directories to serve (tournament directories, or directories holding them); default: `.`.
         #[arg(long = "dir")]
         dirs: Vec<PathBuf>,
-        /// Port on 127.0.0.1 (0: any free port).
+        /// Port to listen on (0: any free port).
         #[arg(long, default_value_t = 8000)]
         port: u16,
+        /// Listen on ADDR instead of 127.0.0.1, to serve a network (0.0.0.0: every address of
+        /// this machine). There is no authentication: anyone who reaches it sees every game,
+        /// stderr included.
+        #[arg(long, value_name = "ADDR")]
+        bind: Option<std::net::IpAddr>,
+        /// A host name the server answers to besides 127.0.0.1, localhost, [::1] and the bound
+        /// address (requests naming another host are refused: DNS rebinding); repeatable.
+        #[arg(long = "allow-host", value_name = "NAME")]
+        allow_hosts: Vec<String>,
+        /// Seconds a request may take before it is answered 408.
+        #[arg(long, value_name = "S", default_value_t = arena_viewer::REQUEST_TIMEOUT.as_secs())]
+        request_timeout: u64,
+        /// Seconds a connection may stay silent (before or between requests) before it is closed.
+        #[arg(long, value_name = "S", default_value_t = arena_viewer::IDLE_TIMEOUT.as_secs())]
+        idle_timeout: u64,
     },
     /// Open one replay file (JSON or .json.gz) in the viewer.
     View {
@@ -350,7 +365,23 @@ pub fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<ExitCode> {
             }
             crate::tournament::tournament(*args)
         }
-        Command::Serve { dirs, port } => serve(dirs, port),
+        Command::Serve {
+            dirs,
+            port,
+            bind,
+            allow_hosts,
+            request_timeout,
+            idle_timeout,
+        } => serve(
+            dirs,
+            port,
+            ServeNetwork {
+                bind,
+                allow_hosts,
+                request_timeout: Duration::from_secs(request_timeout.max(1)),
+                idle_timeout: Duration::from_secs(idle_timeout.max(1)),
+            },
+        ),
         Command::View { file, port } => view(file, port),
         Command::Export { file, output } => export(&file, &output),
         Command::Replay {
@@ -910,10 +941,19 @@ fn bench_replays(game: &str, seconds: f64, league: Option<&str>) -> Result<ExitC
     Ok(ExitCode::SUCCESS)
 }
 
-fn serve(mut dirs: Vec<PathBuf>, port: u16) -> Result<ExitCode> {
+/// Where and how long `arena serve` answers.
+struct ServeNetwork {
+    bind: Option<std::net::IpAddr>,
+    allow_hosts: Vec<String>,
+    request_timeout: Duration,
+    idle_timeout: Duration,
+}
+
+fn serve(mut dirs: Vec<PathBuf>, port: u16, network: ServeNetwork) -> Result<ExitCode> {
     if dirs.is_empty() {
         dirs.push(PathBuf::from("."));
     }
+    let lan = network.bind.filter(|ip| !ip.is_loopback());
     let options = arena_viewer::ServeOptions {
         dirs,
         files: Vec::new(),
@@ -921,8 +961,25 @@ fn serve(mut dirs: Vec<PathBuf>, port: u16) -> Result<ExitCode> {
         rebuild: Some(arena_viewer::Rebuilder(std::sync::Arc::new(
             |dir, index| Box::pin(async move { rebuilt_replay(&dir, index, None).await }),
         ))),
+        bind: network.bind,
+        allowed_hosts: network.allow_hosts,
+        request_timeout: Some(network.request_timeout),
+        idle_timeout: Some(network.idle_timeout),
     };
     server_runtime()?.block_on(interruptible(arena_viewer::serve(options, |server| {
+        if let Some(ip) = lan {
+            eprintln!(
+                "warning: --bind {ip}: arena serve answers the network, with no authentication: \
+                 anyone who can reach {} sees every game here, the bots' stderr included; \
+                 browsers may use the address{} (add names with --allow-host)",
+                server.local_addr(),
+                if ip.is_unspecified() {
+                    "es of this machine"
+                } else {
+                    ""
+                }
+            );
+        }
         println!("arena serve: {} (Ctrl-C to stop)", server.url());
     })))??;
     Ok(ExitCode::SUCCESS)

@@ -457,3 +457,42 @@ fn labels_default_to_the_folder_file_or_program_name() {
         .collect();
     assert_eq!(names, ["myfolder", "solo", "Lw", "random"]);
 }
+
+#[test]
+fn serving_a_network_warns_that_anyone_there_sees_every_game() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut child = Command::new(ARENA)
+        .args([
+            "serve",
+            "--dir",
+            dir.path().to_str().expect("utf-8"),
+            "--bind",
+            "0.0.0.0",
+            "--port",
+            "0",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("arena serve starts");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut warning = String::new();
+    std::io::BufReader::new(stderr)
+        .read_line(&mut warning)
+        .expect("a line");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut url = String::new();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut url)
+        .expect("a line");
+    child.kill().expect("stop the server");
+    let _ = child.wait();
+    assert!(
+        warning.starts_with("warning: --bind 0.0.0.0")
+            && warning.contains("no authentication")
+            && warning.contains("--allow-host"),
+        "{warning}"
+    );
+    assert!(url.starts_with("arena serve: http://0.0.0.0:"), "{url}");
+}

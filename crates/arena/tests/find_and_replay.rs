@@ -193,7 +193,7 @@ async fn the_server_finds_games_by_bot_result_fault_and_seed() {
         dirs: vec![out.clone()],
         files: Vec::new(),
         port: 0,
-        rebuild: None,
+        ..Default::default()
     })
     .expect("router");
     let all: Vec<u64> = (0..games.len() as u64).collect();
