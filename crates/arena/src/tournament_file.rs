@@ -399,3 +399,24 @@ fn add_bots_dir(args: &mut TournamentArgs, dir: &Path) -> Result<()> {
     args.bot_workdirs = workdirs;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The README's example names every key, and only keys the file takes.
+    #[test]
+    fn the_readme_example_is_a_valid_file() {
+        let readme = include_str!("../../../README.md");
+        let start = readme
+            .find("```toml\ngame = \"negotiate\"")
+            .expect("the example in the README");
+        let body = &readme[start + "```toml\n".len()..];
+        let example = &body[..body.find("```").expect("end of the example")];
+        let file: TournamentFile = toml::from_str(example).expect("the example parses");
+        assert_eq!(file.game.as_deref(), Some("negotiate"));
+        assert_eq!(file.bots.len(), 3);
+        assert!(file.sprt.is_some() && file.coup.is_some());
+        assert!(file.clock.is_some() && file.bots_dir.is_some() && file.cpu_seconds.is_some());
+    }
+}
