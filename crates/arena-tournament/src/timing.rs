@@ -141,7 +141,8 @@ pub fn summarize(
         }
         if starved > 0 {
             why.push(format!(
-                "{starved} of them got less than half their wall time as CPU time (waiting for a core)"
+                "{starved} of them got less than half their wall time as CPU time (waiting for a \
+                 core, unless the bot sleeps or waits on something)"
             ));
         }
         let advice = if plan.settings.clock == ClockKind::Cpu {
