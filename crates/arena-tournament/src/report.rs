@@ -423,7 +423,7 @@ fn faults_text(faults: &std::collections::BTreeMap<String, u64>) -> String {
 /// The terminal's width the text reports keep to (the full tables are in report.html).
 pub const TEXT_WIDTH: usize = 100;
 /// Longest bot name shown in the text tables; longer ones are cut with `…`.
-const NAME_MAX: usize = 16;
+pub(crate) const NAME_MAX: usize = 16;
 
 /// Width of the bot-name column.
 fn name_width(report: &StatsReport) -> usize {
@@ -437,7 +437,7 @@ fn name_width(report: &StatsReport) -> usize {
 }
 
 /// `text` cut to `max` characters, the cut marked with `…`.
-fn truncate(text: &str, max: usize) -> String {
+pub(crate) fn truncate(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         text.to_string()
     } else {
@@ -449,7 +449,7 @@ fn truncate(text: &str, max: usize) -> String {
 
 /// `text` as lines of at most [`TEXT_WIDTH`] characters, broken at spaces, continuation lines
 /// indented.
-fn wrapped(text: &str) -> String {
+pub(crate) fn wrapped(text: &str) -> String {
     let mut out = String::new();
     let mut line = String::new();
     for word in text.split(' ') {

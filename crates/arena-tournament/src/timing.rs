@@ -182,7 +182,7 @@ impl TimingSummary {
             .map(|b| b.bot.chars().count())
             .max()
             .unwrap_or(3)
-            .max(3);
+            .clamp(3, crate::report::NAME_MAX);
         let _ = writeln!(
             out,
             "answer times, ms (limits judged on the {} clock):",
@@ -197,7 +197,7 @@ impl TimingSummary {
             let _ = writeln!(
                 out,
                 "  {:<width$} {:>8} {:>10} {:>10} {:>10} {:>10} {:>9}",
-                bot.bot,
+                crate::report::truncate(&bot.bot, width),
                 bot.answers,
                 cell(bot.wall_mean_ms),
                 cell(bot.wall_max_ms),
@@ -207,7 +207,7 @@ impl TimingSummary {
             );
         }
         if let Some(warning) = &self.warning {
-            let _ = writeln!(out, "warning: {warning}");
+            out.push_str(&crate::report::wrapped(&format!("warning: {warning}")));
         }
         out
     }

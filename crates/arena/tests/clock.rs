@@ -277,6 +277,11 @@ fn timeouts_with_far_less_cpu_than_wall_time_are_flagged_with_what_to_do() {
         String::from_utf8_lossy(&output.stderr)
     );
     let text = String::from_utf8_lossy(&output.stdout);
+    for line in text.lines() {
+        assert!(line.chars().count() <= 100, "{line}");
+    }
+    // The warning is wrapped at 100 columns: read it as one line.
+    let text = text.replace("\n  ", " ");
     assert!(
         text.contains("4 timeouts happened while the machine was busy")
             && text.contains("--clock cpu")
