@@ -87,6 +87,29 @@ fn leader_exited(pid: i32) -> bool {
     }
 }
 
+/// Reaps child `pid`: its wait status and the CPU time (user + system) it and the children it
+/// waited for used.
+fn wait_with_usage(pid: i32) -> io::Result<(i32, Duration)> {
+    let mut status = 0;
+    loop {
+        // SAFETY: an all-zero rusage is a valid value to be overwritten.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: wait4 on our own child with valid status and rusage pointers.
+        let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if rc == pid {
+            let time = |t: libc::timeval| {
+                Duration::from_secs(t.tv_sec.max(0) as u64)
+                    + Duration::from_micros(t.tv_usec.max(0) as u64)
+            };
+            return Ok((status, time(usage.ru_utime) + time(usage.ru_stime)));
+        }
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+}
+
 fn kill_group(pgid: i32) {
     // ESRCH (nobody left) is the normal case after a clean exit.
     let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
@@ -97,6 +120,8 @@ struct Running {
     pid: i32,
     jail: Option<Jail>,
     reaped: bool,
+    /// CPU time of the leader and the children it waited for, from `wait4` (unsandboxed calls).
+    cpu: Option<Duration>,
 }
 
 impl Running {
@@ -110,7 +135,15 @@ impl Running {
             }
             kill_group(self.pid);
         }
-        let status = arena_core::sandbox::wait_pid(self.pid).map(ExitStatus::from_raw);
+        let status = if self.jail.is_some() {
+            arena_core::sandbox::wait_pid(self.pid)
+        } else {
+            wait_with_usage(self.pid).map(|(status, cpu)| {
+                self.cpu = Some(cpu);
+                status
+            })
+        }
+        .map(ExitStatus::from_raw);
         self.reaped = true;
         status
     }
@@ -163,6 +196,7 @@ pub fn run_process_in(
         pid,
         jail: spawned.jail,
         reaped: false,
+        cpu: None,
     };
     for fd in [
         stdout_pipe.as_ref().map(|p| p.as_raw_fd()),
@@ -249,8 +283,13 @@ pub fn run_process_in(
     let status = running.finish()?;
     let elapsed = started.elapsed();
     let memory_exceeded = running.jail.as_ref().is_some_and(Jail::memory_exceeded);
-    // A sandbox of its own for this call: its cgroup's CPU time is the call's.
-    let cpu = running.jail.as_ref().and_then(Jail::cpu_time);
+    // A sandbox of its own for this call: its cgroup's CPU time is the call's; unsandboxed, what
+    // `wait4` reported.
+    let cpu = running
+        .jail
+        .as_ref()
+        .and_then(Jail::cpu_time)
+        .or(running.cpu);
     Ok(RawCall {
         cpu,
         memory_exceeded,

@@ -236,6 +236,7 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
             plan.variant.as_deref(),
             &seats,
             plan.settings.time_scale,
+            plan.settings.clock,
             sandbox.clone(),
         )?;
     }
@@ -282,6 +283,25 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
     if args.resume.is_some() && args.sprt.is_some() {
         eprintln!(
             "note: --sprt is ignored on --resume: the test is the one in the tournament's plan"
+        );
+    }
+    if args.resume.is_some()
+        && (args.timing.clock.is_some()
+            || args.timing.time_policy.is_some()
+            || args.timing.grace.is_some()
+            || args.timing.bank.is_some())
+    {
+        eprintln!(
+            "note: time options are ignored on --resume: the games are played with the plan's \
+             ({}{})",
+            plan.settings
+                .time_policy
+                .map_or("the game's time policy".to_string(), |p| p.to_string()),
+            if plan.settings.clock.is_wall() {
+                ""
+            } else {
+                ", the CPU clock"
+            }
         );
     }
     let mut sprt = crate::report::sprt_rule(&plan, &dir)?;

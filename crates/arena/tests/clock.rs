@@ -318,3 +318,50 @@ fn timeouts_with_far_less_cpu_than_wall_time_are_flagged_with_what_to_do() {
         assert!(timing[seat]["wall_us"].as_u64().expect("wall") >= 400_000);
     }
 }
+
+#[test]
+fn every_coup_call_has_its_cpu_time_sandboxed_or_not() {
+    for sandbox in ["bwrap", "none"] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let replay = dir.path().join("coup.json");
+        let bot = format!("{ARENA} bot coup calculator");
+        let output = Command::new(ARENA)
+            .args([
+                "play",
+                "coup",
+                "--bot",
+                &bot,
+                "--bot",
+                "random",
+                "--seed",
+                "3",
+                "--sandbox",
+                sandbox,
+                "--replay",
+                replay.to_str().expect("utf-8"),
+            ])
+            .output()
+            .expect("arena runs");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let record: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&replay).expect("replay")).expect("JSON");
+        let calls: Vec<&serde_json::Value> = record["steps"]
+            .as_array()
+            .expect("steps")
+            .iter()
+            .filter(|s| s["player"] == 0)
+            .collect();
+        assert!(!calls.is_empty());
+        for call in calls {
+            // A process start costs some CPU, however small the bot.
+            assert!(
+                call["cpu_us"].as_u64().is_some_and(|us| us > 0),
+                "{sandbox}: {call}"
+            );
+        }
+    }
+}
