@@ -142,7 +142,22 @@ pub async fn run_match<G: Game>(
                 (ClockKind::Cpu, Some(cpu)) => cpu,
                 _ => reply.elapsed,
             };
-            let verdict = clock.judge(limit, measured);
+            let deadline = clock.deadline(limit);
+            let verdict = match reply.cpu {
+                // On the CPU clock the agent checks the CPU time between slices of waiting; a bot
+                // with several busy threads can pass the deadline within a slice and still answer.
+                Some(cpu) if options.clock == ClockKind::Cpu && cpu > deadline => {
+                    Verdict::Timeout(crate::game::Fault::new(
+                        crate::FaultKind::Timeout,
+                        format!(
+                            "answered after {:.1} ms of CPU, more than the {} ms allowed (CPU clock)",
+                            cpu.as_secs_f64() * 1000.0,
+                            deadline.as_millis()
+                        ),
+                    ))
+                }
+                _ => clock.judge(limit, measured),
+            };
             record.strikes = clock.strikes();
             record.bank_used_us += bank_before.saturating_sub(clock.bank_left()).as_micros() as u64;
             if let Verdict::Timeout(fault) = verdict {
