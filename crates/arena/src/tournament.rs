@@ -131,6 +131,10 @@ pub struct TournamentArgs {
     /// Bootstrap resamples for the rating intervals.
     #[arg(long, default_value_t = 200)]
     pub(crate) bootstrap: usize,
+    /// After the run, list the first games this bot lost, each with the `arena play` command that
+    /// plays it again (default: the gauntlet's bot, or the first bot of an SPRT).
+    #[arg(long, value_name = "LABEL")]
+    pub(crate) show_lost: Option<String>,
     #[command(flatten)]
     pub(crate) timing: TimingOptions,
     #[command(flatten)]
@@ -341,6 +345,21 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
         eprintln!("the sequential test decided: no more games are played (resuming plays none)");
     }
     print_faults(&dir, &plan, FAULTS_SHOWN);
+    let lost_of = match &args.show_lost {
+        Some(label) => Some(
+            plan.bots
+                .iter()
+                .position(|b| &b.name == label)
+                .ok_or_else(|| anyhow!("--show-lost {label}: no bot of that name"))?,
+        ),
+        None => match plan.schedule {
+            Schedule::Gauntlet { bot } => Some(bot),
+            _ => plan.sprt.map(|_| 0),
+        },
+    };
+    if let Some(bot) = lost_of {
+        print_lost(&dir, &plan, bot, FAULTS_SHOWN);
+    }
     let last = MachineLoad::sample();
     let max_load = max_load.lock().ok().and_then(|seen| seen.0);
     let machine = MachineLoad {
@@ -418,6 +437,53 @@ fn print_faults(dir: &std::path::Path, plan: &Plan, shown: usize) {
             dir.join("replays").display(),
             dir.display()
         );
+    }
+}
+
+/// The first `shown` games `bot` lost (not first, not sharing first place), each with its command;
+/// counts the rest. On stderr, like the faults.
+fn print_lost(dir: &std::path::Path, plan: &Plan, bot: usize, shown: usize) {
+    let Ok(entries) = arena_tournament::journal::entries_in_order(dir) else {
+        return;
+    };
+    let name = &plan.bots[bot].name;
+    let mut lost = 0usize;
+    for entry in entries.flatten() {
+        let Some(seat) = entry.seats.iter().position(|&b| b == bot) else {
+            continue;
+        };
+        if entry.winner == Some(seat) || entry.ranks.get(seat) == Some(&1) {
+            continue;
+        }
+        lost += 1;
+        if lost > shown {
+            continue;
+        }
+        let scores: Vec<String> = entry
+            .bots
+            .iter()
+            .zip(&entry.scores)
+            .map(|(bot, score)| format!("{bot} {score}"))
+            .collect();
+        eprintln!(
+            "{name} lost game {} (seed {}): {}",
+            entry.index,
+            entry.seed,
+            scores.join(", ")
+        );
+        eprintln!(
+            "  play it again: {}",
+            arena_tournament::reproduce::entry_command(plan, &entry)
+        );
+    }
+    if lost > shown {
+        eprintln!(
+            "{} more games {name} lost: `arena serve --dir {}` lists them (bot {name}, result lost)",
+            lost - shown,
+            dir.display()
+        );
+    } else if lost == 0 {
+        eprintln!("{name} lost no game");
     }
 }
 

@@ -43,6 +43,7 @@ struct TournamentFile {
     sprt: Option<SprtEntry>,
     format: Option<String>,
     bootstrap: Option<usize>,
+    show_lost: Option<String>,
     sandbox: Option<String>,
     memory_mib: Option<u64>,
     max_tasks: Option<u32>,
@@ -260,6 +261,12 @@ fn merge(
         given,
     );
     set(&mut args.bootstrap, "bootstrap", file.bootstrap, given);
+    set(
+        &mut args.show_lost,
+        "show_lost",
+        file.show_lost.map(Some),
+        given,
+    );
     let kind = one_of("sandbox", file.sandbox, &["bwrap", "none"])?;
     set(&mut args.sandbox.kind, "kind", kind, given);
     set(

@@ -266,3 +266,78 @@ async fn the_server_finds_games_by_bot_result_fault_and_seed() {
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(body.contains("won, lost or drawn"), "{body}");
 }
+
+#[test]
+fn the_console_lists_the_games_a_bot_lost_with_their_commands() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let out = root.path().join("ab");
+    let output = Command::new(ARENA)
+        .args([
+            "tournament",
+            "coup",
+            "--bot",
+            "new=random",
+            "--bot",
+            "old=calculator",
+            "--games",
+            "20",
+            "--seed",
+            "2",
+            "--show-lost",
+            "new",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ])
+        .output()
+        .expect("arena runs");
+    let console = ok(&output);
+    let games = journal(&out);
+    let lost: Vec<&serde_json::Value> = games
+        .iter()
+        .filter(|g| {
+            let seat = g["bots"]
+                .as_array()
+                .expect("bots")
+                .iter()
+                .position(|b| b == "new")
+                .expect("plays");
+            g["winner"] != seat && g["ranks"][seat] != 1
+        })
+        .collect();
+    assert!(!lost.is_empty(), "random loses to calculator");
+    let listed: Vec<&str> = console
+        .lines()
+        .filter(|line| line.starts_with("new lost game "))
+        .collect();
+    assert_eq!(listed.len(), lost.len().min(3), "{console}");
+    let command = console
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("play it again: arena "))
+        .expect("a command");
+    let again = Command::new(ARENA)
+        .args(command.split_whitespace())
+        .arg("--replay")
+        .arg(root.path().join("again.json"))
+        .output()
+        .expect("arena runs");
+    let table = String::from_utf8_lossy(&again.stdout).into_owned();
+    ok(&again);
+    // The first listed game, in journal order as the console reads it.
+    let index: u64 = listed[0]
+        .trim_start_matches("new lost game ")
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("game index");
+    let game = games
+        .iter()
+        .find(|g| g["index"] == index)
+        .expect("the listed game");
+    let expected: Vec<String> = game["scores"]
+        .as_array()
+        .expect("scores")
+        .iter()
+        .map(|s| s.as_str().expect("text").to_string())
+        .collect();
+    assert_eq!(table_scores(&table), expected, "{table}");
+}
