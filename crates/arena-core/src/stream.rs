@@ -381,11 +381,13 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
             if G::DISCARD_STALE_OUTPUT {
                 self.lines.discard_stale(process);
             }
+            // Read before the input goes out, while the bot waits for it: the clock starts right
+            // after the write, with nothing of arena's in between.
+            let cpu_before = process.cpu_time();
             process.write(input.as_bytes());
             if std::mem::take(&mut self.resume_pending) {
                 process.resume();
             }
-            let cpu_before = process.cpu_time();
             let started = Instant::now();
             let read = match self.spec.clock {
                 ClockKind::Wall => {
