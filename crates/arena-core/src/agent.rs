@@ -18,6 +18,9 @@ pub struct Reply<A> {
     pub raw_output: Option<String>,
     /// Time from the input being handed over to the answer being complete.
     pub elapsed: Duration,
+    /// CPU time the bot's processes used for this answer, when it could be measured (process
+    /// agents: the sandbox's cgroup, or `/proc` for an unconfined bot).
+    pub cpu: Option<Duration>,
 }
 
 /// What an agent leaves behind at the end of a game.
@@ -91,6 +94,7 @@ impl<G: Game> Agent<G> for BuiltinAgent<G> {
                 input: None,
                 raw_output: None,
                 elapsed: Duration::ZERO,
+                cpu: None,
             }
         })
     }

@@ -30,8 +30,8 @@ pub use game::{
     Answer, Bot, BotEntry, Fault, FaultKind, Game, Outcome, StreamProtocol, play_in_process,
     ranks_of,
 };
-pub use record::{MatchRecord, PlayerRecord, RecordJson, Step, StepFault};
+pub use record::{MatchRecord, PlayerRecord, RecordJson, SeatTiming, Step, StepFault};
 pub use runner::{MatchOptions, Seat, run_match};
 pub use score::Score;
 pub use stream::{ProcessSpec, StreamAgent};
-pub use timing::TimePolicy;
+pub use timing::{ClockKind, TimePolicy};

@@ -119,6 +119,8 @@ pub struct BotProcess {
     stderr: CappedText,
     ended: bool,
     reaped: bool,
+    /// The leader's status when it exited before arena killed it.
+    own_exit: Option<ExitStatus>,
 }
 
 /// What was left of a process after it was ended.
@@ -185,6 +187,7 @@ impl BotProcess {
             },
             ended: false,
             reaped: false,
+            own_exit: None,
         };
         // From here on, dropping `process` kills and reaps the bot.
         for fd in [
@@ -237,6 +240,24 @@ impl BotProcess {
         self.jail
             .as_ref()
             .is_some_and(crate::sandbox::Jail::memory_exceeded)
+    }
+
+    /// CPU time the bot has used so far, all its processes together: its sandbox's cgroup (exact,
+    /// exited processes included), or else the process tree under the leader in `/proc` (in clock
+    /// ticks; children count once reaped, through their parent's `cutime`). `None` when neither can
+    /// be read (the bot is gone).
+    pub fn cpu_time(&self) -> Option<Duration> {
+        if let Some(lease) = &self.lease {
+            // The pooled sandbox's cgroup counts every game it served: callers take differences.
+            return lease.cpu_time();
+        }
+        if let Some(cpu) = self.jail.as_ref().and_then(crate::sandbox::Jail::cpu_time) {
+            return Some(cpu);
+        }
+        if self.reaped {
+            return None;
+        }
+        process_tree_cpu(self.pid)
     }
 
     /// Processes and threads in the bot's sandbox now (`None` unsandboxed).
@@ -428,23 +449,40 @@ impl BotProcess {
         let _ = killpg(self.pgid, Signal::SIGCONT);
     }
 
-    /// Kills the whole group, reaps the leader and collects stderr. Idempotent.
+    /// Kills the whole group, reaps the leader and collects stderr, at the end of the game.
+    /// Idempotent.
     pub fn end(&mut self) -> ProcessEnd {
+        self.end_because("ended by arena at game end")
+    }
+
+    /// [`BotProcess::end`], recording `why` as how the process ended if arena had to kill it. A
+    /// leader that had already exited by itself is recorded as it ended (`exited (code 0)`,
+    /// `killed by signal 11 (SIGSEGV)`), never as arena's kill.
+    pub fn end_because(&mut self, why: &str) -> ProcessEnd {
         self.close_stdin();
         self.stdout = None;
-        self.kill_group();
-        let mut status = self.reap(REAP_WAIT);
-        if status.is_none() && !self.reaped {
-            if self.lease.is_some() {
-                // A pooled sandbox that did not report: killed with its bwrap.
-                self.lease = None;
-            } else {
-                // A sandbox's bwrap that did not follow its sandbox out: end it outright.
-                let _ = killpg(self.pgid, Signal::SIGKILL);
-            }
-            status = self.reap(REAP_WAIT);
+        // Before any kill: whether the bot ended by itself (its status is kept once reaped).
+        if !self.ended {
+            self.reap(Duration::ZERO);
         }
-        let status = status.map(|status| status.to_string());
+        self.kill_group();
+        let status = match self.own_exit {
+            Some(status) => Some(self.describe(status)),
+            None => {
+                let mut status = self.reap(REAP_WAIT);
+                if status.is_none() && !self.reaped {
+                    if self.lease.is_some() {
+                        // A pooled sandbox that did not report: killed with its bwrap.
+                        self.lease = None;
+                    } else {
+                        // A sandbox's bwrap that did not follow its sandbox out: end it outright.
+                        let _ = killpg(self.pgid, Signal::SIGKILL);
+                    }
+                    status = self.reap(REAP_WAIT);
+                }
+                status.map(|_| why.to_string())
+            }
+        };
         // A grandchild that escaped the group may hold stderr open: give it a moment, then stop.
         let until = Instant::now() + STDERR_WAIT;
         while let Some(pipe) = self.stderr_pipe.as_ref() {
@@ -470,6 +508,12 @@ impl BotProcess {
         }
     }
 
+    /// How the bot ended, in words (see [`describe_status_of`]).
+    pub fn describe(&self, status: ExitStatus) -> String {
+        // A pooled sandbox's helper reports the bot's own wait status, not bwrap's.
+        describe_status_of(status, self.jail.is_some() && self.lease.is_none())
+    }
+
     /// Waits up to `patience` for the leader to exit by itself (after it closed its output), without
     /// killing it: its own exit status, as it happened, or `None` if it is still running.
     pub fn wait_exit(&mut self, patience: Duration) -> Option<std::process::ExitStatus> {
@@ -485,7 +529,12 @@ impl BotProcess {
         }
         if let Some(lease) = self.lease.as_mut() {
             let status = lease.wait_exit(patience);
-            self.reaped = status.is_some();
+            if status.is_some() {
+                self.reaped = true;
+                if !self.ended {
+                    self.own_exit = status;
+                }
+            }
             return status;
         }
         let until = Instant::now() + patience;
@@ -500,6 +549,9 @@ impl BotProcess {
             match try_wait(self.pid) {
                 Ok(Some(status)) => {
                     self.reaped = true;
+                    if !self.ended {
+                        self.own_exit = Some(status);
+                    }
                     return Some(status);
                 }
                 Ok(None) if Instant::now() < until => match &pidfd {
@@ -522,6 +574,10 @@ impl BotProcess {
     /// Kills the whole group now; `end` then only reaps and collects. Killing every bot of a game
     /// before reaping any lets them exit in parallel.
     pub fn kill(&mut self) {
+        // Whether the bot ended by itself first, so that its own status is recorded, not the kill.
+        if !self.ended {
+            self.reap(Duration::ZERO);
+        }
         self.kill_group();
     }
 
@@ -553,6 +609,81 @@ impl Drop for BotProcess {
             self.reaped = true;
         }
         self.jail = None;
+    }
+}
+
+/// CPU time of process `pid` and every live descendant, from `/proc` (user + system, with the
+/// times of reaped children). `None` if `pid` itself cannot be read.
+pub fn process_tree_cpu(pid: i32) -> Option<Duration> {
+    // SAFETY: sysconf only reads a constant.
+    let ticks_per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    let mut ticks = 0u64;
+    let mut pending = vec![pid];
+    let mut seen = 0usize;
+    while let Some(pid) = pending.pop() {
+        seen += 1;
+        // A fork bomb is the sandbox's business; never walk more than a bounded tree here.
+        if seen > 4096 {
+            break;
+        }
+        let stat = match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Ok(stat) => stat,
+            Err(_) if seen > 1 => continue,
+            Err(_) => return None,
+        };
+        // Fields after the command (which may hold spaces and parentheses) follow its last `)`.
+        let Some(after) = stat.rfind(')').and_then(|at| stat.get(at + 2..)) else {
+            continue;
+        };
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        // utime, stime, cutime, cstime are fields 14-17 of stat, 11-14 after the command.
+        ticks += fields
+            .get(11..15)
+            .into_iter()
+            .flatten()
+            .filter_map(|field| field.parse::<u64>().ok())
+            .sum::<u64>();
+        if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+            for task in tasks.flatten() {
+                if let Ok(children) = std::fs::read_to_string(task.path().join("children")) {
+                    pending.extend(
+                        children
+                            .split_whitespace()
+                            .filter_map(|c| c.parse::<i32>().ok()),
+                    );
+                }
+            }
+        }
+    }
+    Some(Duration::from_nanos(
+        ticks.saturating_mul(1_000_000_000) / ticks_per_second,
+    ))
+}
+
+/// How a process ended, in words: `exited (code N)` or `killed by signal N (NAME)`.
+pub fn describe_status(status: ExitStatus) -> String {
+    describe_status_of(status, false)
+}
+
+/// [`describe_status`] of a process run `sandboxed`: bubblewrap passes on a bot's death by signal N
+/// as its own exit code 128 + N (as shells do), read back as the signal.
+pub fn describe_status_of(status: ExitStatus, sandboxed: bool) -> String {
+    let signal = match status.code() {
+        Some(code) if sandboxed && (129..=128 + 64).contains(&code) => Some(code - 128),
+        Some(code) => return format!("exited (code {code})"),
+        None => status.signal(),
+    };
+    match signal {
+        Some(signal) => {
+            let name = Signal::try_from(signal).map_or("?", Signal::as_str);
+            let core = if status.core_dumped() {
+                ", core dumped"
+            } else {
+                ""
+            };
+            format!("killed by signal {signal} ({name}{core})")
+        }
+        None => status.to_string(),
     }
 }
 

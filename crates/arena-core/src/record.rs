@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::AgentLog;
 use crate::game::{Fault, Game, Outcome};
-use crate::timing::TimePolicy;
+use crate::timing::{ClockKind, TimePolicy};
 
 fn is_zero(value: &u32) -> bool {
     *value == 0
@@ -31,6 +31,9 @@ pub struct MatchRecord<G: Game> {
     /// How answer times were judged (absent in records from before time policies: strict).
     #[serde(default)]
     pub time_policy: TimePolicy,
+    /// The clock answer times were judged on (absent in older records: wall).
+    #[serde(default)]
+    pub clock: ClockKind,
     pub players: Vec<PlayerRecord>,
     /// Every ask, in order.
     pub steps: Vec<Step<G::Action>>,
@@ -66,8 +69,49 @@ pub struct PlayerRecord {
     /// Slowest answer, microseconds (process agents).
     pub max_answer_us: u64,
     pub total_answer_us: u64,
+    /// CPU time of all answers together and of the costliest one, microseconds (process agents whose
+    /// CPU time could be measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_cpu_us: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cpu_us: Option<u64>,
+    /// Timeouts of answers that got less than half their wall time as CPU time: the bot was waiting
+    /// for a busy machine more than it was thinking.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub starved_timeouts: u32,
     #[serde(flatten)]
     pub log: AgentLog,
+}
+
+/// One seat's answer times over a game, wall and CPU (process bots only): what the journal keeps.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatTiming {
+    pub answers: u32,
+    /// Wall time of all answers, and of the slowest, microseconds.
+    pub wall_us: u64,
+    pub max_wall_us: u64,
+    /// CPU time of all answers, and of the costliest, microseconds (when measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_us: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cpu_us: Option<u64>,
+    /// Timeouts with less CPU than half their wall time (see [`PlayerRecord::starved_timeouts`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub starved_timeouts: u32,
+}
+
+impl PlayerRecord {
+    /// The seat's timing, `None` for a built-in bot (never timed).
+    pub fn timing(&self) -> Option<SeatTiming> {
+        (!self.spec.starts_with("builtin:")).then_some(SeatTiming {
+            answers: self.answers,
+            wall_us: self.total_answer_us,
+            max_wall_us: self.max_answer_us,
+            cpu_us: self.total_cpu_us,
+            max_cpu_us: self.max_cpu_us,
+            starved_timeouts: self.starved_timeouts,
+        })
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -90,6 +134,9 @@ pub struct Step<A> {
     pub fault: Option<Fault>,
     #[serde(default)]
     pub elapsed_us: u64,
+    /// CPU time of the answer, microseconds, when measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_us: Option<u64>,
 }
 
 /// A finished game's record with its types erased, serialised only when someone needs the text.

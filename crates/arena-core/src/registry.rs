@@ -66,14 +66,53 @@ impl PlayerSpec {
                 {
                     return name.clone();
                 }
-                if INTERPRETERS.contains(&program.as_str())
-                    && let Some(script) = argv[1..].iter().find(|arg| !arg.starts_with('-'))
-                {
-                    return file(script);
+                if INTERPRETERS.contains(&program.as_str()) {
+                    // The first argument that is neither an option nor an option's value (`java
+                    // -cp . Lw` is `Lw`, not `.`).
+                    const TAKE_A_VALUE: [&str; 9] = [
+                        "-cp",
+                        "-classpath",
+                        "--class-path",
+                        "-p",
+                        "--module-path",
+                        "-W",
+                        "-X",
+                        "-r",
+                        "--require",
+                    ];
+                    let mut args = argv[1..].iter();
+                    while let Some(arg) = args.next() {
+                        if TAKE_A_VALUE.contains(&arg.as_str()) {
+                            args.next();
+                        } else if !arg.starts_with('-') && arg != "." && arg != ".." {
+                            return file(arg);
+                        }
+                    }
                 }
                 program
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod label_tests {
+    use super::PlayerSpec;
+
+    fn label(command: &str) -> String {
+        PlayerSpec::parse(command).expect("a command").short_name()
+    }
+
+    #[test]
+    fn labels_name_the_bot_not_an_option_or_a_folder() {
+        assert_eq!(label("java -cp . Lw"), "Lw");
+        assert_eq!(label("java -classpath bin/ Player"), "Player");
+        assert_eq!(label("java -jar bots/bot.jar"), "bot.jar");
+        assert_eq!(label("python3 -u lw/bot.py"), "bot.py");
+        assert_eq!(label("python3 -W ignore x.py"), "x.py");
+        assert_eq!(label("./mybot --fast"), "mybot");
+        assert_eq!(label("arena bot langwars2 greedy"), "greedy");
+        assert_eq!(label("builtin:focus"), "focus");
     }
 }
 
@@ -225,6 +264,10 @@ pub struct GameResult {
     pub strikes: Vec<u32>,
     /// What the rules accepted although it was not exactly the protocol, per player.
     pub warnings: Vec<Vec<String>>,
+    /// Answer times per player, wall and CPU (`None` for built-in bots).
+    pub timing: Vec<Option<crate::record::SeatTiming>>,
+    /// The clock answers were judged on.
+    pub clock: crate::timing::ClockKind,
     /// The replay record (JSON on demand).
     pub record: RecordJson,
 }
@@ -427,6 +470,7 @@ pub fn stream_seats<G: StreamProtocol>(
                 time_scale: request.options.time_scale,
                 cpu: request.options.cpu,
                 sandbox: request.options.sandbox.clone(),
+                clock: request.options.clock,
             })),
             PlayerSpec::Builtin(_) => None,
         })
@@ -491,6 +535,8 @@ pub async fn play_seats<G: Game>(
     let strikes = record.players.iter().map(|p| p.strikes).collect();
     let warnings = record.players.iter().map(|p| p.warnings.clone()).collect();
     let time_policy = record.time_policy;
+    let timing = record.players.iter().map(|p| p.timing()).collect();
+    let clock = record.clock;
     let record = RecordJson::new(record);
     Ok(GameResult {
         outcome,
@@ -499,6 +545,8 @@ pub async fn play_seats<G: Game>(
         time_policy,
         strikes,
         warnings,
+        timing,
+        clock,
         record,
     })
 }

@@ -8,7 +8,7 @@ use futures::future::join_all;
 use crate::agent::{Agent, AgentLog};
 use crate::game::{Answer, Fault, Game};
 use crate::record::{MatchRecord, PlayerRecord, RECORD_FORMAT, Step, StepFault};
-use crate::timing::{Clock, TimePolicy, Verdict};
+use crate::timing::{Clock, ClockKind, TimePolicy, Verdict};
 
 /// How a game is run.
 #[derive(Clone, Debug)]
@@ -29,6 +29,8 @@ pub struct MatchOptions {
     pub probe: bool,
     /// The sandbox process bots start in; `None`: unconfined, with arena's privileges.
     pub sandbox: Option<std::sync::Arc<crate::sandbox::Sandbox>>,
+    /// The clock answers are judged on (wall by default; see [`ClockKind`]).
+    pub clock: ClockKind,
 }
 
 impl Default for MatchOptions {
@@ -41,6 +43,7 @@ impl Default for MatchOptions {
             time_policy: None,
             probe: false,
             sandbox: None,
+            clock: ClockKind::Wall,
         }
     }
 }
@@ -129,10 +132,32 @@ pub async fn run_match<G: Game>(
         }
         first[player] = false;
         let elapsed_us = reply.elapsed.as_micros() as u64;
+        let cpu_us = reply.cpu.map(|cpu| cpu.as_micros() as u64);
         let record = &mut players[player];
         if matches!(reply.answer, Answer::Action(_)) {
             let bank_before = clock.bank_left();
-            let verdict = clock.judge(limit, reply.elapsed);
+            // On the CPU clock an answer is judged on its CPU time (its wall time when that could
+            // not be measured).
+            let measured = match (options.clock, reply.cpu) {
+                (ClockKind::Cpu, Some(cpu)) => cpu,
+                _ => reply.elapsed,
+            };
+            let deadline = clock.deadline(limit);
+            let verdict = match reply.cpu {
+                // On the CPU clock the agent checks the CPU time between slices of waiting; a bot
+                // with several busy threads can pass the deadline within a slice and still answer.
+                Some(cpu) if options.clock == ClockKind::Cpu && cpu > deadline => {
+                    Verdict::Timeout(crate::game::Fault::new(
+                        crate::FaultKind::Timeout,
+                        format!(
+                            "answered after {:.1} ms of CPU, more than the {} ms allowed (CPU clock)",
+                            cpu.as_secs_f64() * 1000.0,
+                            deadline.as_millis()
+                        ),
+                    ))
+                }
+                _ => clock.judge(limit, measured),
+            };
             record.strikes = clock.strikes();
             record.bank_used_us += bank_before.saturating_sub(clock.bank_left()).as_micros() as u64;
             if let Verdict::Timeout(fault) = verdict {
@@ -144,6 +169,17 @@ pub async fn run_match<G: Game>(
         record.answers += 1;
         record.total_answer_us += elapsed_us;
         record.max_answer_us = record.max_answer_us.max(elapsed_us);
+        if let Some(cpu_us) = cpu_us {
+            record.total_cpu_us = Some(record.total_cpu_us.unwrap_or(0) + cpu_us);
+            record.max_cpu_us = Some(record.max_cpu_us.unwrap_or(0).max(cpu_us));
+        }
+        let timed_out =
+            matches!(&reply.answer, Answer::Fault(f) if f.kind == crate::FaultKind::Timeout);
+        // A timeout in which the bot got less than half of the wall time on a core: it was waiting
+        // for the machine more than thinking.
+        if timed_out && cpu_us.is_some_and(|cpu| cpu.saturating_mul(2) < elapsed_us) {
+            record.starved_timeouts += 1;
+        }
         let (action, fault) = match &reply.answer {
             Answer::Action(action) => (Some(action.clone()), None),
             Answer::Fault(fault) => {
@@ -163,6 +199,7 @@ pub async fn run_match<G: Game>(
             action,
             fault,
             elapsed_us,
+            cpu_us,
         });
         game.apply(player, reply.answer);
     }
@@ -187,6 +224,7 @@ pub async fn run_match<G: Game>(
         config: config.clone(),
         seed,
         time_policy,
+        clock: options.clock,
         players,
         steps,
         frames: game.take_frames(),

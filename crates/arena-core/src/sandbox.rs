@@ -409,6 +409,11 @@ impl Jail {
         self.cgroups.as_ref().map_or(0, BotCgroups::oom_kills)
     }
 
+    /// CPU time used so far by everything that ran in the sandbox, when the cgroups account it.
+    pub fn cpu_time(&self) -> Option<Duration> {
+        self.cgroups.as_ref().and_then(BotCgroups::cpu_time)
+    }
+
     /// How many processes and threads are in the sandbox now (cgroup count), when known.
     pub fn tasks(&self) -> Option<usize> {
         self.cgroups.as_ref().and_then(BotCgroups::tasks)
@@ -1176,6 +1181,8 @@ enum CgroupRoot {
         memory: PathBuf,
         pids: PathBuf,
         cpuset: PathBuf,
+        /// CPU accounting (per-bot CPU time), when the controller is mounted.
+        cpuacct: Option<PathBuf>,
     },
     V2 {
         base: PathBuf,
@@ -1191,6 +1198,8 @@ struct BotCgroups {
     oom: (PathBuf, &'static str),
     /// A `cgroup.procs` or `tasks` file counting the processes.
     tasks: PathBuf,
+    /// Where the group's CPU time is: v1 `cpuacct.usage` (ns), v2 `cpu.stat` (`usage_usec`).
+    cpu: Option<PathBuf>,
 }
 
 fn cgroup_mounts() -> Vec<(String, String, String)> {
@@ -1248,6 +1257,7 @@ impl CgroupRoot {
                 memory: memory.clone(),
                 pids: pids.clone(),
                 cpuset: cpuset.clone(),
+                cpuacct: v1("cpuacct"),
             }
         } else {
             let Some((point, _, _)) = mounts.iter().find(|(_, kind, _)| kind == "cgroup2") else {
@@ -1310,7 +1320,12 @@ impl CgroupRoot {
                 memory,
                 pids,
                 cpuset,
-            } => vec![memory, pids, cpuset],
+                cpuacct,
+            } => {
+                let mut bases: Vec<&Path> = vec![memory, pids, cpuset];
+                bases.extend(cpuacct.as_deref());
+                bases
+            }
             CgroupRoot::V2 { base } => vec![base],
         }
     }
@@ -1347,6 +1362,7 @@ impl CgroupRoot {
             dirs: Vec::new(),
             oom: (PathBuf::new(), "oom_kill"),
             tasks: PathBuf::new(),
+            cpu: None,
         };
         let mkdir = |made: &mut BotCgroups, base: &Path| -> Result<PathBuf, String> {
             let dir = base.join(&name);
@@ -1365,6 +1381,7 @@ impl CgroupRoot {
                     memory,
                     pids,
                     cpuset,
+                    cpuacct,
                 } => {
                     let dir = mkdir(&mut made, memory)?;
                     if let Some(bytes) = limits.memory {
@@ -1394,6 +1411,10 @@ impl CgroupRoot {
                             .to_string(),
                     };
                     write_file(&dir.join("cpuset.cpus"), &cpus)?;
+                    if let Some(cpuacct) = cpuacct {
+                        let dir = mkdir(&mut made, cpuacct)?;
+                        made.cpu = Some(dir.join("cpuacct.usage"));
+                    }
                 }
                 CgroupRoot::V2 { base } => {
                     let dir = mkdir(&mut made, base)?;
@@ -1412,6 +1433,8 @@ impl CgroupRoot {
                     }
                     made.oom = (dir.join("memory.events"), "oom_kill");
                     made.tasks = dir.join("cgroup.procs");
+                    // Every v2 cgroup accounts its CPU time, with or without the cpu controller.
+                    made.cpu = Some(dir.join("cpu.stat"));
                 }
             }
             Ok(())
@@ -1445,6 +1468,21 @@ impl BotCgroups {
                 })
             })
             .unwrap_or(0)
+    }
+
+    /// CPU time used by every process that ever ran in the group (exited ones included).
+    fn cpu_time(&self) -> Option<Duration> {
+        let path = self.cpu.as_ref()?;
+        let text = std::fs::read_to_string(path).ok()?;
+        if path.ends_with("cpuacct.usage") {
+            text.trim().parse::<u64>().ok().map(Duration::from_nanos)
+        } else {
+            text.lines().find_map(|line| {
+                line.strip_prefix("usage_usec ")
+                    .and_then(|n| n.trim().parse::<u64>().ok())
+                    .map(Duration::from_micros)
+            })
+        }
     }
 
     fn tasks(&self) -> Option<usize> {
@@ -1591,6 +1629,11 @@ impl Resident {
             false,
         )
         .map(ResidentPending)
+    }
+
+    /// CPU time used so far by everything that ran in this sandbox (helper included), when known.
+    pub fn cpu_time(&self) -> Option<Duration> {
+        self.spawned.as_ref()?.jail.as_ref()?.cpu_time()
     }
 
     /// False once a call ran out of time or the helper failed: start another.
@@ -1974,6 +2017,14 @@ impl Lease {
             .as_ref()
             .and_then(|r| r.spawned.jail.as_ref())
             .map_or(0, Jail::oom_kills)
+    }
+
+    /// CPU time of everything the sandbox ran so far, every game it served included (its cgroup).
+    pub fn cpu_time(&self) -> Option<Duration> {
+        self.reusable
+            .as_ref()
+            .and_then(|r| r.spawned.jail.as_ref())
+            .and_then(Jail::cpu_time)
     }
 
     /// Processes and threads in the sandbox now (the helper included).

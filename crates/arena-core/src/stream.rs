@@ -8,6 +8,7 @@ use futures::future::BoxFuture;
 use crate::agent::{Agent, AgentLog, Reply};
 use crate::game::{Answer, Fault, FaultKind, StreamProtocol};
 use crate::process::{BotProcess, Chunk};
+use crate::timing::ClockKind;
 
 /// Longest answer line kept; the rest of a flood is dropped (and the answer is judged as it stands).
 const MAX_LINE: usize = 64 * 1024;
@@ -26,6 +27,8 @@ pub struct ProcessSpec {
     pub cpu: Option<usize>,
     /// The sandbox to start it in (`None`: unconfined).
     pub sandbox: Option<std::sync::Arc<crate::sandbox::Sandbox>>,
+    /// The clock limits are judged on; with `cpu`, every wait gets the wall-clock cap instead.
+    pub clock: crate::timing::ClockKind,
 }
 
 /// A line read from a bot, or why none came.
@@ -138,11 +141,11 @@ fn closed_fault(process: &mut BotProcess) -> Fault {
     match process.wait_exit(EXIT_PATIENCE) {
         Some(status) if status.success() => Fault::new(
             FaultKind::Exited,
-            format!("exited before answering ({status})"),
+            format!("{} before answering", process.describe(status)),
         ),
         Some(status) => Fault::new(
             FaultKind::Crashed,
-            format!("ended before answering ({status})"),
+            format!("{} before answering", process.describe(status)),
         ),
         None => Fault::new(
             FaultKind::Crashed,
@@ -156,6 +159,72 @@ fn memory_fault() -> Fault {
         FaultKind::Memory,
         "killed by the sandbox's memory limit (out of memory)",
     )
+}
+
+/// How long bots get at the end of a game to exit by themselves before arena ends them.
+const END_PATIENCE: Duration = Duration::from_millis(30);
+
+/// How often a wait judged on CPU time looks at the bot's CPU time, at most.
+const CPU_POLL: Duration = Duration::from_millis(5);
+
+/// Reads an answer judged on CPU time: the bot may use `limit` of CPU, and gets up to the clock's
+/// wall-clock cap to do so. Waits in slices no longer than the CPU time left (a bot cannot use more
+/// CPU than wall time on one thread), checking the CPU time after each; a bot whose CPU time cannot
+/// be read is judged on the wall-clock cap alone.
+fn read_line_on_cpu(
+    lines: &mut LineBuffer,
+    process: &mut BotProcess,
+    cpu_before: Option<Duration>,
+    started: Instant,
+    limit: Duration,
+    accept_unterminated: bool,
+) -> LineRead {
+    let cap = started + ClockKind::wall_cap(limit);
+    loop {
+        let used = cpu_before
+            .zip(process.cpu_time())
+            .map(|(before, now)| now.saturating_sub(before));
+        if used.is_some_and(|used| used > limit) {
+            return LineRead::Timeout;
+        }
+        let left = used.map_or(limit, |used| limit - used).max(CPU_POLL);
+        let until = cap.min(Instant::now() + left);
+        match lines.read_line(process, until, accept_unterminated) {
+            LineRead::Timeout if Instant::now() < cap => continue,
+            other => return other,
+        }
+    }
+}
+
+/// The fault of a bot that gave no answer in time, with both clocks when they are known.
+fn timeout_fault(
+    clock: ClockKind,
+    limit: Duration,
+    elapsed: Duration,
+    cpu: Option<Duration>,
+) -> Fault {
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let cpu_text = cpu.map_or(String::new(), |cpu| format!(", {:.1} ms of CPU", ms(cpu)));
+    let why = match clock {
+        ClockKind::Wall => format!(
+            "no answer within {} ms ({:.1} ms wall{cpu_text})",
+            limit.as_millis(),
+            ms(elapsed)
+        ),
+        ClockKind::Cpu if cpu.is_some_and(|cpu| cpu > limit) => format!(
+            "used more than {} ms of CPU without answering ({:.1} ms wall{cpu_text})",
+            limit.as_millis(),
+            ms(elapsed)
+        ),
+        ClockKind::Cpu => format!(
+            "no answer within the CPU clock's wall-clock cap of {} ms (3 × the {} ms limit + 1 s; \
+             {:.1} ms wall{cpu_text})",
+            ClockKind::wall_cap(limit).as_millis(),
+            limit.as_millis(),
+            ms(elapsed)
+        ),
+    };
+    Fault::new(FaultKind::Timeout, why)
 }
 
 /// A process that plays a whole game over stdin/stdout with game `G`'s text protocol.
@@ -223,9 +292,9 @@ impl<G: StreamProtocol> StreamAgent<G> {
         self.prepared.is_some()
     }
 
-    fn stop(&mut self) {
+    fn stop(&mut self, why: &str) {
         if let Some(mut process) = self.process.take() {
-            let end = process.end();
+            let end = process.end_because(why);
             self.log.stderr.push_str(&end.stderr);
             self.log.stderr_dropped += end.stderr_dropped;
             self.log.exit_status = end.status;
@@ -261,7 +330,11 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
             let Some(ready) = G::READY else {
                 return Ok(());
             };
-            let limit = G::READY_TIMEOUT.mul_f64(self.spec.time_scale.max(0.0));
+            let mut limit = G::READY_TIMEOUT.mul_f64(self.spec.time_scale.max(0.0));
+            if !self.spec.clock.is_wall() {
+                // Start-up is mostly waiting (loading a runtime): on the CPU clock it gets the cap.
+                limit = crate::timing::ClockKind::wall_cap(limit);
+            }
             let deadline = Instant::now() + limit;
             // Waiting blocks the thread: let the other seats' starts (polled together) spawn their bots
             // first, so that every bot starts up at once and the waits overlap.
@@ -287,7 +360,7 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
                     }
                     LineRead::Closed => {
                         let how = match process.wait_exit(EXIT_PATIENCE) {
-                            Some(status) => format!("ended ({status})"),
+                            Some(status) => process.describe(status),
                             None => "closed its output".to_string(),
                         };
                         return Err(Fault::new(
@@ -315,20 +388,38 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
                     input: Some(input),
                     raw_output: None,
                     elapsed: Duration::ZERO,
+                    cpu: None,
                 };
             };
             if G::DISCARD_STALE_OUTPUT {
                 self.lines.discard_stale(process);
             }
+            // Read before the input goes out, while the bot waits for it: the clock starts right
+            // after the write, with nothing of arena's in between.
+            let cpu_before = process.cpu_time();
             process.write(input.as_bytes());
             if std::mem::take(&mut self.resume_pending) {
                 process.resume();
             }
             let started = Instant::now();
-            let read = self
-                .lines
-                .read_line(process, started + limit, G::ACCEPT_UNTERMINATED);
+            let read = match self.spec.clock {
+                ClockKind::Wall => {
+                    self.lines
+                        .read_line(process, started + limit, G::ACCEPT_UNTERMINATED)
+                }
+                ClockKind::Cpu => read_line_on_cpu(
+                    &mut self.lines,
+                    process,
+                    cpu_before,
+                    started,
+                    limit,
+                    G::ACCEPT_UNTERMINATED,
+                ),
+            };
             let elapsed = started.elapsed();
+            let cpu = cpu_before
+                .zip(process.cpu_time())
+                .map(|(before, after)| after.saturating_sub(before));
             let (answer, raw_output) = match read {
                 LineRead::Line(line) => {
                     let answer = match G::decode_output(obs, &line) {
@@ -338,10 +429,7 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
                     (answer, Some(line))
                 }
                 LineRead::Timeout => (
-                    Answer::Fault(Fault::new(
-                        FaultKind::Timeout,
-                        format!("no answer within {} ms", limit.as_millis()),
-                    )),
+                    Answer::Fault(timeout_fault(self.spec.clock, limit, elapsed, cpu)),
                     None,
                 ),
                 LineRead::Closed if process.memory_exceeded() => {
@@ -354,6 +442,7 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
                 input: Some(input),
                 raw_output,
                 elapsed,
+                cpu,
             }
         })
     }
@@ -370,18 +459,25 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
     }
 
     fn kill(&mut self) -> BoxFuture<'_, ()> {
-        self.stop();
+        self.stop("ended by arena after its fault");
         Box::pin(std::future::ready(()))
     }
 
     fn finish(&mut self) -> BoxFuture<'_, AgentLog> {
-        // Killed at once, reaped when polled: the runner creates every seat's future before polling
-        // any, so all bots of a game die together.
+        // The game is over: each bot sees the end of its input (as on CodinGame) and may exit by
+        // itself for a moment, so that its own exit is recorded, not arena's kill. The moment is
+        // shared: the runner creates every seat's future before polling any, so all bots of a game
+        // get it at once, and are then killed together.
+        let deadline = Instant::now() + END_PATIENCE;
         if let Some(process) = self.process.as_mut() {
-            process.kill();
+            process.close_stdin();
+            process.resume();
         }
         Box::pin(async move {
-            self.stop();
+            if let Some(process) = self.process.as_mut() {
+                process.wait_exit(deadline.saturating_duration_since(Instant::now()));
+            }
+            self.stop("ended by arena at game end");
             std::mem::take(&mut self.log)
         })
     }

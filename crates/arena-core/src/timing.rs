@@ -25,6 +25,51 @@ pub const STRIKES_ALLOWED: u32 = 3;
 /// CodinGame's engine offers a bank to referees but fixes no size.
 pub const DEFAULT_BANK_MS: u64 = 2000;
 
+/// Which clock an answer's time is read on.
+///
+/// `wall` (the default, as the original contests did) is real time from the input being written to
+/// the answer; it counts time the bot waited for a core, so on a loaded machine it measures the
+/// machine as much as the bot. `cpu` is the CPU time the bot's processes used for the answer (their
+/// cgroup when sandboxed, `/proc` otherwise): the same on a loaded machine as on an idle one. A bot
+/// judged on CPU time still gets a wall-clock cap ([`ClockKind::wall_cap`]), so a bot that sleeps or
+/// waits forever is still stopped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockKind {
+    #[default]
+    Wall,
+    Cpu,
+}
+
+impl ClockKind {
+    /// The wall-clock cap of an answer judged on CPU time with limit `limit`: three times the limit
+    /// plus one second. Generous, so that a bot waiting for a busy core is not cut off (two games per
+    /// core still fit), yet finite, so that a bot that sleeps or blocks cannot hold the game.
+    pub fn wall_cap(limit: Duration) -> Duration {
+        limit.saturating_mul(3) + Duration::from_secs(1)
+    }
+
+    /// The clock named on the command line.
+    pub fn from_name(name: &str) -> Result<ClockKind, String> {
+        match name {
+            "wall" => Ok(ClockKind::Wall),
+            "cpu" => Ok(ClockKind::Cpu),
+            other => Err(format!("unknown clock `{other}` (wall, cpu)")),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ClockKind::Wall => "wall",
+            ClockKind::Cpu => "cpu",
+        }
+    }
+
+    pub fn is_wall(&self) -> bool {
+        *self == ClockKind::Wall
+    }
+}
+
 /// How answer times are judged. The durations are nominal: `--time-scale` multiplies them like the
 /// game's own limits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

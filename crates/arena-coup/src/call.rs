@@ -10,6 +10,7 @@
 //! the call never stalls other games: `block_in_place` on a multi-thread runtime, the blocking pool on
 //! a current-thread one.
 
+use arena_core::timing::ClockKind;
 use std::io::{self, Write};
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::process::ExitStatusExt;
@@ -66,6 +67,8 @@ pub struct RawCall {
     pub pgid: i32,
     /// Killed by the sandbox's memory limit.
     pub memory_exceeded: bool,
+    /// CPU time of the call (its sandbox's cgroup; `None` unsandboxed).
+    pub cpu: Option<Duration>,
 }
 
 /// Whether the leader has exited, without reaping it (so its pid, the group id, stays reserved until
@@ -84,6 +87,29 @@ fn leader_exited(pid: i32) -> bool {
     }
 }
 
+/// Reaps child `pid`: its wait status and the CPU time (user + system) it and the children it
+/// waited for used.
+fn wait_with_usage(pid: i32) -> io::Result<(i32, Duration)> {
+    let mut status = 0;
+    loop {
+        // SAFETY: an all-zero rusage is a valid value to be overwritten.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: wait4 on our own child with valid status and rusage pointers.
+        let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if rc == pid {
+            let time = |t: libc::timeval| {
+                Duration::from_secs(t.tv_sec.max(0) as u64)
+                    + Duration::from_micros(t.tv_usec.max(0) as u64)
+            };
+            return Ok((status, time(usage.ru_utime) + time(usage.ru_stime)));
+        }
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+}
+
 fn kill_group(pgid: i32) {
     // ESRCH (nobody left) is the normal case after a clean exit.
     let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
@@ -94,6 +120,8 @@ struct Running {
     pid: i32,
     jail: Option<Jail>,
     reaped: bool,
+    /// CPU time of the leader and the children it waited for, from `wait4` (unsandboxed calls).
+    cpu: Option<Duration>,
 }
 
 impl Running {
@@ -107,7 +135,15 @@ impl Running {
             }
             kill_group(self.pid);
         }
-        let status = arena_core::sandbox::wait_pid(self.pid).map(ExitStatus::from_raw);
+        let status = if self.jail.is_some() {
+            arena_core::sandbox::wait_pid(self.pid)
+        } else {
+            wait_with_usage(self.pid).map(|(status, cpu)| {
+                self.cpu = Some(cpu);
+                status
+            })
+        }
+        .map(ExitStatus::from_raw);
         self.reaped = true;
         status
     }
@@ -160,6 +196,7 @@ pub fn run_process_in(
         pid,
         jail: spawned.jail,
         reaped: false,
+        cpu: None,
     };
     for fd in [
         stdout_pipe.as_ref().map(|p| p.as_raw_fd()),
@@ -246,7 +283,15 @@ pub fn run_process_in(
     let status = running.finish()?;
     let elapsed = started.elapsed();
     let memory_exceeded = running.jail.as_ref().is_some_and(Jail::memory_exceeded);
+    // A sandbox of its own for this call: its cgroup's CPU time is the call's; unsandboxed, what
+    // `wait4` reported.
+    let cpu = running
+        .jail
+        .as_ref()
+        .and_then(Jail::cpu_time)
+        .or(running.cpu);
     Ok(RawCall {
+        cpu,
         memory_exceeded,
         end: if timed_out {
             CallEnd::TimedOut
@@ -300,6 +345,8 @@ pub struct CallReport {
     pub stdout: String,
     pub stderr: Vec<u8>,
     pub elapsed: Duration,
+    /// CPU time of the call, when measured.
+    pub cpu: Option<Duration>,
     pub exit_status: Option<String>,
     pub pgid: Option<i32>,
 }
@@ -333,8 +380,14 @@ fn call_resident(
     let Some(running) = resident.as_mut() else {
         return Err(io::Error::other("no resident sandbox"));
     };
+    let cpu_before = running.cpu_time();
     let call = running.call(argv, limit, stderr_cap)?;
+    // The sandbox is gone after a call that ran out of time: its CPU time is then unknown.
+    let cpu = cpu_before
+        .zip(running.cpu_time())
+        .map(|(before, after)| after.saturating_sub(before));
     Ok(RawCall {
+        cpu,
         end: match call.status {
             Some(status) => CallEnd::Exited(status),
             None if call.memory_exceeded => CallEnd::Exited(ExitStatus::from_raw(libc::SIGKILL)),
@@ -364,6 +417,7 @@ pub fn call_bot_in(
         stdout: String::new(),
         stderr: Vec::new(),
         elapsed: Duration::ZERO,
+        cpu: None,
         exit_status: None,
         pgid: None,
     };
@@ -417,6 +471,7 @@ pub fn call_bot_in(
         }
     };
     report.elapsed = raw.elapsed;
+    report.cpu = raw.cpu;
     report.pgid = (raw.pgid != 0).then_some(raw.pgid);
     report.stdout = String::from_utf8_lossy(&raw.stdout).into_owned();
     report.stderr = raw.stderr;
@@ -437,11 +492,14 @@ pub fn call_bot_in(
         }
         CallEnd::Exited(status) => status,
     };
-    report.exit_status = Some(status.to_string());
+    report.exit_status = Some(arena_core::process::describe_status(status));
     if !status.success() {
         report.answer = Answer::Fault(Fault::new(
             FaultKind::Crashed,
-            format!("non-zero exit: {status}"),
+            format!(
+                "non-zero exit: {}",
+                arena_core::process::describe_status(status)
+            ),
         ));
         return report;
     }
@@ -480,6 +538,7 @@ pub struct CallAgent {
     log: AgentLog,
     /// The bot's sandbox for the whole game, when the sandbox has a resident helper.
     resident: Option<Resident>,
+    clock: ClockKind,
 }
 
 impl CallAgent {
@@ -488,7 +547,15 @@ impl CallAgent {
             spec,
             log: AgentLog::default(),
             resident: None,
+            clock: ClockKind::Wall,
         }
+    }
+
+    /// Judged on `clock`: on the CPU clock a call may run up to the clock's wall-clock cap, and the
+    /// runner judges its CPU time.
+    pub fn with_clock(mut self, clock: ClockKind) -> Self {
+        self.clock = clock;
+        self
     }
 
     fn keep_stderr(&mut self, stderr: &[u8]) {
@@ -508,6 +575,10 @@ impl Agent<Coup> for CallAgent {
         _first: bool,
         limit: Duration,
     ) -> BoxFuture<'a, Reply<crate::rules::CoupAction>> {
+        let limit = match self.clock {
+            ClockKind::Wall => limit,
+            ClockKind::Cpu => ClockKind::wall_cap(limit),
+        };
         Box::pin(async move {
             let cap = self
                 .spec
@@ -554,6 +625,7 @@ impl Agent<Coup> for CallAgent {
                             stdout: String::new(),
                             stderr: Vec::new(),
                             elapsed: Duration::ZERO,
+                            cpu: None,
                             exit_status: None,
                             pgid: None,
                         },
@@ -574,6 +646,7 @@ impl Agent<Coup> for CallAgent {
                 input: Some(input),
                 raw_output: Some(raw_output),
                 elapsed: report.elapsed,
+                cpu: report.cpu,
             }
         })
     }

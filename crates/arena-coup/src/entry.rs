@@ -99,6 +99,7 @@ pub fn coup_seats(
     history: &Path,
     stderr_cap: usize,
     sandbox: Option<std::sync::Arc<arena_core::sandbox::Sandbox>>,
+    clock: arena_core::ClockKind,
 ) -> Result<Vec<Seat<Coup>>, String> {
     let bots = bots::all();
     seats
@@ -112,13 +113,16 @@ pub fn coup_seats(
                     (Box::new(BuiltinAgent::new((entry.make)(seed))), Some(seed))
                 }
                 PlayerSpec::Command(argv) => (
-                    Box::new(CallAgent::new(CallSpec {
-                        argv: argv.clone(),
-                        workdir: workdir.clone(),
-                        history: history.to_path_buf(),
-                        stderr_cap,
-                        sandbox: sandbox.clone(),
-                    })),
+                    Box::new(
+                        CallAgent::new(CallSpec {
+                            argv: argv.clone(),
+                            workdir: workdir.clone(),
+                            history: history.to_path_buf(),
+                            stderr_cap,
+                            sandbox: sandbox.clone(),
+                        })
+                        .with_clock(clock),
+                    ),
                     None,
                 ),
             };
@@ -192,6 +196,7 @@ impl GameEntry for CoupEntry {
                 &history,
                 request.stderr_cap,
                 request.options.sandbox.clone(),
+                request.options.clock,
             ) {
                 Ok(seats) => {
                     registry::play_seats::<Coup>(config, request.seed, seats, request.options).await

@@ -110,6 +110,7 @@ fn external_bots_play_like_in_process_ones() {
                 time_policy: None,
                 probe: false,
                 sandbox: None,
+                clock: arena_core::ClockKind::Wall,
             },
             stderr_cap: 4096,
             prepared: Default::default(),

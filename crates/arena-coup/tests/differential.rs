@@ -104,6 +104,7 @@ fn arena_game(
         time_policy: None,
         probe: false,
         sandbox: None,
+        clock: arena_core::ClockKind::Wall,
     };
     let record = runtime.block_on(run_match::<Coup>(&config, 0, seats, &options));
     for player in &record.players {

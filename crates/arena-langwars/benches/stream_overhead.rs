@@ -193,6 +193,7 @@ async fn arena_round_trip(argv: &[String], obs: &Observation, pause: bool) -> Du
         time_scale: 1.0,
         cpu: None,
         sandbox: None,
+        clock: arena_core::ClockKind::Wall,
     });
     agent.start().await.expect("READY");
     let limit = LangWars::with_edition(Edition::Lw2, 0).time_limit(0);

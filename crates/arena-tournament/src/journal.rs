@@ -8,7 +8,7 @@ use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use arena_core::score::ScoreValues;
-use arena_core::{FaultKind, Score};
+use arena_core::{FaultKind, Score, SeatTiming};
 use serde::{Deserialize, Serialize};
 
 use crate::schedule::Plan;
@@ -39,6 +39,10 @@ pub struct Entry {
     pub faults: Vec<Vec<FaultKind>>,
     /// Replay path relative to the tournament directory.
     pub replay: Option<String>,
+    /// Answer times per seat, wall and CPU (`null` for built-in bots); absent in games between
+    /// built-in bots and in journals from before it was kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timing: Vec<Option<SeatTiming>>,
 }
 
 /// An [`Entry`] borrowed from what the worker already holds: the same JSON line, without copying the
@@ -61,6 +65,8 @@ pub struct EntryRef<'a> {
     pub winner: Option<usize>,
     pub faults: &'a [Vec<FaultKind>],
     pub replay: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub timing: &'a [Option<SeatTiming>],
 }
 
 /// The name of the bot in each seat, looked up when serialised.
@@ -95,6 +101,7 @@ impl EntryRef<'_> {
             winner: self.winner,
             faults: self.faults.to_vec(),
             replay: self.replay.map(str::to_string),
+            timing: self.timing.to_vec(),
         }
     }
 }
@@ -424,6 +431,17 @@ mod tests {
             winner: Some(0),
             faults: vec![vec![], vec![FaultKind::Timeout]],
             replay: None,
+            timing: vec![
+                None,
+                Some(SeatTiming {
+                    answers: 3,
+                    wall_us: 30_000,
+                    max_wall_us: 12_000,
+                    cpu_us: Some(9_000),
+                    max_cpu_us: Some(4_000),
+                    starved_timeouts: 1,
+                }),
+            ],
         }
     }
 
@@ -477,6 +495,7 @@ mod tests {
             winner: owned.winner,
             faults: &owned.faults,
             replay: None,
+            timing: &owned.timing,
         };
         assert_eq!(
             serde_json::to_string(&borrowed).expect("json"),

@@ -11,8 +11,10 @@
 pub mod journal;
 pub mod rebuild;
 pub mod report;
+pub mod reproduce;
 pub mod run;
 pub mod schedule;
+pub mod timing;
 
 use std::path::Path;
 

@@ -90,6 +90,7 @@ pub async fn rebuild_replay(
             record_frames: true,
             cpu: None,
             time_policy: plan.settings.time_policy,
+            clock: plan.settings.clock,
             probe: false,
             // Only games between built-in bots are rebuilt: no process to sandbox.
             sandbox: None,

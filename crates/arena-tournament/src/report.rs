@@ -15,6 +15,7 @@ use crate::TournamentError;
 use crate::journal::{self, Entry};
 use crate::run::StopRule;
 use crate::schedule::{Plan, Schedule};
+use crate::timing::TimingSummary;
 
 pub const SUMMARY_FILE: &str = "summary.json";
 /// The viewer page of the report's replay links (`viewer.html?game=N`), written by the caller
@@ -302,6 +303,7 @@ pub fn write_outputs(
     plan: &Plan,
     report: &StatsReport,
     games: &[Entry],
+    timing: &TimingSummary,
 ) -> Result<(), TournamentError> {
     let summary = serde_json::to_string_pretty(&serde_json::json!({
         "game": plan.game,
@@ -309,6 +311,7 @@ pub fn write_outputs(
         "seed": plan.seed.to_string(),
         "schedule": plan.schedule,
         "stats": report,
+        "timing": timing,
     }))
     .map_err(|e| TournamentError::Invalid(format!("cannot encode the summary: {e}")))?;
     let write = |name: &str, text: &str| {
@@ -317,7 +320,7 @@ pub fn write_outputs(
     };
     write(SUMMARY_FILE, &summary)?;
     write(LEADERBOARD_FILE, &leaderboard_csv(report))?;
-    write(REPORT_FILE, &report_html(plan, report, games))
+    write(REPORT_FILE, &report_html(plan, report, games, timing))
 }
 
 /// Bots in leaderboard order: by the global fit's rating when there is one, else by score rate.
@@ -417,18 +420,102 @@ fn faults_text(faults: &std::collections::BTreeMap<String, u64>) -> String {
         .join(", ")
 }
 
+/// The terminal's width the text reports keep to (the full tables are in report.html).
+pub const TEXT_WIDTH: usize = 100;
+/// Longest bot name shown in the text tables; longer ones are cut with `…`.
+pub(crate) const NAME_MAX: usize = 16;
+
 /// Width of the bot-name column.
 fn name_width(report: &StatsReport) -> usize {
     report
         .bots
         .iter()
-        .map(|b| b.len())
+        .map(|b| b.chars().count())
         .max()
         .unwrap_or(3)
-        .max(3)
+        .clamp(3, NAME_MAX)
 }
 
-/// The leaderboard and pairwise table as text.
+/// `text` cut to `max` characters, the cut marked with `…`.
+pub(crate) fn truncate(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_string()
+    } else {
+        let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+/// `text` as lines of at most [`TEXT_WIDTH`] characters, broken at spaces, continuation lines
+/// indented.
+pub(crate) fn wrapped(text: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > TEXT_WIDTH {
+            out.push_str(&line);
+            out.push('\n');
+            line = format!("  {word}");
+        } else {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
+fn compact_percent(interval: &Option<Interval>) -> String {
+    match interval {
+        Some(i) => format!(
+            "{:.1}% [{:.0},{:.0}]",
+            100.0 * i.estimate,
+            100.0 * i.low,
+            100.0 * i.high
+        ),
+        None => "-".into(),
+    }
+}
+
+fn compact_plus_minus(interval: &Option<Interval>, mean: Option<f64>) -> String {
+    match (interval, mean) {
+        (Some(i), _) => format!("{:.2}±{:.2}", i.estimate, (i.high - i.low) / 2.0),
+        (None, Some(mean)) => format!("{mean:.2}"),
+        _ => "-".into(),
+    }
+}
+
+/// A fitted rating in few characters (the unbounded ones as their bound).
+fn compact_rating(fit: &arena_stats::BotFit) -> String {
+    match (fit.unbounded, fit.rating_bound) {
+        (Some(Unbounded::Above), Some(bound)) => format!("≥{bound:+.0} (unb.)"),
+        (Some(Unbounded::Below), Some(bound)) => format!("≤{bound:+.0} (unb.)"),
+        (Some(_), _) => "unbounded".into(),
+        (None, _) => match &fit.rating_interval {
+            Some(i) => format!("{:+.0} [{:+.0},{:+.0}]", fit.rating, i.low, i.high),
+            None => format!("{:+.0}", fit.rating),
+        },
+    }
+}
+
+/// Fault counts in few characters (`timeout 3, crashed 1`).
+fn compact_faults(faults: &std::collections::BTreeMap<String, u64>) -> String {
+    if faults.is_empty() {
+        return "-".into();
+    }
+    faults
+        .iter()
+        .map(|(kind, count)| format!("{kind} {count}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The leaderboard and pairwise table as text, in [`TEXT_WIDTH`] columns (TrueSkill, Weng-Lin and
+/// the full pairwise table are in summary.json and report.html).
 pub fn leaderboard_text(plan: &Plan, report: &StatsReport) -> String {
     let mut out = String::new();
     let four = plan.players > 2;
@@ -455,59 +542,46 @@ pub fn leaderboard_text(plan: &Plan, report: &StatsReport) -> String {
     );
     let _ = writeln!(
         out,
-        "  # {:<width$} {:>6} {:>6} {:>6} {:>6}  {:<24} {:<17}{} {:<22} {:<14} faults",
+        "  # {:<width$} {:>5} {:>9} {:<15} {:<11}{} {:<16} faults",
         "bot",
         "games",
-        "wins",
-        "draws",
-        "losses",
+        "W-D-L",
         "score [95%]",
         "mean score",
-        if four { " mean rank" } else { "" },
+        if four { "  rank" } else { "" },
         "rating [95%]",
-        "TrueSkill μ±σ",
     );
     let places = places(report);
     for &bot in &standings(report) {
         let summary = &report.summaries[bot];
         let rating = match &report.global_fit {
-            Ok(fit) => fit.bots.get(bot).map(rating_text).unwrap_or_default(),
+            Ok(fit) => fit.bots.get(bot).map(compact_rating).unwrap_or_default(),
             Err(_) => "-".into(),
         };
-        let skill = report
-            .trueskill
-            .ratings
-            .get(bot)
-            .map(|r| format!("{:.1} ± {:.1}", r.mean, r.uncertainty))
-            .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "{:>3} {:<width$} {:>6} {:>6} {:>6} {:>6}  {:<24} {:<17}{} {:<22} {:<14} {}",
+        let line = format!(
+            "{:>3} {:<width$} {:>5} {:>9} {:<15} {:<11}{} {:<16} {}",
             places[bot],
-            report.bots[bot],
+            truncate(&report.bots[bot], width),
             summary.games,
-            summary.wins,
-            summary.draws,
-            summary.losses,
-            percent(&summary.score_rate),
-            plus_minus(&summary.score, summary.mean_score),
+            format!("{}-{}-{}", summary.wins, summary.draws, summary.losses),
+            compact_percent(&summary.score_rate),
+            compact_plus_minus(&summary.score, summary.mean_score),
             if four {
                 format!(
-                    " {:>9}",
+                    " {:>5}",
                     summary.mean_rank.map_or("-".into(), |r| format!("{r:.2}"))
                 )
             } else {
                 String::new()
             },
             rating,
-            skill,
-            faults_text(&summary.faults),
+            compact_faults(&summary.faults),
         );
+        let _ = writeln!(out, "{}", truncate(line.trim_end(), TEXT_WIDTH));
     }
     match &report.global_fit {
         Ok(fit) => {
-            let _ = writeln!(
-                out,
+            out.push_str(&wrapped(&format!(
                 "rating: {} fit (Elo scale, mean 0){}; intervals from {} bootstrap resamples",
                 fit.model,
                 if report.fit_sample.sampled() {
@@ -519,22 +593,21 @@ pub fn leaderboard_text(plan: &Plan, report: &StatsReport) -> String {
                     String::new()
                 },
                 fit.resamples_used
-            );
+            )));
         }
         Err(e) => {
-            let _ = writeln!(out, "rating: no global fit ({e})");
+            out.push_str(&wrapped(&format!("rating: no global fit ({e})")));
         }
     }
-    let _ = writeln!(
-        out,
-        "score: points per game (a win 1, a shared first place ½, as in every table here); intervals \
-         measured between {}",
+    out.push_str(&wrapped(&format!(
+        "score: points per game (a win 1, a shared first place ½, as in every table here); \
+         W-D-L: wins, draws, losses; intervals measured between {}; TrueSkill, Weng-Lin and the \
+         full pairwise table: report.html and summary.json",
         unit_words(plan)
-    );
+    )));
     if let Ok(fit) = &report.global_fit {
         for bot in fit.bots.iter().filter(|b| b.unbounded.is_some()) {
-            let _ = writeln!(
-                out,
+            out.push_str(&wrapped(&format!(
                 "note: {} {}: its rating has no {} limit; shown is the 95 % profile-likelihood bound",
                 report.bots[bot.bot],
                 match bot.unbounded {
@@ -547,7 +620,7 @@ pub fn leaderboard_text(plan: &Plan, report: &StatsReport) -> String {
                     Some(Unbounded::Above) => "upper",
                     _ => "upper or lower",
                 },
-            );
+            )));
         }
     }
     if four {
@@ -561,11 +634,10 @@ pub fn leaderboard_text(plan: &Plan, report: &StatsReport) -> String {
                 )
             })
             .collect();
-        let _ = writeln!(
-            out,
+        out.push_str(&wrapped(&format!(
             "2014 contests' Elo (K=32, schedule order, noisy): {}",
             elo.join(", ")
-        );
+        )));
     }
     out.push('\n');
     out.push_str(&pairwise_text(report));
@@ -575,39 +647,56 @@ pub fn leaderboard_text(plan: &Plan, report: &StatsReport) -> String {
     out
 }
 
-/// Win rate of each row against each column (draws count half), with the likelihood of superiority.
+/// Width of a pairwise cell (`100±40`) and the space before it.
+const PAIR_CELL: usize = 7;
+
+/// Each row's score against each column in percent (draws count half) with its 95 % half-width,
+/// in [`TEXT_WIDTH`] columns: rows are every bot, columns the leaders that fit, named by place.
+/// The full table, with the likelihood of superiority, is in report.html.
 pub fn pairwise_text(report: &StatsReport) -> String {
     let order = standings(report);
+    let places = places(report);
     let width = name_width(report);
-    let mut out = format!("{:<width$}", "row vs column");
-    for &column in &order {
-        let _ = write!(out, " {:>16}", truncate(&report.bots[column], 16));
+    let label = 4 + width;
+    let fit = (TEXT_WIDTH.saturating_sub(label) / PAIR_CELL).max(1);
+    let columns: Vec<usize> = order.iter().copied().take(fit).collect();
+    let mut out = if columns.len() < order.len() {
+        format!(
+            "row's score against column, % ±95% (columns: the top {} by place; all in report.html):\n",
+            columns.len()
+        )
+    } else {
+        "row's score against column, % ±95% (columns by place; LOS in report.html):\n".to_string()
+    };
+    let _ = write!(out, "{:label$}", "");
+    for &column in &columns {
+        let _ = write!(out, " {:>6}", format!("#{}", places[column]));
     }
     out.push('\n');
     for &row in &order {
-        let _ = write!(out, "{:<width$}", report.bots[row]);
-        for &column in &order {
+        let _ = write!(
+            out,
+            "{:>3} {:<width$}",
+            places[row],
+            truncate(&report.bots[row], width)
+        );
+        for &column in &columns {
             let cell = match report.pairwise.get(row, column) {
                 Some(pair) if row != column && pair.games > 0 => match &pair.score {
                     Some(score) => format!(
-                        "{:.0}%±{:.0} LOS {:.0}%",
+                        "{:.0}±{:.0}",
                         100.0 * score.estimate,
-                        50.0 * (score.high - score.low),
-                        100.0 * pair.los.unwrap_or(0.5)
+                        50.0 * (score.high - score.low)
                     ),
                     None => "-".into(),
                 },
                 _ => "-".into(),
             };
-            let _ = write!(out, " {cell:>16}");
+            let _ = write!(out, " {cell:>6}");
         }
         out.push('\n');
     }
     out
-}
-
-fn truncate(text: &str, max: usize) -> String {
-    text.chars().take(max).collect()
 }
 
 pub fn sprt_text(report: &StatsReport, sprt: &SprtReport) -> String {
@@ -785,7 +874,12 @@ fn html_escape(text: &str) -> String {
 }
 
 /// The self-contained HTML report (opens from disk; links to the replay files beside it).
-pub fn report_html(plan: &Plan, report: &StatsReport, games: &[Entry]) -> String {
+pub fn report_html(
+    plan: &Plan,
+    report: &StatsReport,
+    games: &[Entry],
+    timing: &TimingSummary,
+) -> String {
     let order = standings(report);
     let title = format!("arena: {} tournament, {} games", plan.game, report.games);
     let mut html = format!(
@@ -835,6 +929,7 @@ pub fn report_html(plan: &Plan, report: &StatsReport, games: &[Entry]) -> String
     );
     html.push_str("<p><small>* the 2014 contests' Elo (K = 32, games in schedule order): it follows the most recent games and is noisy; the ratings below are the order-invariant fit.</small></p>");
 
+    html.push_str(&timing.html(html_escape));
     html.push_str("<h2>Ratings with 95% intervals</h2>");
     match &report.global_fit {
         Ok(fit) => html.push_str(&ratings_svg(report, fit, &order)),
@@ -904,7 +999,7 @@ pub fn report_html(plan: &Plan, report: &StatsReport, games: &[Entry]) -> String
 
     let _ = write!(
         html,
-        "<h2>Games</h2><p>{} shown of {}; every game is in <code>results.jsonl</code>. Open a replay with <code>arena view FILE</code> or browse them all with <code>arena serve --dir DIR</code>; games between built-in bots keep no file by default and are played again from their seed (<code>arena replay DIR N</code>, or the server).</p><table><tr><th>#</th><th>seed</th><th>seats</th><th>scores</th><th>winner</th><th>replay</th></tr>",
+        "<h2>Games</h2><p>{} shown of {}; every game is in <code>results.jsonl</code>. Open a replay with <code>arena view FILE</code> or browse them all with <code>arena serve --dir DIR</code>; games between built-in bots keep no file by default and are played again from their seed (<code>arena replay DIR N</code>, or the server).</p><table><tr><th>#</th><th>seed</th><th>seats</th><th>scores</th><th>winner</th><th>replay</th><th>play it again</th></tr>",
         games.len(),
         report.games
     );
@@ -940,8 +1035,10 @@ pub fn report_html(plan: &Plan, report: &StatsReport, games: &[Entry]) -> String
         };
         let _ = write!(
             html,
-            "<tr><td>{}</td><td>{}</td><td>{seats}</td><td>{scores}</td><td>{winner}</td><td>{replay}</td></tr>",
-            game.index, game.seed
+            "<tr><td>{}</td><td>{}</td><td>{seats}</td><td>{scores}</td><td>{winner}</td><td>{replay}</td><td><code class=\"command\">{}</code></td></tr>",
+            game.index,
+            game.seed,
+            html_escape(&crate::reproduce::entry_command(plan, game))
         );
     }
     html.push_str("</table></body></html>\n");

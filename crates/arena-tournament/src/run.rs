@@ -382,6 +382,7 @@ impl Worker<'_> {
                 time_policy: plan.settings.time_policy,
                 probe: false,
                 sandbox: self.sandbox.clone(),
+                clock: plan.settings.clock,
             },
             stderr_cap: plan.settings.stderr_cap,
             prepared: Default::default(),
@@ -409,6 +410,7 @@ impl Worker<'_> {
                 .play_builtin(plan.variant.as_deref(), bots, game.seed)?;
             return Ok(Some(Finished {
                 faults: vec![Vec::new(); game.seats.len()],
+                timing: Vec::new(),
                 outcome,
                 replay: None,
                 record: None,
@@ -435,6 +437,11 @@ impl Worker<'_> {
                 .iter()
                 .map(|faults| faults.iter().map(|f| f.kind).collect())
                 .collect(),
+            timing: if builtin.is_some() {
+                Vec::new()
+            } else {
+                result.timing
+            },
             outcome: result.outcome,
             replay,
             record: store_replay.then_some(result.record),
@@ -570,6 +577,8 @@ async fn wait_for(flag: &AtomicBool) {
 struct Finished {
     outcome: Outcome,
     faults: Vec<Vec<arena_core::FaultKind>>,
+    /// Answer times per seat (games with a process bot).
+    timing: Vec<Option<arena_core::SeatTiming>>,
     replay: Option<String>,
     /// The replay to write, when replays are kept.
     record: Option<RecordJson>,
@@ -601,6 +610,7 @@ impl Finished {
             winner: self.outcome.winner,
             faults: &self.faults,
             replay: self.replay.as_deref(),
+            timing: &self.timing,
         }
     }
 }

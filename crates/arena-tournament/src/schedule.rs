@@ -79,6 +79,9 @@ pub struct RunSettings {
     /// How answer times are judged; `None`: the game's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_policy: Option<arena_core::TimePolicy>,
+    /// The clock answers are judged on (absent: wall).
+    #[serde(default, skip_serializing_if = "arena_core::ClockKind::is_wall")]
+    pub clock: arena_core::ClockKind,
     /// The game's own options (Coup's deck and move check), as the command line gave them, so
     /// that a resumed run and a rebuilt replay play the same games.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -429,6 +432,7 @@ mod tests {
                 replays: false,
                 builtin_replays: false,
                 time_policy: None,
+                clock: arena_core::ClockKind::Wall,
                 game_options: None,
             },
             sprt: None,
@@ -547,6 +551,7 @@ mod tests {
                 replays: false,
                 builtin_replays: false,
                 time_policy: None,
+                clock: arena_core::ClockKind::Wall,
                 game_options: None,
             },
             sprt: None,

@@ -52,6 +52,8 @@ pub fn export_html(replay_json: &str) -> Result<String, ViewerError> {
 pub struct Back {
     pub href: String,
     pub label: String,
+    /// The `arena play` command that plays the game again (games of a tournament).
+    pub command: Option<String>,
 }
 
 /// Checks the record enough to be sure the page will draw it, then fills the template.
@@ -115,9 +117,16 @@ pub(crate) fn viewer_page(replay_json: &str, back: Option<&Back>) -> Result<Stri
         .replace('<', "\\u003c");
     let nav = match back {
         Some(back) => format!(
-            "<a class=\"back\" href=\"{}\">← {}</a>",
+            "<a class=\"back\" href=\"{}\">← {}</a>{}",
             escape(&back.href),
-            escape(&back.label)
+            escape(&back.label),
+            back.command
+                .as_ref()
+                .map(|command| format!(
+                    " <span class=\"reproduce\">play it again: <code>{}</code></span>",
+                    escape(command)
+                ))
+                .unwrap_or_default()
         ),
         None => String::new(),
     };

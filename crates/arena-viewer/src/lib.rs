@@ -21,6 +21,7 @@ mod store;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 pub use export::{GAMES, export_html, published_viewer_page};
 pub use server::router;
@@ -40,9 +41,9 @@ pub enum ViewerError {
     NotAReplay(String),
     #[error("the viewer does not know the game `{0}` (it knows {known})", known = GAMES.join(", "))]
     UnknownGame(String),
-    #[error("cannot listen on 127.0.0.1:{port}: {source}")]
+    #[error("cannot listen on {addr}: {source}")]
     Bind {
-        port: u16,
+        addr: String,
         #[source]
         source: std::io::Error,
     },
@@ -63,6 +64,80 @@ pub struct ServeOptions {
     /// Plays again the games whose replay was not stored (games between built-in bots), so that
     /// they can be watched too; `None`: only stored replays are shown.
     pub rebuild: Option<Rebuilder>,
+    /// The address to listen on; `None`: 127.0.0.1 (this computer only). Another address serves
+    /// the network it is on, with no authentication: the caller warns about it.
+    pub bind: Option<std::net::IpAddr>,
+    /// Host names the server answers to besides the loopback names and the bound address (see
+    /// [`HostCheck`]): the machine's name on a LAN, say.
+    pub allowed_hosts: Vec<String>,
+    /// Longest time a request may take (default [`REQUEST_TIMEOUT`]); then 408.
+    pub request_timeout: Option<Duration>,
+    /// Longest a connection may stay silent, before its first request or between requests
+    /// (default [`IDLE_TIMEOUT`]); then it is closed.
+    pub idle_timeout: Option<Duration>,
+}
+
+/// Default longest time of a request: a rebuilt Spring 2021 replay takes well under a second.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+/// Default longest silence of a connection.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+/// Longest life of a connection, however busy: browsers open another one.
+pub const CONNECTION_LIFETIME: Duration = Duration::from_secs(600);
+
+/// Which `Host` headers the server answers: a browser page on another domain that resolves to
+/// this machine (DNS rebinding) names its own domain there, and is refused.
+#[derive(Clone, Debug)]
+pub struct HostCheck {
+    bound: std::net::IpAddr,
+    names: Vec<String>,
+}
+
+impl HostCheck {
+    pub fn new(bound: std::net::IpAddr, names: &[String]) -> Self {
+        HostCheck {
+            bound,
+            names: names.iter().map(|n| n.to_ascii_lowercase()).collect(),
+        }
+    }
+
+    /// Loopback names always; the bound address itself (any address of this machine when bound
+    /// to all of them: an address, unlike a domain, cannot be rebound); and the names given.
+    pub fn allows(&self, host: &str) -> bool {
+        let name = if let Some(rest) = host.strip_prefix('[') {
+            rest.split_once(']').map_or(rest, |(name, _)| name)
+        } else if host.matches(':').count() == 1 {
+            host.rsplit_once(':').map_or(host, |(name, _)| name)
+        } else {
+            host
+        }
+        .to_ascii_lowercase();
+        if matches!(name.as_str(), "127.0.0.1" | "localhost" | "::1") {
+            return true;
+        }
+        if self.names.contains(&name) {
+            return true;
+        }
+        match name.parse::<std::net::IpAddr>() {
+            Ok(address) if !self.bound.is_loopback() => {
+                self.bound.is_unspecified() || address == self.bound
+            }
+            _ => false,
+        }
+    }
+
+    /// What the server answers, for the refusal's message.
+    pub fn describe(&self) -> String {
+        let mut names = vec!["127.0.0.1".to_string(), "localhost".into(), "[::1]".into()];
+        if !self.bound.is_loopback() {
+            names.push(if self.bound.is_unspecified() {
+                "this machine's addresses".into()
+            } else {
+                self.bound.to_string()
+            });
+        }
+        names.extend(self.names.iter().cloned());
+        names.join(", ")
+    }
 }
 
 /// The replay JSON of a game played again, or why it cannot be.
@@ -88,7 +163,7 @@ impl ServeOptions {
             dirs: Vec::new(),
             files: vec![file.into()],
             port,
-            rebuild: None,
+            ..ServeOptions::default()
         }
     }
 }
@@ -99,21 +174,26 @@ pub struct Server {
     app: axum::Router,
     addr: SocketAddr,
     files: usize,
+    idle_timeout: Duration,
 }
 
 impl Server {
-    /// Checks the directories and files and binds 127.0.0.1:`port` (loopback only: the server has no
-    /// authentication, and replays may hold bots' stderr).
+    /// Checks the directories and files and binds `port` on 127.0.0.1 (loopback only: the server
+    /// has no authentication, and replays may hold bots' stderr), or on the address asked for.
     pub async fn bind(options: ServeOptions) -> Result<Server, ViewerError> {
         let app = router(&options)?;
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", options.port))
+        let ip = options
+            .bind
+            .unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST));
+        let wanted = SocketAddr::new(ip, options.port);
+        let listener = tokio::net::TcpListener::bind(wanted)
             .await
             .map_err(|source| ViewerError::Bind {
-                port: options.port,
+                addr: wanted.to_string(),
                 source,
             })?;
         let addr = listener.local_addr().map_err(|source| ViewerError::Bind {
-            port: options.port,
+            addr: wanted.to_string(),
             source,
         })?;
         Ok(Server {
@@ -121,6 +201,7 @@ impl Server {
             app,
             addr,
             files: options.files.len(),
+            idle_timeout: options.idle_timeout.unwrap_or(IDLE_TIMEOUT),
         })
     }
 
@@ -138,12 +219,44 @@ impl Server {
         (index < self.files).then(|| format!("http://{}/f/{index}", self.addr))
     }
 
-    /// Serves until the future is dropped (or an I/O error ends the accept loop).
+    /// Serves until the future is dropped (or an I/O error ends the accept loop). Each connection
+    /// is served on its own task; one that stays silent for the idle timeout (before a request's
+    /// headers are complete, the first or a later one) is closed.
     pub async fn run(self) -> Result<(), ViewerError> {
-        axum::serve(self.listener, self.app)
-            .await
-            .map_err(ViewerError::Serve)
+        use hyper_util::rt::{TokioIo, TokioTimer};
+        let mut http = hyper::server::conn::http1::Builder::new();
+        http.timer(TokioTimer::new())
+            .header_read_timeout(self.idle_timeout)
+            .keep_alive(true);
+        loop {
+            let (stream, _) = match self.listener.accept().await {
+                Ok(accepted) => accepted,
+                // Out of descriptors and the like: the next accept may work.
+                Err(error) if is_transient(&error) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+                Err(error) => return Err(ViewerError::Serve(error)),
+            };
+            let service = hyper_util::service::TowerToHyperService::new(self.app.clone());
+            let connection = http.serve_connection(TokioIo::new(stream), service);
+            let idle = self.idle_timeout;
+
+            tokio::spawn(async move {
+                // A client that stops reading a response would hold its connection forever.
+                let _ = tokio::time::timeout(CONNECTION_LIFETIME.max(idle), connection).await;
+            });
+        }
     }
+}
+
+fn is_transient(error: &std::io::Error) -> bool {
+    matches!(
+        error.kind(),
+        std::io::ErrorKind::ConnectionAborted
+            | std::io::ErrorKind::ConnectionReset
+            | std::io::ErrorKind::Interrupted
+    ) || matches!(error.raw_os_error(), Some(23 | 24)) // ENFILE, EMFILE: out of descriptors
 }
 
 /// Binds, tells `on_bound` where the server listens (the CLI prints the URL), then serves.

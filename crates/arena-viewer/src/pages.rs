@@ -143,13 +143,182 @@ fn bot_names(tournament: &Tournament) -> Vec<String> {
     names
 }
 
-/// Filters of the games table.
+/// Filters of the games table (and of the JSON list, `/api/t/...`).
 #[derive(Debug, Default, serde::Deserialize)]
 pub struct GameFilter {
+    /// Games this bot played.
     pub bot: Option<String>,
+    /// With `bot`: `won`, `lost` or `drawn` (a shared first place), for that bot.
+    pub result: Option<String>,
+    /// Games with a fault of this kind (`timeout`, `crashed`, ...; `any` for any fault), of `bot`
+    /// when it is given.
+    pub fault: Option<String>,
+    /// Games played on this seed.
+    pub seed: Option<String>,
     pub page: Option<usize>,
     /// `viewer.html?game=N`: the report's link to a game (see [`crate::published_viewer_page`]).
     pub game: Option<String>,
+}
+
+/// The outcome of a game for one seat, in the filter's words.
+fn seat_result(result: &ResultLine, seat: usize) -> &'static str {
+    match (result.winner, result.ranks.get(seat)) {
+        (Some(winner), _) if winner == seat => "won",
+        (None, Some(1)) => "drawn",
+        _ => "lost",
+    }
+}
+
+impl GameFilter {
+    /// Refuses filters that cannot mean anything, with what to write instead.
+    pub fn check(&self) -> Result<(), String> {
+        match self.result.as_deref().filter(|r| !r.is_empty()) {
+            Some(result) if !["won", "lost", "drawn"].contains(&result) => {
+                return Err(format!(
+                    "result={result}: give won, lost or drawn (for the bot given with bot=NAME)"
+                ));
+            }
+            Some(_) if self.bot.as_deref().is_none_or(str::is_empty) => {
+                return Err("result= is a bot's result: give bot=NAME too".into());
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn given(value: &Option<String>) -> Option<&str> {
+        value.as_deref().filter(|v| !v.is_empty())
+    }
+
+    /// Whether a game passes every filter given.
+    pub fn matches(&self, result: &ResultLine) -> bool {
+        let seats: Vec<usize> = match Self::given(&self.bot) {
+            Some(bot) => result
+                .bots
+                .iter()
+                .enumerate()
+                .filter(|(_, name)| *name == bot)
+                .map(|(seat, _)| seat)
+                .collect(),
+            None => (0..result.bots.len()).collect(),
+        };
+        if seats.is_empty() {
+            return false;
+        }
+        if let Some(wanted) = Self::given(&self.result)
+            && !seats
+                .iter()
+                .any(|&seat| seat_result(result, seat) == wanted)
+        {
+            return false;
+        }
+        if let Some(kind) = Self::given(&self.fault) {
+            let faulty = seats.iter().any(|&seat| {
+                result
+                    .faults
+                    .get(seat)
+                    .is_some_and(|kinds| kinds.iter().any(|k| kind == "any" || k == kind))
+            });
+            if !faulty {
+                return false;
+            }
+        }
+        if let Some(seed) = Self::given(&self.seed) {
+            let text = result.seed.as_ref().map(score_text).unwrap_or_default();
+            if text != seed.trim() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The filters as a query string (without `page`), starting with `&` when not empty.
+    fn query(&self) -> String {
+        let mut query = String::new();
+        for (key, value) in [
+            ("bot", &self.bot),
+            ("result", &self.result),
+            ("fault", &self.fault),
+            ("seed", &self.seed),
+        ] {
+            if let Some(value) = Self::given(value) {
+                let _ = write!(query, "&{key}={}", url_segment(value));
+            }
+        }
+        query
+    }
+
+    fn any(&self) -> bool {
+        !self.query().is_empty()
+    }
+}
+
+/// The `arena play` command of each game, when the tournament's plan can be read.
+pub struct Commands(Option<arena_tournament::Plan>);
+
+impl Commands {
+    pub fn of(dir: &Path) -> Commands {
+        Commands(arena_tournament::load(dir).ok())
+    }
+
+    pub fn command(&self, result: &ResultLine) -> Option<String> {
+        let plan = self.0.as_ref()?;
+        let seed = result.seed.as_ref().map(score_text)?.parse::<u64>().ok()?;
+        (result.seats.len() == result.bots.len() && !result.seats.is_empty())
+            .then(|| arena_tournament::reproduce::play_command(plan, &result.seats, seed))
+    }
+}
+
+/// The games that pass `filter`, as JSON for tools: each with its seed (text), seats, scores,
+/// faults, where to watch it and the command that plays it again.
+pub fn games_json(
+    dir: &TournamentDir,
+    tournament: &Tournament,
+    filter: &GameFilter,
+    rebuild: bool,
+) -> serde_json::Value {
+    let commands = Commands::of(&dir.path);
+    let games: Vec<serde_json::Value> = tournament
+        .results
+        .iter()
+        .filter(|r| filter.matches(r))
+        .map(|r| {
+            serde_json::json!({
+                "index": r.index,
+                "seed": r.seed.as_ref().map(score_text),
+                "bots": r.bots,
+                "scores": r.scores,
+                "ranks": r.ranks,
+                "winner": r.winner,
+                "faults": r.faults,
+                "watch": watch_href(dir, tournament, r, rebuild),
+                "command": commands.command(r),
+            })
+        })
+        .collect();
+    serde_json::json!({ "count": games.len(), "games": games })
+}
+
+/// Where a game's viewer is, if it can be shown.
+fn watch_href(
+    dir: &TournamentDir,
+    tournament: &Tournament,
+    result: &ResultLine,
+    rebuild: bool,
+) -> Option<String> {
+    match &result.replay {
+        Some(replay) => Some(format!(
+            "/g/{}/{}",
+            dir.root,
+            url_path(&dir.root_relative(replay))
+        )),
+        None if rebuild && all_built_in(tournament, result) => Some(format!(
+            "/g/{}/{}",
+            dir.root,
+            url_path(&dir.root_relative(&format!("replays/{:06}.json.gz", result.index)))
+        )),
+        None => None,
+    }
 }
 
 /// `rebuild`: the server can play again the games between built-in bots whose replay was not
@@ -443,35 +612,42 @@ fn games_table(
     let selected: Vec<_> = tournament
         .results
         .iter()
-        .filter(|r| filter.bot.as_ref().is_none_or(|bot| r.bots.contains(bot)))
+        .filter(|r| filter.matches(r))
         .collect();
     let pages = selected.len().div_ceil(GAMES_PER_PAGE).max(1);
     let page = filter.page.unwrap_or(1).clamp(1, pages);
-    let _ = write!(
-        body,
-        "<h2>Games</h2><p class=\"meta\">{} game(s)",
-        selected.len()
-    );
-    if let Some(bot) = &filter.bot {
+    body.push_str("<h2>Games</h2>");
+    filter_form(body, tournament, filter);
+    let _ = write!(body, "<p class=\"meta\">{} game(s)", selected.len());
+    if let Some(bot) = GameFilter::given(&filter.bot) {
+        let _ = write!(body, " with <b>{}</b>", escape(bot));
+    }
+    if let Some(result) = GameFilter::given(&filter.result) {
+        let _ = write!(body, " that it {}", escape(result));
+    }
+    if let Some(fault) = GameFilter::given(&filter.fault) {
+        let _ = write!(body, " with a fault ({})", escape(fault));
+    }
+    if let Some(seed) = GameFilter::given(&filter.seed) {
+        let _ = write!(body, " on seed {}", escape(seed));
+    }
+    if filter.any() {
         let _ = write!(
             body,
-            " with <b>{}</b> · <a href=\"{}\">all games</a>",
-            escape(bot),
-            dir.href()
+            " · <a href=\"{}\">all games</a> · <a href=\"{}?{}\">as JSON</a>",
+            dir.href(),
+            dir.href().replacen("/t/", "/api/t/", 1),
+            filter.query().trim_start_matches('&')
         );
     }
     if pages > 1 {
         body.push_str(" · page");
-        let bot = filter
-            .bot
-            .as_ref()
-            .map(|b| format!("&bot={}", url_segment(b)))
-            .unwrap_or_default();
+        let query = filter.query();
         for p in 1..=pages {
             if p == page {
                 let _ = write!(body, " <b>{p}</b>");
             } else {
-                let _ = write!(body, " <a href=\"?page={p}{bot}\">{p}</a>");
+                let _ = write!(body, " <a href=\"?page={p}{query}\">{p}</a>");
             }
         }
     }
@@ -479,9 +655,10 @@ fn games_table(
     if selected.is_empty() {
         return;
     }
+    let commands = Commands::of(&dir.path);
     body.push_str(
         "<table class=\"games\"><thead><tr><th>#</th><th>Seed</th><th>Seats (score)</th><th>Faults</th>\
-         <th></th></tr></thead><tbody>",
+         <th></th><th>Play it again</th></tr></thead><tbody>",
     );
     for result in selected
         .iter()
@@ -491,9 +668,9 @@ fn games_table(
         let mut seats = String::new();
         for (seat, name) in result.bots.iter().enumerate() {
             let score = result.scores.get(seat).map(score_text).unwrap_or_default();
-            let class = match (result.winner, result.ranks.get(seat)) {
-                (Some(w), _) if w == seat => "seat win",
-                (None, Some(1)) => "seat draw",
+            let class = match seat_result(result, seat) {
+                "won" => "seat win",
+                "drawn" => "seat draw",
                 _ => "seat",
             };
             let _ = write!(
@@ -516,27 +693,76 @@ fn games_table(
                 )
             })
             .collect();
-        let watch = match &result.replay {
-            Some(replay) => format!(
-                "<a class=\"watch\" href=\"/g/{}/{}\">watch ▶</a>",
-                dir.root,
-                url_path(&dir.root_relative(replay))
-            ),
-            None if rebuild && all_built_in(tournament, result) => format!(
+        let watch = match watch_href(dir, tournament, result, rebuild) {
+            Some(href) if result.replay.is_some() => {
+                format!("<a class=\"watch\" href=\"{href}\">watch ▶</a>")
+            }
+            Some(href) => format!(
                 "<a class=\"watch\" title=\"built-in bots only: played again from the seed\" \
-                 href=\"/g/{}/{}\">watch ▶</a>",
-                dir.root,
-                url_path(&dir.root_relative(&format!("replays/{:06}.json.gz", result.index)))
+                 href=\"{href}\">watch ▶</a>"
             ),
             None => "<span class=\"muted\">no replay</span>".into(),
         };
+        let command = commands
+            .command(result)
+            .map(|c| format!("<code class=\"command\">{}</code>", escape(&c)))
+            .unwrap_or_default();
         let _ = write!(
             body,
-            "<tr><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{seats}</td><td class=\"faults\">{}</td><td>{watch}</td></tr>",
+            "<tr><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{seats}</td><td class=\"faults\">{}</td><td>{watch}</td><td>{command}</td></tr>",
             result.index,
             escape(&result.seed.as_ref().map(score_text).unwrap_or_default()),
             faults.join("<br>")
         );
     }
     body.push_str("</tbody></table>");
+}
+
+/// The filter form above the games: bot, its result, fault kind, seed.
+fn filter_form(body: &mut String, tournament: &Tournament, filter: &GameFilter) {
+    let option = |value: &str, label: &str, current: Option<&str>| {
+        format!(
+            "<option value=\"{}\"{}>{}</option>",
+            escape(value),
+            if current == Some(value) {
+                " selected"
+            } else {
+                ""
+            },
+            escape(label)
+        )
+    };
+    let bot = GameFilter::given(&filter.bot);
+    let mut bots = option("", "any bot", bot);
+    for name in bot_names(tournament) {
+        bots.push_str(&option(&name, &name, bot));
+    }
+    let result = GameFilter::given(&filter.result);
+    let mut results = option("", "any result", result);
+    for value in ["won", "lost", "drawn"] {
+        results.push_str(&option(value, value, result));
+    }
+    let fault = GameFilter::given(&filter.fault);
+    let mut kinds: Vec<&str> = tournament
+        .results
+        .iter()
+        .flat_map(|r| r.faults.iter().flatten())
+        .map(String::as_str)
+        .collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    let mut faults = option("", "any or no fault", fault);
+    faults.push_str(&option("any", "some fault", fault));
+    for kind in kinds {
+        faults.push_str(&option(kind, kind, fault));
+    }
+    let _ = write!(
+        body,
+        "<form class=\"filters\" method=\"get\"><label>bot <select name=\"bot\">{bots}</select></label> \
+         <label>its result <select name=\"result\">{results}</select></label> \
+         <label>fault <select name=\"fault\">{faults}</select></label> \
+         <label>seed <input name=\"seed\" size=\"22\" value=\"{}\"></label> \
+         <button>filter</button></form>",
+        escape(GameFilter::given(&filter.seed).unwrap_or(""))
+    );
 }

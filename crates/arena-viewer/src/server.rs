@@ -19,7 +19,7 @@ use axum::routing::get;
 use crate::export::{Back, viewer_page};
 use crate::pages::{self, GameFilter};
 use crate::store::{self, REPORT_FILE, Refusal, is_replay_name, resolve_under};
-use crate::{Rebuilder, ServeOptions, ViewerError};
+use crate::{HostCheck, Rebuilder, ServeOptions, ViewerError};
 
 struct Served {
     /// Canonical directories.
@@ -65,17 +65,32 @@ pub fn router(options: &ServeOptions) -> Result<Router, ViewerError> {
         .route("/t/{root}/{*rest}", get(tournament_inside))
         .route("/g/{root}/{*path}", get(game_under_root))
         .route("/raw/{root}/{*path}", get(raw_under_root))
+        .route("/api/t/{root}", get(games_of_root))
+        .route("/api/t/{root}/{sub}", get(games_of_sub))
         .route("/f/{index}", get(game_file))
         .route("/f/{index}/raw", get(raw_file))
         .fallback(not_found)
-        .layer(axum::middleware::from_fn(loopback_host_only))
+        .layer(axum::middleware::from_fn_with_state(
+            options.request_timeout.unwrap_or(crate::REQUEST_TIMEOUT),
+            time_limit,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(HostCheck::new(
+                options
+                    .bind
+                    .unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST)),
+                &options.allowed_hosts,
+            )),
+            allowed_host_only,
+        ))
         .with_state(state))
 }
 
-/// Refuses requests whose `Host` is not a loopback name: the server listens on 127.0.0.1 only,
-/// but a web page could point its own domain at 127.0.0.1 (DNS rebinding) and read replays,
-/// stderr included, through the visitor's browser. Such a request names the page's domain.
-async fn loopback_host_only(
+/// Refuses requests whose `Host` the server does not answer to (see [`HostCheck`]): a web page
+/// could point its own domain at this machine (DNS rebinding) and read replays, stderr included,
+/// through the visitor's browser. Such a request names the page's domain.
+async fn allowed_host_only(
+    State(check): State<Arc<HostCheck>>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
@@ -84,31 +99,38 @@ async fn loopback_host_only(
         return next.run(request).await;
     };
     let host = host.to_str().unwrap_or_default().to_string();
-    if is_loopback_host(&host) {
+    if check.allows(&host) {
         next.run(request).await
     } else {
         Problem::new(
             StatusCode::FORBIDDEN,
             format!(
-                "the Host `{host}` is not this computer: arena serve answers requests for 127.0.0.1, \
-                 localhost or [::1] only"
+                "the Host `{host}` is not one this server answers to ({}); to serve it under \
+                 another name, give that name with --allow-host",
+                check.describe()
             ),
         )
         .into_response()
     }
 }
 
-/// `127.0.0.1`, `localhost` or `[::1]`, with or without a port.
-fn is_loopback_host(host: &str) -> bool {
-    let name = if let Some(rest) = host.strip_prefix('[') {
-        rest.split_once(']').map_or(rest, |(name, _)| name)
-    } else {
-        host.rsplit_once(':').map_or(host, |(name, _)| name)
-    };
-    matches!(
-        name.to_ascii_lowercase().as_str(),
-        "127.0.0.1" | "localhost" | "::1"
-    )
+/// Answers 408 for a request that takes longer than the limit (a rebuild that hangs, say).
+async fn time_limit(
+    State(limit): State<std::time::Duration>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    match tokio::time::timeout(limit, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => Problem::new(
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "the request took longer than {} s and was stopped",
+                limit.as_secs_f64()
+            ),
+        )
+        .into_response(),
+    }
 }
 
 /// A refused request, rendered as an HTML page with its status.
@@ -202,6 +224,9 @@ async fn tournament_root(
 ) -> Result<Html<String>, Problem> {
     let axum::extract::Path(root) = params?;
     let Query(filter) = query?;
+    filter
+        .check()
+        .map_err(|why| Problem::new(StatusCode::BAD_REQUEST, why))?;
     let dir = store::tournament(&served.roots, root_index(&root)?, None)?;
     let loaded = store::load_tournament(&dir.path);
     Ok(Html(pages::tournament_page(
@@ -221,6 +246,9 @@ async fn tournament_inside(
 ) -> Result<Response, Problem> {
     let axum::extract::Path((root, rest)) = params?;
     let Query(filter) = query?;
+    filter
+        .check()
+        .map_err(|why| Problem::new(StatusCode::BAD_REQUEST, why))?;
     let index = root_index(&root)?;
     let (first, inside) = match rest.split_once('/') {
         Some((first, inside)) => (first, Some(inside)),
@@ -345,20 +373,38 @@ fn back_link(served: &Served, root: usize, path: &str) -> Back {
         return Back {
             href: dir.href(),
             label: sub.to_string(),
+            command: game_command(&dir, path),
         };
     }
     if let Some(base) = served.roots.get(root)
         && store::is_tournament(base)
+        && let Ok(dir) = store::tournament(&served.roots, root, None)
     {
         return Back {
             href: format!("/t/{root}"),
             label: "tournament".into(),
+            command: game_command(&dir, path),
         };
     }
     Back {
         href: "/".into(),
         label: "all tournaments".into(),
+        command: None,
     }
+}
+
+/// The `arena play` command of the game whose replay is `path` (`[SUB/]replays/N.json.gz` under
+/// the root) in tournament `dir`.
+fn game_command(dir: &store::TournamentDir, path: &str) -> Option<String> {
+    let name = path.rsplit_once("replays/").map(|(_, name)| name)?;
+    let index: u64 = name
+        .strip_suffix(".json.gz")
+        .or_else(|| name.strip_suffix(".json"))?
+        .parse()
+        .ok()?;
+    let tournament = store::load_tournament(&dir.path);
+    let result = tournament.results.iter().find(|r| r.index == index)?;
+    pages::Commands::of(&dir.path).command(result)
 }
 
 fn viewer(text: &str, back: &Back) -> Result<Response, Problem> {
@@ -373,6 +419,42 @@ fn raw(text: String) -> Result<Response, Problem> {
         HeaderValue::from_static("application/json"),
     );
     Ok(response)
+}
+
+/// `/api/t/ROOT[/SUB]?bot=&result=&fault=&seed=`: the games that pass the filters, as JSON.
+async fn games_json(
+    served: &Served,
+    root: &str,
+    sub: Option<&str>,
+    filter: &GameFilter,
+) -> Result<Response, Problem> {
+    filter
+        .check()
+        .map_err(|why| Problem::new(StatusCode::BAD_REQUEST, why))?;
+    let dir = store::tournament(&served.roots, root_index(root)?, sub)?;
+    let loaded = store::load_tournament(&dir.path);
+    let value = pages::games_json(&dir, &loaded, filter, served.rebuild.is_some());
+    raw(value.to_string())
+}
+
+async fn games_of_root(
+    State(served): State<Shared>,
+    params: Param<String>,
+    query: Result<Query<GameFilter>, QueryRejection>,
+) -> Result<Response, Problem> {
+    let axum::extract::Path(root) = params?;
+    let Query(filter) = query?;
+    games_json(&served, &root, None, &filter).await
+}
+
+async fn games_of_sub(
+    State(served): State<Shared>,
+    params: Param<(String, String)>,
+    query: Result<Query<GameFilter>, QueryRejection>,
+) -> Result<Response, Problem> {
+    let axum::extract::Path((root, sub)) = params?;
+    let Query(filter) = query?;
+    games_json(&served, &root, Some(&sub), &filter).await
 }
 
 async fn game_under_root(
@@ -415,6 +497,7 @@ async fn game_file(
     let back = Back {
         href: "/".into(),
         label: "home".into(),
+        command: None,
     };
     viewer(&store::read_text(&file)?, &back)
 }

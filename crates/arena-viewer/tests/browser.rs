@@ -135,7 +135,7 @@ fn viewer_pages_in_a_headless_browser() {
             dirs: vec![dir.path().to_path_buf()],
             files: Vec::new(),
             port: 0,
-            rebuild: None,
+            ..Default::default()
         }))
         .expect("bind");
     let base = server.url();

@@ -46,7 +46,7 @@ fn setup() -> (tempfile::TempDir, axum::Router) {
         dirs: vec![root],
         files: vec![common::data_dir().join("negotiate.json")],
         port: 0,
-        rebuild: None,
+        ..Default::default()
     })
     .expect("router");
     (dir, app)
@@ -333,4 +333,131 @@ async fn a_gzip_bomb_is_refused_without_inflating_it() {
     let page = get(&app, "/g/0/bomb.json.gz").await;
     assert_eq!(page.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(page.body.contains("larger than 64 MB"), "{}", page.body);
+}
+
+async fn status_for_host(app: &axum::Router, host: &str) -> StatusCode {
+    app.clone()
+        .oneshot(
+            Request::get("/")
+                .header("host", host)
+                .body(Body::empty())
+                .expect("request"),
+        )
+        .await
+        .expect("infallible")
+        .status()
+}
+
+#[tokio::test]
+async fn bound_to_a_network_the_server_answers_its_address_and_the_names_given() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    common::tournament_tree(dir.path());
+    let app_on = |bind: &str, names: &[&str]| {
+        router(&ServeOptions {
+            dirs: vec![dir.path().to_path_buf()],
+            bind: Some(bind.parse().expect("address")),
+            allowed_hosts: names.iter().map(|n| n.to_string()).collect(),
+            ..Default::default()
+        })
+        .expect("router")
+    };
+    let lan = app_on("192.168.1.5", &["Arena.LAN"]);
+    for host in [
+        "192.168.1.5:8000",
+        "arena.lan:8000",
+        "localhost",
+        "[::1]:8000",
+    ] {
+        assert_eq!(status_for_host(&lan, host).await, StatusCode::OK, "{host}");
+    }
+    for host in ["evil.example", "10.0.0.7:8000", "arena.lan.evil.example"] {
+        assert_eq!(
+            status_for_host(&lan, host).await,
+            StatusCode::FORBIDDEN,
+            "{host}"
+        );
+    }
+    // Every address of the machine: any address (an address cannot be rebound), no other name.
+    let everywhere = app_on("0.0.0.0", &[]);
+    for host in ["10.0.0.7:8000", "[fe80::1]:8000", "127.0.0.1"] {
+        assert_eq!(
+            status_for_host(&everywhere, host).await,
+            StatusCode::OK,
+            "{host}"
+        );
+    }
+    assert_eq!(
+        status_for_host(&everywhere, "evil.example").await,
+        StatusCode::FORBIDDEN
+    );
+    // On loopback (the default) only the loopback names.
+    let (_dir, local) = setup();
+    assert_eq!(
+        status_for_host(&local, "192.168.1.5").await,
+        StatusCode::FORBIDDEN
+    );
+}
+
+#[tokio::test]
+async fn a_request_that_takes_too_long_is_answered_408() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    common::tournament_tree(dir.path());
+    let app = router(&ServeOptions {
+        dirs: vec![dir.path().to_path_buf()],
+        // A rebuild that never finishes (game 3 of `lw` has no stored replay).
+        rebuild: Some(arena_viewer::Rebuilder(std::sync::Arc::new(|_, _| {
+            Box::pin(async {
+                tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+                Err("never".to_string())
+            })
+        }))),
+        request_timeout: Some(std::time::Duration::from_millis(200)),
+        ..Default::default()
+    })
+    .expect("router");
+    let page = get(&app, "/g/0/lw/replays/000003.json.gz").await;
+    assert_eq!(page.status, StatusCode::REQUEST_TIMEOUT, "{}", page.body);
+    assert!(page.body.contains("longer than 0.2 s"), "{}", page.body);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn silent_connections_are_closed() {
+    let server = Server::bind(ServeOptions {
+        files: vec![common::data_dir().join("coup.json")],
+        idle_timeout: Some(std::time::Duration::from_millis(300)),
+        ..Default::default()
+    })
+    .await
+    .expect("bind");
+    let addr = server.local_addr();
+    let task = tokio::spawn(server.run());
+    let closed = tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
+        // Generous: the server closes after 0.3 s; this only bounds a broken server.
+        let limit = Some(std::time::Duration::from_secs(30));
+        // Silent from the start.
+        let mut silent = std::net::TcpStream::connect(addr).expect("connect");
+        silent.set_read_timeout(limit).expect("timeout");
+        let mut byte = [0u8; 1];
+        let first = silent.read(&mut byte).expect("closed, not timed out");
+        // Silent after one request on a kept-alive connection.
+        let mut kept = std::net::TcpStream::connect(addr).expect("connect");
+        kept.set_read_timeout(limit).expect("timeout");
+        kept.write_all(b"GET /f/0/raw HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            .expect("write");
+        let mut response = Vec::new();
+        let mut buffer = [0u8; 65536];
+        loop {
+            match kept.read(&mut buffer).expect("closed, not timed out") {
+                0 => break,
+                n => response.extend_from_slice(&buffer[..n]),
+            }
+        }
+        (first, String::from_utf8_lossy(&response).into_owned())
+    })
+    .await
+    .expect("join");
+    assert_eq!(closed.0, 0, "a silent connection is closed");
+    assert!(closed.1.starts_with("HTTP/1.1 200"), "{}", closed.1);
+    task.abort();
 }

@@ -267,6 +267,7 @@ fn startup(dir: &Path, bot: &Path, referee: &Path, rounds: usize, cpu: Option<us
         time_scale: 1.0,
         cpu,
         sandbox: None,
+        clock: arena_core::ClockKind::Wall,
     };
     let pin = match cpu {
         Some(cpu) => format!("pinned to CPU {cpu}"),

@@ -156,6 +156,7 @@ pub fn probe(
     variant: Option<&str>,
     seats: &[SeatRequest],
     time_scale: f64,
+    clock: arena_core::ClockKind,
     sandbox: Option<std::sync::Arc<arena_core::sandbox::Sandbox>>,
 ) -> Result<()> {
     let builtin: Vec<&str> = game.bots().into_iter().map(|(name, _)| name).collect();
@@ -192,6 +193,7 @@ pub fn probe(
                 record_frames: false,
                 probe: true,
                 sandbox: sandbox.clone(),
+                clock,
                 ..MatchOptions::default()
             },
             stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,

@@ -9,7 +9,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use arena_core::process::DEFAULT_STDERR_CAP;
 use arena_core::registry::{GameEntry, GameRequest, GameResult, PlayerSpec, SeatRequest};
 use arena_core::seed::derive_seed;
-use arena_core::{MatchOptions, TimePolicy};
+use arena_core::{ClockKind, MatchOptions, TimePolicy};
 use clap::{Parser, Subcommand};
 
 use crate::games;
@@ -76,9 +76,24 @@ enum Command {
         /// Directories to serve (tournament directories, or directories holding them); default: `.`.
         #[arg(long = "dir")]
         dirs: Vec<PathBuf>,
-        /// Port on 127.0.0.1 (0: any free port).
+        /// Port to listen on (0: any free port).
         #[arg(long, default_value_t = 8000)]
         port: u16,
+        /// Listen on ADDR instead of 127.0.0.1, to serve a network (0.0.0.0: every address of
+        /// this machine). There is no authentication: anyone who reaches it sees every game,
+        /// stderr included.
+        #[arg(long, value_name = "ADDR")]
+        bind: Option<std::net::IpAddr>,
+        /// A host name the server answers to besides 127.0.0.1, localhost, [::1] and the bound
+        /// address (requests naming another host are refused: DNS rebinding); repeatable.
+        #[arg(long = "allow-host", value_name = "NAME")]
+        allow_hosts: Vec<String>,
+        /// Seconds a request may take before it is answered 408.
+        #[arg(long, value_name = "S", default_value_t = arena_viewer::REQUEST_TIMEOUT.as_secs())]
+        request_timeout: u64,
+        /// Seconds a connection may stay silent (before or between requests) before it is closed.
+        #[arg(long, value_name = "S", default_value_t = arena_viewer::IDLE_TIMEOUT.as_secs())]
+        idle_timeout: u64,
     },
     /// Open one replay file (JSON or .json.gz) in the viewer.
     View {
@@ -138,7 +153,8 @@ struct PlayArgs {
     /// Where to write the replay (default: GAME-SEED.replay.json).
     #[arg(long)]
     replay: Option<PathBuf>,
-    /// Working directory of the command bots: once for all, or once per --bot.
+    /// Working directory of the command bots: once for all, or once per --bot (`-` for a bot
+    /// without one).
     #[arg(long = "workdir")]
     workdirs: Vec<PathBuf>,
     /// League or variant, for games that have them.
@@ -269,6 +285,11 @@ pub struct TimingOptions {
     /// Milliseconds of per-game time bank (implies `--time-policy bank`; default 2000).
     #[arg(long, value_name = "MS")]
     pub bank: Option<u64>,
+    /// The clock limits are judged on: `wall` (default: real time, as the original contests) or
+    /// `cpu` (CPU time the bot's processes used, the same on a loaded machine; every answer still
+    /// has a wall-clock cap of 3 × the limit + 1 s).
+    #[arg(long, value_name = "CLOCK", value_parser = ["wall", "cpu"])]
+    pub clock: Option<String>,
 }
 
 impl TimingOptions {
@@ -284,6 +305,14 @@ impl TimingOptions {
         TimePolicy::from_name(name, self.grace, self.bank)
             .map(Some)
             .map_err(|e| anyhow!(e))
+    }
+
+    /// The clock asked for (wall by default).
+    pub fn clock(&self) -> Result<ClockKind> {
+        match &self.clock {
+            Some(name) => ClockKind::from_name(name).map_err(|e| anyhow!(e)),
+            None => Ok(ClockKind::Wall),
+        }
     }
 }
 
@@ -324,7 +353,9 @@ impl CoupOptions {
     }
 }
 
-pub fn run(cli: Cli) -> Result<ExitCode> {
+/// Runs the command; `matches` tells which options were given on the command line (a tournament
+/// file's values give way to them).
+pub fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<ExitCode> {
     match cli.command {
         Command::List => list(),
         Command::Languages => crate::bots::languages(),
@@ -344,8 +375,29 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             }
         }
         Command::Bot { game, name, args } => bot(&game, &name, &args),
-        Command::Tournament(args) => crate::tournament::tournament(*args),
-        Command::Serve { dirs, port } => serve(dirs, port),
+        Command::Tournament(mut args) => {
+            if let Some(matches) = matches.subcommand_matches("tournament") {
+                crate::tournament_file::apply(&mut args, matches)?;
+            }
+            crate::tournament::tournament(*args)
+        }
+        Command::Serve {
+            dirs,
+            port,
+            bind,
+            allow_hosts,
+            request_timeout,
+            idle_timeout,
+        } => serve(
+            dirs,
+            port,
+            ServeNetwork {
+                bind,
+                allow_hosts,
+                request_timeout: Duration::from_secs(request_timeout.max(1)),
+                idle_timeout: Duration::from_secs(idle_timeout.max(1)),
+            },
+        ),
         Command::View { file, port } => view(file, port),
         Command::Export { file, output } => export(&file, &output),
         Command::Replay {
@@ -462,7 +514,9 @@ pub fn seat_requests(
                 0 => None,
                 1 => Some(workdirs[0].as_path()),
                 _ => Some(workdirs[index].as_path()),
-            };
+            }
+            // `-`: this bot has none (when the others have one each).
+            .filter(|dir| dir.as_os_str() != "-");
             crate::bots::resolve(game, name.as_deref(), text, workdir, builds.as_ref())
         })
         .collect()
@@ -590,6 +644,7 @@ fn play(args: PlayArgs) -> Result<ExitCode> {
             time_policy: args.timing.policy()?,
             probe: false,
             sandbox: args.sandbox.sandbox(processes)?,
+            clock: args.timing.clock()?,
         },
         stderr_cap: args.stderr_cap,
         prepared: Default::default(),
@@ -680,8 +735,52 @@ pub fn result_table(game: &str, seed: u64, result: &GameResult, replay: &Path) -
     if result.time_policy != TimePolicy::Strict {
         text.push_str(&format!("time policy: {}\n", result.time_policy));
     }
+    text.push_str(&timing_table(result, width));
     text.push_str(&fault_details(result));
     text.push_str(&format!("replay: {}\n", replay.display()));
+    text
+}
+
+/// Each process bot's answer times, wall and CPU, under the result table.
+fn timing_table(result: &GameResult, width: usize) -> String {
+    if result.timing.iter().all(Option::is_none) {
+        return String::new();
+    }
+    let ms = |us: u64| format!("{:.1}", us as f64 / 1000.0);
+    let mut text = format!(
+        "answer times, ms (limits judged on the {} clock{}):\n",
+        result.clock.name(),
+        if result.clock == ClockKind::Cpu {
+            ", with a wall-clock cap of 3 × the limit + 1 s"
+        } else {
+            ""
+        }
+    );
+    text.push_str(&format!(
+        "seat  {:<width$}  {:>7}  {:>9}  {:>8}  {:>8}  {:>7}\n",
+        "bot", "answers", "wall mean", "wall max", "cpu mean", "cpu max"
+    ));
+    for (seat, timing) in result.timing.iter().enumerate() {
+        let Some(timing) = timing else {
+            continue;
+        };
+        let mean = |total: u64| {
+            if timing.answers == 0 {
+                "-".to_string()
+            } else {
+                ms(total / u64::from(timing.answers))
+            }
+        };
+        text.push_str(&format!(
+            "{seat:>4}  {:<width$}  {:>7}  {:>9}  {:>8}  {:>8}  {:>7}\n",
+            result.names[seat],
+            timing.answers,
+            mean(timing.wall_us),
+            ms(timing.max_wall_us),
+            timing.cpu_us.map_or("-".into(), mean),
+            timing.max_cpu_us.map_or("-".into(), ms),
+        ));
+    }
     text
 }
 
@@ -866,10 +965,19 @@ fn bench_replays(game: &str, seconds: f64, league: Option<&str>) -> Result<ExitC
     Ok(ExitCode::SUCCESS)
 }
 
-fn serve(mut dirs: Vec<PathBuf>, port: u16) -> Result<ExitCode> {
+/// Where and how long `arena serve` answers.
+struct ServeNetwork {
+    bind: Option<std::net::IpAddr>,
+    allow_hosts: Vec<String>,
+    request_timeout: Duration,
+    idle_timeout: Duration,
+}
+
+fn serve(mut dirs: Vec<PathBuf>, port: u16, network: ServeNetwork) -> Result<ExitCode> {
     if dirs.is_empty() {
         dirs.push(PathBuf::from("."));
     }
+    let lan = network.bind.filter(|ip| !ip.is_loopback());
     let options = arena_viewer::ServeOptions {
         dirs,
         files: Vec::new(),
@@ -877,8 +985,25 @@ fn serve(mut dirs: Vec<PathBuf>, port: u16) -> Result<ExitCode> {
         rebuild: Some(arena_viewer::Rebuilder(std::sync::Arc::new(
             |dir, index| Box::pin(async move { rebuilt_replay(&dir, index, None).await }),
         ))),
+        bind: network.bind,
+        allowed_hosts: network.allow_hosts,
+        request_timeout: Some(network.request_timeout),
+        idle_timeout: Some(network.idle_timeout),
     };
     server_runtime()?.block_on(interruptible(arena_viewer::serve(options, |server| {
+        if let Some(ip) = lan {
+            eprintln!(
+                "warning: --bind {ip}: arena serve answers the network, with no authentication: \
+                 anyone who can reach {} sees every game here, the bots' stderr included; \
+                 browsers may use the address{} (add names with --allow-host)",
+                server.local_addr(),
+                if ip.is_unspecified() {
+                    "es of this machine"
+                } else {
+                    ""
+                }
+            );
+        }
         println!("arena serve: {} (Ctrl-C to stop)", server.url());
     })))??;
     Ok(ExitCode::SUCCESS)
@@ -959,4 +1084,48 @@ fn bot(game: &str, name: &str, args: &[String]) -> Result<ExitCode> {
     game.bot_main(name, args, &mut input, &mut output)
         .map_err(|e| anyhow!(e))?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every subcommand and every option or argument, all the way down, says what it does.
+    #[test]
+    fn every_command_and_option_has_help() {
+        fn walk(command: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in command.get_arguments() {
+                let id = arg.get_id().as_str();
+                if arg.is_hide_set() || id == "help" || id == "version" {
+                    continue;
+                }
+                let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+                if help.trim().is_empty() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in command.get_subcommands() {
+                let name = format!("{path} {}", sub.get_name());
+                let about = sub.get_about().map(ToString::to_string).unwrap_or_default();
+                if about.trim().is_empty() {
+                    missing.push(name.clone());
+                }
+                walk(sub, &name, missing);
+            }
+        }
+        let command = Cli::command();
+        command.clone().debug_assert();
+        let mut missing = Vec::new();
+        walk(&command, "arena", &mut missing);
+        assert!(missing.is_empty(), "no help: {missing:?}");
+        // The walk sees the options of flattened groups too.
+        let tournament = command.find_subcommand("tournament").expect("tournament");
+        for id in ["clock", "bots_dir", "file", "kind", "deck"] {
+            assert!(
+                tournament.get_arguments().any(|a| a.get_id() == id),
+                "{id} not walked"
+            );
+        }
+    }
 }

@@ -5,20 +5,39 @@ mod cli;
 mod games;
 mod report;
 mod tournament;
+mod tournament_file;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 fn main() -> ExitCode {
     // A resident sandbox's helper is this same program (see arena_core::sandbox::Resident).
     arena_core::sandbox::run_helper_if_asked();
-    let args = cli::Cli::parse();
-    match cli::run(args) {
+    let matches = cli::Cli::command().get_matches();
+    let args = match cli::Cli::from_arg_matches(&matches) {
+        Ok(args) => args,
+        Err(error) => error.exit(),
+    };
+    match cli::run(args, &matches) {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("arena: {error:#}");
+            eprintln!("arena: {}", error_text(&error));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error with its causes, each said once: many errors already quote their source in their
+/// own message (`/x.json: No such file or directory`), and `{:#}` would repeat it.
+fn error_text(error: &anyhow::Error) -> String {
+    let mut text = error.to_string();
+    for cause in error.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
 }

@@ -5,6 +5,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use arena_tournament::Plan;
 use arena_tournament::report::{self, SprtRule};
+use arena_tournament::timing::MachineLoad;
 
 use crate::tournament::FormatArg;
 
@@ -17,9 +18,16 @@ pub fn sprt_rule(plan: &Plan, dir: &Path) -> Result<Option<SprtRule>> {
     Ok(Some(rule))
 }
 
-pub fn finish(dir: &Path, plan: &Plan, format: FormatArg, bootstrap: usize) -> Result<()> {
+pub fn finish(
+    dir: &Path,
+    plan: &Plan,
+    format: FormatArg,
+    bootstrap: usize,
+    machine: MachineLoad,
+) -> Result<()> {
     let (stats, first_games) = report::compute(dir, plan, bootstrap)?;
-    report::write_outputs(dir, plan, &stats, &first_games)?;
+    let timing = arena_tournament::timing::summarize(dir, plan, machine)?;
+    report::write_outputs(dir, plan, &stats, &first_games, &timing)?;
     // The page report.html's replay links open (viewer.html?game=N), so that the folder works
     // copied anywhere, opened from disk.
     let viewer = dir.join(report::VIEWER_FILE);
@@ -28,9 +36,19 @@ pub fn finish(dir: &Path, plan: &Plan, format: FormatArg, bootstrap: usize) -> R
     match format {
         FormatArg::Text => {
             print!("{}", report::leaderboard_text(plan, &stats));
+            let table = timing.text();
+            if !table.is_empty() {
+                print!("\n{table}");
+            }
         }
         FormatArg::Csv => print!("{}", report::leaderboard_csv(&stats)),
         FormatArg::Json => println!("{}", serde_json::to_string_pretty(&stats)?),
+    }
+    // The other formats are for programs: the warning goes to the person, on stderr.
+    if format != FormatArg::Text
+        && let Some(warning) = &timing.warning
+    {
+        eprintln!("warning: {warning}");
     }
     eprintln!(
         "wrote {} ({}, {}, {}, {})",

@@ -8,6 +8,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use arena_core::process::DEFAULT_STDERR_CAP;
 use arena_core::registry::{GameEntry, PlayerSpec, SeatRequest};
 use arena_stats::SprtConfig;
+use arena_tournament::timing::MachineLoad;
 use arena_tournament::{
     BotPlan, Plan, PlanRequest, Progress, RunOptions, RunSettings, Schedule, SeatOrders,
 };
@@ -46,84 +47,100 @@ pub enum FormatArg {
 
 #[derive(clap::Args, Debug)]
 pub struct TournamentArgs {
-    /// The game (not needed with --resume).
-    game: Option<String>,
+    /// The game (not needed with --resume), or `run` followed by a tournament file.
+    #[arg(value_name = "GAME | run")]
+    pub(crate) game: Option<String>,
+    /// After `run`: the tournament file (TOML: bots, game, games, jobs, time options, SPRT,
+    /// output... see the README); options given here override it.
+    #[arg(value_name = "FILE.toml")]
+    pub(crate) file: Option<PathBuf>,
+    /// Every submission in DIR (each folder and each source file) is a bot, labelled with its
+    /// name; added to the --bot bots.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) bots_dir: Option<PathBuf>,
+    /// Working folders per bot, from a tournament file (`None`: that bot has none).
+    #[arg(skip)]
+    pub(crate) bot_workdirs: Vec<Option<PathBuf>>,
     /// A player: `builtin:NAME`, a built-in bot's NAME, or a command line, optionally `LABEL=...`.
     /// Default: every built-in bot of the game.
     #[arg(long = "bot")]
-    bots: Vec<String>,
+    pub(crate) bots: Vec<String>,
     /// About this many games in all (rounded up to whole rounds).
     #[arg(long, conflicts_with = "seeds")]
-    games: Option<u64>,
+    pub(crate) games: Option<u64>,
     /// Seeds per group (rounds); every seed is played with every seat order of the group.
     #[arg(long, alias = "rounds")]
-    seeds: Option<u64>,
+    pub(crate) seeds: Option<u64>,
     /// Games at once, at least 1 (default: the number of cores).
     #[arg(long, value_parser = crate::cli::parse_jobs)]
-    jobs: Option<usize>,
+    pub(crate) jobs: Option<usize>,
     /// Tournament seed: every game seed and group draw derives from it (default: from the clock).
     #[arg(long, value_parser = crate::cli::parse_seed, allow_negative_numbers = true)]
-    seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
     /// Where the journal, replays and reports go (default: arena-out/GAME-SEED).
     #[arg(long)]
-    out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// Continue the interrupted tournament in DIR (its plan is reused; no game is lost or repeated).
     #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "game"])]
-    resume: Option<PathBuf>,
+    pub(crate) resume: Option<PathBuf>,
     /// Who meets whom: every pair or group (round-robin), one bot against the field (gauntlet), or
     /// Coup's rounds of ordered pairs (koth).
     #[arg(long, value_enum, default_value_t = ScheduleArg::RoundRobin)]
-    schedule: ScheduleArg,
+    pub(crate) schedule: ScheduleArg,
     /// The bot that plays every game of a gauntlet (its name).
     #[arg(long)]
-    gauntlet: Option<String>,
+    pub(crate) gauntlet: Option<String>,
     /// Play every seed with all 24 seat orders (4-player games) instead of the 4 rotations.
     #[arg(long)]
-    permutations: bool,
+    pub(crate) permutations: bool,
     /// League or variant, for games that have them (spring2021: wood2, wood1, bronze).
     #[arg(long)]
-    league: Option<String>,
+    pub(crate) league: Option<String>,
     /// Which games keep a compressed replay: auto (games with a process bot; those between
     /// built-in bots are rebuilt from their seed when watched), all, or none.
     #[arg(long, value_enum, default_value_t = ReplaysArg::Auto)]
-    replays: ReplaysArg,
+    pub(crate) replays: ReplaysArg,
     /// Working directory of the command bots: once for all, or once per --bot.
     #[arg(long = "workdir")]
-    workdirs: Vec<PathBuf>,
+    pub(crate) workdirs: Vec<PathBuf>,
     /// Do not freeze idle bots (SIGSTOP) while another one thinks.
     #[arg(long)]
-    no_pause: bool,
+    pub(crate) no_pause: bool,
     /// Do not pin each game's bot processes to a core of its own (pinning is on by default).
     #[arg(long)]
-    no_pin: bool,
+    pub(crate) no_pin: bool,
     /// Multiply every time limit (finite, above 0; slow machines, debugging).
     #[arg(long, default_value_t = 1.0, value_parser = crate::cli::parse_time_scale)]
-    time_scale: f64,
+    pub(crate) time_scale: f64,
     /// Bytes of each bot's stderr kept in its replay.
     #[arg(long, default_value_t = DEFAULT_STDERR_CAP)]
-    stderr_cap: usize,
+    pub(crate) stderr_cap: usize,
     /// Stop as soon as a sequential test of the first bot against the second decides: H0 "the
     /// first is ELO0 stronger" against H1 "ELO1 stronger" (logistic Elo, ELO0 < ELO1).
     #[arg(long, num_args = 2, value_names = ["ELO0", "ELO1"], allow_negative_numbers = true)]
-    sprt: Option<Vec<f64>>,
+    pub(crate) sprt: Option<Vec<f64>>,
     /// The SPRT's chance of accepting H1 when H0 holds.
     #[arg(long, default_value_t = 0.05)]
-    alpha: f64,
+    pub(crate) alpha: f64,
     /// The SPRT's chance of accepting H0 when H1 holds.
     #[arg(long, default_value_t = 0.05)]
-    beta: f64,
+    pub(crate) beta: f64,
     /// How the leaderboard is printed (summary.json and leaderboard.csv are always written).
     #[arg(long, value_enum, default_value_t = FormatArg::Text)]
-    format: FormatArg,
+    pub(crate) format: FormatArg,
     /// Bootstrap resamples for the rating intervals.
     #[arg(long, default_value_t = 200)]
-    bootstrap: usize,
+    pub(crate) bootstrap: usize,
+    /// After the run, list the first games this bot lost, each with the `arena play` command that
+    /// plays it again (default: the gauntlet's bot, or the first bot of an SPRT).
+    #[arg(long, value_name = "LABEL")]
+    pub(crate) show_lost: Option<String>,
     #[command(flatten)]
-    timing: TimingOptions,
+    pub(crate) timing: TimingOptions,
     #[command(flatten)]
-    coup: CoupOptions,
+    pub(crate) coup: CoupOptions,
     #[command(flatten)]
-    sandbox: crate::cli::SandboxOptions,
+    pub(crate) sandbox: crate::cli::SandboxOptions,
 }
 
 #[derive(clap::Args, Debug)]
@@ -223,6 +240,7 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
             plan.variant.as_deref(),
             &seats,
             plan.settings.time_scale,
+            plan.settings.clock,
             sandbox.clone(),
         )?;
     }
@@ -249,11 +267,45 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
         .map_err(|e| anyhow!("progress bar: {e}"))?
         .progress_chars("=> "),
     );
-    let report_progress = |progress: Progress| bar.set_position(progress.done);
+    // The highest load average seen while games ran, sampled at most once a second, to tell
+    // timeouts of a busy machine from slow bots.
+    let max_load = std::sync::Mutex::new((MachineLoad::sample(), std::time::Instant::now()));
+    let report_progress = |progress: Progress| {
+        bar.set_position(progress.done);
+        if let Ok(mut seen) = max_load.lock()
+            && seen.1.elapsed() >= std::time::Duration::from_secs(1)
+        {
+            let now = MachineLoad::sample();
+            seen.0 = match (seen.0, now) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            };
+            seen.1 = std::time::Instant::now();
+        }
+    };
     let started = std::time::Instant::now();
     if args.resume.is_some() && args.sprt.is_some() {
         eprintln!(
             "note: --sprt is ignored on --resume: the test is the one in the tournament's plan"
+        );
+    }
+    if args.resume.is_some()
+        && (args.timing.clock.is_some()
+            || args.timing.time_policy.is_some()
+            || args.timing.grace.is_some()
+            || args.timing.bank.is_some())
+    {
+        eprintln!(
+            "note: time options are ignored on --resume: the games are played with the plan's \
+             ({}{})",
+            plan.settings
+                .time_policy
+                .map_or("the game's time policy".to_string(), |p| p.to_string()),
+            if plan.settings.clock.is_wall() {
+                ""
+            } else {
+                ", the CPU clock"
+            }
         );
     }
     let mut sprt = crate::report::sprt_rule(&plan, &dir)?;
@@ -292,8 +344,32 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
     if outcome.decided {
         eprintln!("the sequential test decided: no more games are played (resuming plays none)");
     }
-    print_faults(&dir, FAULTS_SHOWN);
-    crate::report::finish(&dir, &plan, args.format, args.bootstrap)?;
+    print_faults(&dir, &plan, FAULTS_SHOWN);
+    let lost_of = match &args.show_lost {
+        Some(label) => Some(
+            plan.bots
+                .iter()
+                .position(|b| &b.name == label)
+                .ok_or_else(|| anyhow!("--show-lost {label}: no bot of that name"))?,
+        ),
+        None => match plan.schedule {
+            Schedule::Gauntlet { bot } => Some(bot),
+            _ => plan.sprt.map(|_| 0),
+        },
+    };
+    if let Some(bot) = lost_of {
+        print_lost(&dir, &plan, bot, FAULTS_SHOWN);
+    }
+    let last = MachineLoad::sample();
+    let max_load = max_load.lock().ok().and_then(|seen| seen.0);
+    let machine = MachineLoad {
+        cores,
+        max_load: match (max_load, last) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        },
+    };
+    crate::report::finish(&dir, &plan, args.format, args.bootstrap, machine)?;
     Ok(if outcome.interrupted {
         ExitCode::from(130)
     } else {
@@ -306,7 +382,7 @@ const FAULTS_SHOWN: usize = 3;
 
 /// Shows the first games with faults as `arena play` does (when, how the process ended, the last
 /// lines of stderr), from their replays; counts the rest. On stderr: the leaderboard is the output.
-fn print_faults(dir: &std::path::Path, shown: usize) {
+fn print_faults(dir: &std::path::Path, plan: &Plan, shown: usize) {
     let Ok(journal) = std::fs::read_to_string(dir.join("results.jsonl")) else {
         return;
     };
@@ -337,20 +413,77 @@ fn print_faults(dir: &std::path::Path, shown: usize) {
         eprintln!(
             "game {} (seed {}): {}",
             entry["index"],
-            entry["seed"],
+            entry["seed"]
+                .as_str()
+                .map_or_else(|| entry["seed"].to_string(), str::to_string),
             names.join(" vs ")
         );
         match details {
             Some(details) => eprint!("{details}"),
             None => eprintln!("  faults {} (no replay kept)", entry["faults"]),
         }
+        if let Ok(entry) = serde_json::from_value::<arena_tournament::Entry>(entry) {
+            eprintln!(
+                "  play it again: {}",
+                arena_tournament::reproduce::entry_command(plan, &entry)
+            );
+        }
     }
     if games > shown {
         eprintln!(
-            "{} more games with faults: their replays are in {}",
+            "{} more games with faults: their replays are in {} (`arena serve --dir {}` lists them \
+             by fault, result and bot, each with its `arena play` command)",
             games - shown,
-            dir.join("replays").display()
+            dir.join("replays").display(),
+            dir.display()
         );
+    }
+}
+
+/// The first `shown` games `bot` lost (not first, not sharing first place), each with its command;
+/// counts the rest. On stderr, like the faults.
+fn print_lost(dir: &std::path::Path, plan: &Plan, bot: usize, shown: usize) {
+    let Ok(entries) = arena_tournament::journal::entries_in_order(dir) else {
+        return;
+    };
+    let name = &plan.bots[bot].name;
+    let mut lost = 0usize;
+    for entry in entries.flatten() {
+        let Some(seat) = entry.seats.iter().position(|&b| b == bot) else {
+            continue;
+        };
+        if entry.winner == Some(seat) || entry.ranks.get(seat) == Some(&1) {
+            continue;
+        }
+        lost += 1;
+        if lost > shown {
+            continue;
+        }
+        let scores: Vec<String> = entry
+            .bots
+            .iter()
+            .zip(&entry.scores)
+            .map(|(bot, score)| format!("{bot} {score}"))
+            .collect();
+        eprintln!(
+            "{name} lost game {} (seed {}): {}",
+            entry.index,
+            entry.seed,
+            scores.join(", ")
+        );
+        eprintln!(
+            "  play it again: {}",
+            arena_tournament::reproduce::entry_command(plan, &entry)
+        );
+    }
+    if lost > shown {
+        eprintln!(
+            "{} more games {name} lost: `arena serve --dir {}` lists them (bot {name}, result lost)",
+            lost - shown,
+            dir.display()
+        );
+    } else if lost == 0 {
+        eprintln!("{name} lost no game");
     }
 }
 
@@ -385,7 +518,28 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
     } else {
         args.bots.iter().map(|b| split_name(b)).collect()
     };
-    let players = seat_requests(game.as_ref(), &texts, &args.workdirs, &args.sandbox)?;
+    let players = if args.bot_workdirs.len() == texts.len() {
+        // From a tournament file or --bots-dir: each bot with its own working folder or none.
+        let submissions = texts
+            .iter()
+            .any(|(_, text)| arena_submit::is_submission(std::path::Path::new(text.trim())));
+        let builds = args.sandbox.build_sandbox(submissions)?;
+        texts
+            .iter()
+            .zip(&args.bot_workdirs)
+            .map(|((name, text), workdir)| {
+                crate::bots::resolve(
+                    game.as_ref(),
+                    name.as_deref(),
+                    text,
+                    workdir.as_deref(),
+                    builds.as_ref(),
+                )
+            })
+            .collect::<Result<Vec<_>>>()?
+    } else {
+        seat_requests(game.as_ref(), &texts, &args.workdirs, &args.sandbox)?
+    };
     let mut seats: Vec<_> = players.iter().map(|p| p.seat.clone()).collect();
     unique_names(&mut seats);
     let bots: Vec<BotPlan> = seats
@@ -440,6 +594,7 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
             replays: args.replays != ReplaysArg::None,
             builtin_replays: args.replays == ReplaysArg::All,
             time_policy: args.timing.policy()?,
+            clock: args.timing.clock()?,
             game_options: if game.id() == "coup" {
                 let options = args.coup.with_env()?;
                 options

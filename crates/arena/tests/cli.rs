@@ -333,3 +333,166 @@ fn numeric_options_are_checked_before_anything_runs() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("--sprt"));
     assert!(!out.exists());
 }
+
+#[test]
+fn an_os_error_is_said_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let missing = dir.path().join("missing.json");
+    let missing = missing.to_str().expect("utf-8");
+    for args in [
+        vec!["view", missing],
+        vec!["export", missing, "-o", missing],
+        vec!["tournament", "--resume", missing],
+        vec!["serve", "--dir", missing, "--port", "0"],
+    ] {
+        let output = arena(&args);
+        assert!(!output.status.success(), "{args:?}");
+        let error = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            error.matches("No such file or directory").count(),
+            1,
+            "{args:?}: {error}"
+        );
+        assert!(error.contains("missing.json"), "{args:?}: {error}");
+    }
+}
+
+#[test]
+fn the_leaderboard_of_thirty_bots_fits_a_hundred_columns() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("t");
+    let kinds = ["greedy", "random", "focus", "spread"];
+    let bots: Vec<String> = (0..30)
+        .map(|i| format!("contestant_number_{i:02}={}", kinds[i % 4]))
+        .collect();
+    let mut args = vec!["tournament", "langwars2", "--seeds", "2", "--seed", "5"];
+    for bot in &bots {
+        args.extend(["--bot", bot.as_str()]);
+    }
+    args.extend(["--out", out.to_str().expect("utf-8")]);
+    let output = arena(&args);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = stdout(&output);
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= 100,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
+    // Every bot has its row in both tables; the terminal's pairwise columns are the leaders.
+    assert!(text.contains("columns: the top"), "{text}");
+    let rows = text
+        .lines()
+        .filter(|line| {
+            let mut words = line.split_whitespace();
+            words.next().is_some_and(|w| w.parse::<u32>().is_ok())
+                && words
+                    .next()
+                    .is_some_and(|w| w.starts_with("contestant_numb"))
+        })
+        .count();
+    assert_eq!(rows, 60, "{text}");
+    // The report keeps the full pairwise table.
+    let report = std::fs::read_to_string(out.join("report.html")).expect("report");
+    for i in 0..30 {
+        let name = format!("<th>contestant_number_{i:02}</th>");
+        assert_eq!(
+            report.matches(&name).count(),
+            2,
+            "{name}: a column and a row"
+        );
+    }
+}
+
+#[test]
+fn labels_default_to_the_folder_file_or_program_name() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let starter = format!("{}/starters/langwars/bot.py", env!("CARGO_MANIFEST_DIR"));
+    std::fs::create_dir_all(dir.path().join("myfolder")).expect("folder");
+    std::fs::copy(&starter, dir.path().join("myfolder/bot.py")).expect("copy");
+    std::fs::copy(&starter, dir.path().join("solo.py")).expect("copy");
+    std::fs::create_dir_all(dir.path().join("classes")).expect("folder");
+    std::fs::copy(&starter, dir.path().join("classes/Lw")).expect("copy");
+    let replay = dir.path().join("game.json");
+    let output = Command::new(ARENA)
+        .current_dir(dir.path())
+        .args([
+            "play",
+            "langwars2",
+            "--bot",
+            "myfolder",
+            "--bot",
+            "solo.py",
+            "--bot",
+            // Not run as Java: the label is what is checked (its program must exist).
+            "python3 -B classes/Lw",
+            "--bot",
+            "random",
+            "--seed",
+            "1",
+            "--sandbox",
+            "none",
+            "--replay",
+            replay.to_str().expect("utf-8"),
+        ])
+        .output()
+        .expect("arena runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&replay).expect("replay")).expect("JSON");
+    let names: Vec<&str> = record["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .map(|p| p["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["myfolder", "solo", "Lw", "random"]);
+}
+
+#[test]
+fn serving_a_network_warns_that_anyone_there_sees_every_game() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut child = Command::new(ARENA)
+        .args([
+            "serve",
+            "--dir",
+            dir.path().to_str().expect("utf-8"),
+            "--bind",
+            "0.0.0.0",
+            "--port",
+            "0",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("arena serve starts");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut warning = String::new();
+    std::io::BufReader::new(stderr)
+        .read_line(&mut warning)
+        .expect("a line");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut url = String::new();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut url)
+        .expect("a line");
+    child.kill().expect("stop the server");
+    let _ = child.wait();
+    assert!(
+        warning.starts_with("warning: --bind 0.0.0.0")
+            && warning.contains("no authentication")
+            && warning.contains("--allow-host"),
+        "{warning}"
+    );
+    assert!(url.starts_with("arena serve: http://0.0.0.0:"), "{url}");
+}
