@@ -1,0 +1,570 @@
+//! The running contest: people and house bots from the contest file, submissions built as `--bot
+//! PATH` builds them (`arena_submit::prepare`), the ladder's scheduler, and workers that claim
+//! games from the database and play them with the game's own `GameEntry` in the sandbox.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use arena_core::registry::{GameEntry, GameRequest, PlayerSpec, SeatRequest};
+use arena_core::sandbox::Sandbox;
+use arena_core::{MatchOptions, TimePolicy};
+use sha2::{Digest, Sha256};
+use tokio::sync::Notify;
+
+use crate::HostError;
+use crate::archive;
+use crate::config::{Contest, GameFacts};
+use crate::ladder;
+use crate::store::{Claimed, Finished, Promotion, Role, Store, Submission};
+
+/// SHA-256 of `bytes`, hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// How to run a contest.
+pub struct HostOptions {
+    pub contest: Contest,
+    /// `sqlite://FILE` or `postgres://...`.
+    pub db: String,
+    /// PostgreSQL schema (tests: a fresh one each).
+    pub schema: Option<String>,
+    /// Uploads, their builds and unpacked sources live here.
+    pub data_dir: PathBuf,
+    pub game: Arc<dyn GameEntry>,
+    /// The sandbox bot processes run in (`None`: unconfined, the organiser chose so).
+    pub sandbox: Option<Arc<Sandbox>>,
+    /// Pin each worker's bots to a core of their own (as `arena tournament` does).
+    pub pin_cpus: bool,
+}
+
+/// A contest being hosted.
+pub struct Host {
+    pub contest: Contest,
+    pub store: Store,
+    pub game: Arc<dyn GameEntry>,
+    data_dir: PathBuf,
+    sandbox: Option<Arc<Sandbox>>,
+    pin_cpus: bool,
+    promotion: Promotion,
+    time_policy: Option<TimePolicy>,
+    /// Wakes the scheduler (a game finished, a submission built) and idle workers (games queued).
+    pub changed: Notify,
+    pub queued: Notify,
+    stopping: AtomicBool,
+}
+
+/// What the workers did, for the caller (tests count games).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct WorkerCounts {
+    pub completed: u64,
+    pub failed: u64,
+}
+
+impl Host {
+    /// Opens the database (migrating it), brings its people and house bots up to the contest
+    /// file, and puts games a previous process left running back in the queue.
+    pub async fn open(options: HostOptions) -> Result<Arc<Host>, HostError> {
+        let HostOptions {
+            mut contest,
+            db,
+            schema,
+            data_dir,
+            game,
+            sandbox,
+            pin_cpus,
+        } = options;
+        let facts = GameFacts {
+            id: game.id().to_string(),
+            players: game.players(),
+            variants: game.variants().iter().map(|v| v.to_string()).collect(),
+            builtin_bots: game
+                .bots()
+                .iter()
+                .map(|(name, _)| name.to_string())
+                .collect(),
+        };
+        contest.check(&facts)?;
+        let time_policy = match &contest.time_policy {
+            Some(name) => Some(
+                TimePolicy::from_name(name, contest.time_policy_ms, contest.time_policy_ms)
+                    .map_err(HostError::Config)?,
+            ),
+            None => None,
+        };
+        std::fs::create_dir_all(&data_dir).map_err(|e| {
+            HostError::Io(format!(
+                "cannot make the data folder {}: {e}",
+                data_dir.display()
+            ))
+        })?;
+        let store = Store::open(&db, schema.as_deref()).await?;
+        for person in &contest.organisers {
+            store
+                .ensure_user(
+                    &person.name,
+                    &sha256_hex(person.token.as_bytes()),
+                    Role::Organiser,
+                )
+                .await?;
+        }
+        for person in &contest.contestants {
+            store
+                .ensure_user(
+                    &person.name,
+                    &sha256_hex(person.token.as_bytes()),
+                    Role::Contestant,
+                )
+                .await?;
+        }
+        for bot in &contest.bots {
+            let league = bot
+                .league
+                .as_deref()
+                .and_then(|name| contest.league_index(name))
+                .unwrap_or(0);
+            let builtin = bot.bot.trim_start_matches("builtin:");
+            house_bot(&store, &bot.name, builtin, league as i64).await?;
+        }
+        let mut bosses = Vec::new();
+        for (index, league) in contest.leagues.iter().enumerate() {
+            let boss = match &league.boss {
+                None => None,
+                Some(boss) => match boss.strip_prefix("builtin:") {
+                    Some(builtin) => {
+                        let name = format!("{}-boss", league.name);
+                        Some(house_bot(&store, &name, builtin, index as i64).await?)
+                    }
+                    None => store.user_by_name(boss).await?,
+                },
+            };
+            bosses.push(boss);
+        }
+        let requeued = store.requeue_running().await?;
+        let _ = requeued;
+        let promotion = Promotion {
+            bosses,
+            promotion_games: i64::from(contest.ladder.promotion_games),
+            leagues: contest.leagues.len() as i64,
+        };
+        Ok(Arc::new(Host {
+            contest,
+            store,
+            game,
+            data_dir,
+            sandbox,
+            pin_cpus,
+            promotion,
+            time_policy,
+            changed: Notify::new(),
+            queued: Notify::new(),
+            stopping: AtomicBool::new(false),
+        }))
+    }
+
+    /// Workers to run: the contest's, else one per core.
+    pub fn workers(&self) -> usize {
+        self.contest.workers.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
+    }
+
+    /// Asks the scheduler and the workers to stop after their current game.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        self.changed.notify_waiters();
+        self.queued.notify_waiters();
+    }
+
+    pub fn stopping(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
+    }
+
+    fn submission_dir(&self, id: i64) -> PathBuf {
+        self.data_dir.join("submissions").join(id.to_string())
+    }
+
+    fn submit_options(&self) -> arena_submit::Options {
+        arena_submit::Options {
+            contest_2014: matches!(self.game.id(), "langwars" | "langwars2" | "negotiate"),
+            cache_dir: Some(self.data_dir.join("builds")),
+            ..arena_submit::Options::default()
+        }
+    }
+
+    /// Takes an upload: checks the rate limit and the file, stores it, and builds it on a
+    /// blocking thread. Returns the submission's id at once (state `building`).
+    pub async fn submit(
+        self: &Arc<Self>,
+        user: i64,
+        name: &str,
+        bytes: Vec<u8>,
+    ) -> Result<i64, HostError> {
+        let limits = &self.contest.limits;
+        let hour_ago = crate::store::now() - 3600;
+        if self.store.uploads_since(user, hour_ago).await? >= i64::from(limits.uploads_per_hour) {
+            return Err(HostError::TooMany(format!(
+                "at most {} uploads an hour in this contest: try again later",
+                limits.uploads_per_hour
+            )));
+        }
+        let name = archive::upload_name(name).map_err(|e| HostError::Refused(e.0))?;
+        if bytes.len() as u64 > limits.upload_bytes {
+            return Err(HostError::Refused(format!(
+                "the upload is {} bytes; this contest takes at most {}",
+                bytes.len(),
+                limits.upload_bytes
+            )));
+        }
+        let league = self
+            .store
+            .submissions(Some(user))
+            .await?
+            .iter()
+            .find(|s| s.active)
+            .map_or(0, |s| s.league);
+        let id = self
+            .store
+            .add_submission(
+                user,
+                "upload",
+                &name,
+                Some(&bytes),
+                &sha256_hex(&bytes),
+                league,
+            )
+            .await?;
+        let host = Arc::clone(self);
+        tokio::spawn(async move {
+            let built = {
+                let host = Arc::clone(&host);
+                tokio::task::spawn_blocking(move || host.build(id, &name, &bytes)).await
+            };
+            let (ok, log) = match built {
+                Ok(Ok(log)) => (true, log),
+                Ok(Err(log)) => (false, log),
+                Err(e) => (false, format!("the build stopped: {e}")),
+            };
+            // A failure to record the build leaves the submission `building`: the organiser's
+            // page shows it; nothing else can be done here.
+            let _ = host.store.finish_build(id, ok, &log).await;
+            host.changed.notify_waiters();
+        });
+        Ok(id)
+    }
+
+    /// Unpacks and builds a submission: the build log, or the reason it failed.
+    fn build(&self, id: i64, name: &str, bytes: &[u8]) -> Result<String, String> {
+        let dir = self.submission_dir(id);
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = archive::unpack(name, bytes, &dir, &self.contest.limits).map_err(|e| e.0)?;
+        if !arena_submit::is_submission(&path) {
+            return Err(format!(
+                "{name}: unknown language (no language of arena has this extension; `arena \
+                 languages` lists them: .py .cpp .java .js ... or a zipped folder)"
+            ));
+        }
+        let prepared = arena_submit::prepare(&path, &self.submit_options())
+            .map_err(|e| format!("the build failed:\n{e}"))?;
+        let mut log = format!("built as {}\n", prepared.kind);
+        for warning in &prepared.warnings {
+            log.push_str(&format!("warning: {warning}\n"));
+        }
+        Ok(log)
+    }
+
+    /// The built folder of an uploaded submission (unpacked again from the database and taken
+    /// from the build cache when this machine does not have it).
+    fn prepared_folder(
+        &self,
+        submission: &Submission,
+        handle: &tokio::runtime::Handle,
+    ) -> Result<PathBuf, String> {
+        let dir = self.submission_dir(submission.id);
+        let path = if submission
+            .source_name
+            .to_ascii_lowercase()
+            .ends_with(".zip")
+        {
+            dir.join("bot")
+        } else {
+            dir.join(&submission.source_name)
+        };
+        if !path.exists() {
+            let source = handle
+                .block_on(self.store.source(submission.id))
+                .map_err(|e| e.to_string())?
+                .ok_or_else(|| format!("submission {} has no source", submission.id))?;
+            archive::unpack(&submission.source_name, &source, &dir, &self.contest.limits)
+                .map_err(|e| e.0)?;
+        }
+        arena_submit::prepare(&path, &self.submit_options())
+            .map(|prepared| prepared.folder)
+            .map_err(|e| format!("submission {}: {e}", submission.id))
+    }
+
+    /// Fills the queue with ladder games until it holds `queue_per_worker` per worker (or nobody
+    /// needs a game). Returns how many were queued.
+    pub async fn schedule(&self) -> Result<usize, HostError> {
+        let depth =
+            (self.workers() as i64) * i64::from(self.contest.ladder.queue_per_worker.max(1));
+        let variants: Vec<Option<String>> = self
+            .contest
+            .leagues
+            .iter()
+            .map(|l| l.variant.clone())
+            .collect();
+        let mut queued = 0;
+        loop {
+            let waiting =
+                self.store.count_games("queued").await? + self.store.count_games("running").await?;
+            if waiting >= depth {
+                break;
+            }
+            let players = self.store.players().await?;
+            let pending = self.store.pending_per_submission().await?;
+            // One generator per decision, seeded by the contest's seed and the number of games
+            // scheduled so far: a restarted host draws what the first would have.
+            let scheduled = self.store.counter("game").await?;
+            let mut rng = rand_pcg::Pcg64::new(
+                u128::from(self.contest.seed) << 64 | scheduled as u128,
+                0xa02b_dbf7_bb3c_0a7a_c28f_a16a_64ab_f96d,
+            );
+            let Some(game) = ladder::next_game(
+                &players,
+                &pending,
+                &self.contest.ladder,
+                self.game.players(),
+                &variants,
+                &mut rng,
+            ) else {
+                break;
+            };
+            self.store.schedule(&game, self.contest.seed).await?;
+            queued += 1;
+        }
+        if queued > 0 {
+            self.queued.notify_waiters();
+        }
+        Ok(queued)
+    }
+
+    /// The scheduler: fills the queue whenever something changed, until [`Host::stop`].
+    pub async fn run_scheduler(self: Arc<Self>) -> Result<(), HostError> {
+        while !self.stopping() {
+            let changed = self.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            self.schedule().await?;
+            // A periodic look as well: a notification sent between two looks is not lost.
+            let _ = tokio::time::timeout(Duration::from_secs(1), changed).await;
+        }
+        Ok(())
+    }
+
+    /// Starts `count` worker threads; each claims, plays and completes games until [`Host::stop`]
+    /// (or, with `until_idle`, until the queue is empty).
+    pub fn spawn_workers(
+        self: &Arc<Self>,
+        count: usize,
+        until_idle: bool,
+    ) -> Vec<std::thread::JoinHandle<Result<WorkerCounts, HostError>>> {
+        let handle = tokio::runtime::Handle::current();
+        let cpus = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1);
+        (0..count)
+            .map(|index| {
+                let host = Arc::clone(self);
+                let handle = handle.clone();
+                let cpu = (host.pin_cpus && count > 1).then_some(index % cpus);
+                std::thread::Builder::new()
+                    .name(format!("arena-host-worker-{index}"))
+                    .spawn(move || host.worker(index, cpu, &handle, until_idle))
+                    .expect("a thread for a worker")
+            })
+            .collect()
+    }
+
+    fn worker(
+        &self,
+        index: usize,
+        cpu: Option<usize>,
+        handle: &tokio::runtime::Handle,
+        until_idle: bool,
+    ) -> Result<WorkerCounts, HostError> {
+        // Games run on a runtime of this thread alone, as `arena tournament`'s workers do: one
+        // thread keeps a game's timing steady. The database stays on the host's runtime.
+        let local = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| HostError::Io(format!("cannot start a worker's runtime: {e}")))?;
+        let name = format!("{}-{index}", std::process::id());
+        let mut counts = WorkerCounts::default();
+        while !self.stopping() {
+            let claimed = handle.block_on(self.store.claim(&name))?;
+            let Some(claimed) = claimed else {
+                if until_idle {
+                    break;
+                }
+                handle.block_on(async {
+                    let queued = self.queued.notified();
+                    let _ = tokio::time::timeout(Duration::from_millis(500), queued).await;
+                });
+                continue;
+            };
+            match self.play(&claimed, cpu, handle, &local) {
+                Ok(finished) => {
+                    if handle.block_on(self.store.complete(&claimed, &finished, &self.promotion))? {
+                        counts.completed += 1;
+                    }
+                }
+                Err(error) => {
+                    if handle.block_on(self.store.fail(&claimed, &error))? {
+                        counts.failed += 1;
+                    }
+                }
+            }
+            self.changed.notify_waiters();
+        }
+        Ok(counts)
+    }
+
+    /// Plays one claimed game: every seat resolved as `--bot` resolves it (a built-in bot in
+    /// process, an upload as its built folder run by its launcher), in the sandbox.
+    fn play(
+        &self,
+        claimed: &Claimed,
+        cpu: Option<usize>,
+        handle: &tokio::runtime::Handle,
+        local: &tokio::runtime::Runtime,
+    ) -> Result<Finished, String> {
+        let mut seats = Vec::new();
+        for submission in &claimed.seats {
+            let seat = if submission.kind == "builtin" {
+                SeatRequest {
+                    name: submission.user.clone(),
+                    spec: PlayerSpec::Builtin(submission.source_name.clone()),
+                    workdir: None,
+                }
+            } else {
+                SeatRequest {
+                    name: submission.user.clone(),
+                    spec: PlayerSpec::Command(arena_submit::run_argv(None)),
+                    workdir: Some(self.prepared_folder(submission, handle)?),
+                }
+            };
+            seats.push(seat);
+        }
+        let request = GameRequest {
+            variant: claimed.variant.clone(),
+            seed: claimed.seed,
+            seats,
+            options: MatchOptions {
+                pause_idle: true,
+                time_scale: self.contest.time_scale,
+                record_frames: true,
+                cpu,
+                time_policy: self.time_policy,
+                probe: false,
+                sandbox: self.sandbox.clone(),
+            },
+            stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
+        };
+        let result = local.block_on(arena_core::registry::play_in_own_folders(
+            self.game.as_ref(),
+            request,
+        ))?;
+        let entry = arena_tournament::Entry {
+            index: claimed.id as u64,
+            game: self.game.id().to_string(),
+            variant: claimed.variant.clone(),
+            seed: claimed.seed,
+            pair: claimed.id as u64,
+            seats: claimed.seats.iter().map(|s| s.id as usize).collect(),
+            bots: result.names.clone(),
+            scores: result.outcome.scores.clone(),
+            score_values: result.outcome.scores.iter().map(|s| s.to_f64()).collect(),
+            ranks: result.outcome.ranks.clone(),
+            winner: result.outcome.winner,
+            faults: result
+                .faults
+                .iter()
+                .map(|faults| faults.iter().map(|f| f.kind).collect())
+                .collect(),
+            replay: None,
+        };
+        let entry =
+            serde_json::to_string(&entry).map_err(|e| format!("cannot encode the result: {e}"))?;
+        let json = result
+            .record
+            .to_json()
+            .map_err(|e| format!("cannot encode the replay: {e}"))?;
+        let replay = gzip(&json).map_err(|e| format!("cannot compress the replay: {e}"))?;
+        Ok(Finished {
+            entry,
+            ranks: result.outcome.ranks.clone(),
+            replay: Some(replay),
+        })
+    }
+
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+}
+
+/// The house user `name` with its built-in bot active in `league`; its user id.
+async fn house_bot(
+    store: &Store,
+    name: &str,
+    builtin: &str,
+    league: i64,
+) -> Result<i64, HostError> {
+    // House users never sign in: their token hash is no SHA-256 of anything.
+    let user = store
+        .ensure_user(name, &format!("house:{name}"), Role::House)
+        .await?;
+    let existing = store
+        .submissions(Some(user))
+        .await?
+        .into_iter()
+        .find(|s| s.kind == "builtin" && s.source_name == builtin);
+    let id = match existing {
+        Some(submission) => submission.id,
+        None => {
+            store
+                .add_submission(
+                    user,
+                    "builtin",
+                    builtin,
+                    None,
+                    &sha256_hex(builtin.as_bytes()),
+                    league,
+                )
+                .await?
+        }
+    };
+    store.activate(user, id).await?;
+    Ok(user)
+}
+
+pub fn gzip(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(bytes)?;
+    encoder.finish()
+}
+
+pub fn gunzip(bytes: &[u8], cap: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(bytes)
+        .take(cap)
+        .read_to_end(&mut out)?;
+    Ok(out)
+}
