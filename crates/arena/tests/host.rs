@@ -1,0 +1,207 @@
+//! `arena host` as a process: kill -9 in the middle of games several times, restart, and every
+//! scheduled game is recorded exactly once, with ratings equal to the results replayed in order;
+//! `arena submit` uploads through the same API as the pages.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use arena_host::ladder::{self, Rating};
+use arena_host::store::Store;
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+const ORGANISER: &str = "organiser-token-0123456789";
+const ALICE: &str = "alice-token-0123456789ab";
+const BOB: &str = "bob-token-0123456789abcd";
+
+/// Starts `arena host` on a free port; returns the process and its address.
+fn start(dir: &Path) -> (Child, String) {
+    let mut child = Command::new(ARENA)
+        .args(["host", "contest.toml", "--listen", "127.0.0.1:0"])
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("arena host starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("the address line");
+    let url = line
+        .trim()
+        .strip_prefix("arena host: ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .trim_end_matches('/')
+        .to_string();
+    (child, url)
+}
+
+fn submit(url: &str, token: &str, file: &Path) -> std::process::Output {
+    Command::new(ARENA)
+        .args(["submit", "--server", url, "--token", token, "--wait"])
+        .arg(file)
+        .output()
+        .expect("arena submit runs")
+}
+
+/// Waits (at most a minute, polling the database) until `condition` holds.
+async fn wait_for(what: &str, mut condition: impl AsyncFnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !condition().await {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_in_the_middle_of_games_then_restart_records_every_game_exactly_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("contest.toml"),
+        format!(
+            r#"
+name = "kill test"
+game = "spring2021"
+format = "ladder"
+seed = 11
+workers = 2
+
+[ladder]
+placement_games = 3
+max_games = 8
+
+[[leagues]]
+name = "bronze"
+
+[[contestants]]
+name = "alice"
+token = "{ALICE}"
+
+[[contestants]]
+name = "bob"
+token = "{BOB}"
+
+[[organisers]]
+name = "org"
+token = "{ORGANISER}"
+
+[[bots]]
+name = "rnd"
+bot = "builtin:random"
+
+[[bots]]
+name = "plan"
+bot = "builtin:planner"
+"#
+        ),
+    )
+    .expect("contest file");
+    let starter = concat!(env!("CARGO_MANIFEST_DIR"), "/starters/spring2021/bot.py");
+    let bot = dir.path().join("mybot.py");
+    std::fs::copy(starter, &bot).expect("the starter bot");
+
+    let (mut host, url) = start(dir.path());
+    for token in [ALICE, BOB] {
+        let out = submit(&url, token, &bot);
+        assert!(
+            out.status.success(),
+            "arena submit: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains(": ready"));
+    }
+    let db = format!("sqlite://{}", dir.path().join("contest.db").display());
+    let store = Store::open(&db, None)
+        .await
+        .expect("the contest's database");
+
+    // Three times: once games have finished since the start and a game with a process bot is
+    // running, kill -9 the server, then start it again.
+    let mut kills = 0;
+    for _ in 0..3 {
+        let done_before = store.results().await.expect("results").len();
+        wait_for("a finished game and a running one", async || {
+            store.results().await.expect("results").len() > done_before
+                && store.count_games("running").await.expect("count") > 0
+        })
+        .await;
+        host.kill().expect("kill -9");
+        host.wait().expect("reaped");
+        kills += 1;
+        let (next, _) = start(dir.path());
+        host = next;
+    }
+    assert_eq!(kills, 3);
+    // The last run plays everything out: nothing queued or running, nobody under max_games.
+    wait_for("every game played", async || {
+        store.count_games("queued").await.expect("count") == 0
+            && store.count_games("running").await.expect("count") == 0
+            && store
+                .players()
+                .await
+                .expect("players")
+                .iter()
+                .all(|s| s.games >= 8)
+    })
+    .await;
+    host.kill().expect("stop");
+    host.wait().expect("reaped");
+
+    let games = store.games(None, 10_000).await.expect("games");
+    let results = store.results().await.expect("results");
+    let done: Vec<_> = games.iter().filter(|g| g.state == "done").collect();
+    assert!(
+        games.iter().all(|g| g.state == "done"),
+        "no game lost: {games:?}"
+    );
+    assert_eq!(results.len(), done.len(), "one result per game");
+    let mut ids: Vec<i64> = results.iter().map(|r| r.0).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), results.len(), "no game recorded twice");
+    assert!(
+        games.iter().any(|g| g.attempts >= 2),
+        "some game was interrupted by a kill and played again"
+    );
+    // The ratings are exactly the results applied once each, in completion order.
+    let mut ratings = std::collections::HashMap::new();
+    let mut played = std::collections::HashMap::new();
+    for (game, _, _) in &results {
+        let row = games.iter().find(|g| g.id == *game).expect("its game");
+        let entry = row.entry.as_ref().expect("its journal line");
+        let ranks: Vec<u32> = entry["ranks"]
+            .as_array()
+            .expect("ranks")
+            .iter()
+            .map(|r| r.as_u64().expect("rank") as u32)
+            .collect();
+        let before: Vec<Rating> = row
+            .seats
+            .iter()
+            .map(|s| *ratings.get(s).unwrap_or(&Rating::default()))
+            .collect();
+        for (seat, after) in row.seats.iter().zip(ladder::rate(&before, &ranks)) {
+            ratings.insert(*seat, after);
+            *played.entry(*seat).or_insert(0) += 1;
+        }
+    }
+    for player in store.players().await.expect("players") {
+        assert_eq!(
+            player.games, played[&player.id],
+            "{}: games counted once",
+            player.user
+        );
+        let expected = ratings[&player.id];
+        assert!(
+            (player.mu - expected.mu).abs() < 1e-9 && (player.sigma - expected.sigma).abs() < 1e-9,
+            "{}: rating {} / {} against {} / {} replayed",
+            player.user,
+            player.mu,
+            player.sigma,
+            expected.mu,
+            expected.sigma
+        );
+    }
+}
