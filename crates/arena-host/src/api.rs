@@ -60,11 +60,9 @@ fn organisers_only() -> ApiError {
 
 /// The routes.
 pub fn router(host: Shared) -> Router {
-    // The upload route takes bodies up to the contest's limit (plus room for nothing else: the
-    // body is the file); every other route keeps axum's small default.
-    let upload_limit = usize::try_from(host.contest.limits.upload_bytes)
-        .unwrap_or(usize::MAX)
-        .saturating_add(1);
+    // The upload route takes bodies up to the contest's limit (the body is the file; beyond it:
+    // 413 before anything is stored); every other route keeps axum's small default.
+    let upload_limit = usize::try_from(host.contest.limits.upload_bytes).unwrap_or(usize::MAX);
     Router::new()
         .route("/", get(index))
         .route("/games/{id}", get(viewer))

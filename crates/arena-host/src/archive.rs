@@ -13,9 +13,9 @@ use crate::config::Limits;
 #[error("{0}")]
 pub struct Refused(pub String);
 
-/// A file name as uploaded, checked: the last component, plain characters only.
+/// A file name as uploaded, checked: one plain name (no folder, no leading dot).
 pub fn upload_name(name: &str) -> Result<String, Refused> {
-    let base = name.rsplit(['/', '\\']).next().unwrap_or("");
+    let base = name;
     crate::config::check_name(base)
         .map_err(|_| Refused(format!(
             "the file name {name:?} is not allowed: use letters, digits, `_`, `-` and `.` (bot.py, bot.zip)"
