@@ -102,7 +102,8 @@ pub struct Person {
 #[serde(deny_unknown_fields)]
 pub struct HouseBot {
     pub name: String,
-    /// `builtin:NAME`.
+    /// `builtin:NAME`, or `builtin:NAME@P`: NAME with a handicap of P % (each move replaced by the
+    /// game's random bot's with that probability), for sparring partners of graded strength.
     pub bot: String,
     /// The league it plays in (default: the lowest).
     #[serde(default)]
@@ -259,7 +260,7 @@ impl Contest {
                 let known_person = self.contestants.iter().any(|p| &p.name == boss)
                     || self.bots.iter().any(|b| &b.name == boss);
                 if let Some(name) = boss.strip_prefix("builtin:") {
-                    if !game.builtin_bots.iter().any(|b| b == name) {
+                    if !known_builtin(game, name) {
                         return bad(format!(
                             "league {}: {} has no built-in bot `{name}` (built-in bots: {})",
                             league.name,
@@ -304,7 +305,7 @@ impl Contest {
             let Some(builtin) = bot.bot.strip_prefix("builtin:") else {
                 return bad(format!("house bot {}: give `builtin:NAME`", bot.name));
             };
-            if !game.builtin_bots.iter().any(|b| b == builtin) {
+            if !known_builtin(game, builtin) {
                 return bad(format!(
                     "house bot {}: {} has no built-in bot `{builtin}` (built-in bots: {})",
                     bot.name,
@@ -331,6 +332,17 @@ impl Contest {
     /// Index of the league called `name`.
     pub fn league_index(&self, name: &str) -> Option<usize> {
         self.leagues.iter().position(|l| l.name == name)
+    }
+}
+
+/// A built-in bot of the game, possibly with a handicap (`planner@30`).
+fn known_builtin(game: &GameFacts, name: &str) -> bool {
+    match arena_core::registry::split_handicap(name) {
+        Ok((base, handicap)) => {
+            game.builtin_bots.iter().any(|b| b == base)
+                && (handicap.is_none() || game.builtin_bots.iter().any(|b| b == "random"))
+        }
+        Err(_) => false,
     }
 }
 
