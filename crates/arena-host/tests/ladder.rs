@@ -9,18 +9,35 @@ use std::sync::Arc;
 use arena_host::ladder::{self, Rating};
 use arena_host::{Contest, Host, HostOptions};
 
-async fn host(contest: &str, dir: &std::path::Path) -> Arc<Host> {
+/// A host on SQLite (a file in `dir`), or on the real PostgreSQL in a fresh schema.
+async fn host_on(contest: &str, dir: &std::path::Path, postgres: bool) -> Arc<Host> {
+    let (db, schema) = if postgres {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        (
+            "postgres://postgres@127.0.0.1:5432/test".to_string(),
+            Some(format!("t_ladder_{}_{nanos}", std::process::id())),
+        )
+    } else {
+        (format!("sqlite://{}", dir.join("c.db").display()), None)
+    };
     Host::open(HostOptions {
         contest: Contest::parse(contest).expect("contest"),
-        db: format!("sqlite://{}", dir.join("c.db").display()),
-        schema: None,
+        db,
+        schema,
         data_dir: dir.join("data"),
         game: Arc::from(arena_spring2021::entry()),
         sandbox: None,
         pin_cpus: false,
     })
     .await
-    .expect("host")
+    .expect("host (PostgreSQL runs on this machine kind and in CI)")
+}
+
+async fn host(contest: &str, dir: &std::path::Path) -> Arc<Host> {
+    host_on(contest, dir, false).await
 }
 
 /// Schedules and plays until the scheduler has nothing left to queue.
@@ -101,6 +118,12 @@ async fn twenty_bots_of_known_strength_converge_to_the_right_order() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn promotion_past_the_boss_happens_exactly_when_the_rule_says() {
+    for postgres in [false, true] {
+        promotion_on(postgres).await;
+    }
+}
+
+async fn promotion_on(postgres: bool) {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut contest = String::from(
         "name = \"promotion\"\ngame = \"spring2021\"\nformat = \"ladder\"\nseed = 9\nworkers = 2\n\
@@ -112,7 +135,7 @@ async fn promotion_past_the_boss_happens_exactly_when_the_rule_says() {
             "[[bots]]\nname = \"h{h:02}\"\nbot = \"builtin:planner@{h}\"\nleague = \"wood1\"\n"
         ));
     }
-    let host = host(&contest, dir.path()).await;
+    let host = host_on(&contest, dir.path(), postgres).await;
     play_out(&host).await;
 
     let players = host.store.players().await.expect("players");
