@@ -82,6 +82,8 @@ pub fn router(host: Shared) -> Router {
         .route("/api/submissions/{id}/rerun", post(rerun))
         .route("/api/leaderboard", get(leaderboard))
         .route("/api/freeze", post(freeze))
+        .route("/api/qualifier", post(run_qualifier))
+        .route("/api/final", post(run_final))
         .route("/api/games", get(games))
         .route("/api/games/{id}/replay", get(replay))
         .route("/api/export/results.jsonl", get(export_results))
@@ -357,29 +359,91 @@ async fn rerun(
     Ok(axum::Json(json!({ "id": id, "rerun": true })))
 }
 
-/// The leaderboard as it is now, per league (best first).
+/// The leaderboard as it is now, per league (best first). Rows: rank, user, submission, score
+/// (the ladder's Weng-Lin μ, the qualifier's Elo, points in the final and KotH) and games.
 async fn live_leaderboard(host: &Host) -> ApiResult<Value> {
-    let players = host.store.players().await?;
     let mut leagues = Vec::new();
-    for (index, league) in host.contest.leagues.iter().enumerate() {
-        let mut rows: Vec<&Submission> = players
-            .iter()
-            .filter(|s| s.league == index as i64)
-            .collect();
-        rows.sort_by(|a, b| b.mu.total_cmp(&a.mu).then(a.id.cmp(&b.id)));
+    if host.contest.format == crate::config::Format::Ladder {
+        let players = host.store.players().await?;
+        for (index, league) in host.contest.leagues.iter().enumerate() {
+            let mut rows: Vec<&Submission> = players
+                .iter()
+                .filter(|s| s.league == index as i64)
+                .collect();
+            rows.sort_by(|a, b| b.mu.total_cmp(&a.mu).then(a.id.cmp(&b.id)));
+            leagues.push(json!({
+                "name": league.name,
+                "measure": "Weng-Lin rating",
+                "rows": rows.iter().enumerate().map(|(rank, s)| json!({
+                    "rank": rank + 1,
+                    "user": s.user,
+                    "submission": s.id,
+                    "score": s.mu,
+                    "sigma": s.sigma,
+                    "games": s.games,
+                })).collect::<Vec<_>>(),
+            }));
+        }
+        return Ok(json!({ "leagues": leagues }));
+    }
+    let names: std::collections::HashMap<i64, String> = host
+        .store
+        .submissions(None)
+        .await?
+        .into_iter()
+        .map(|s| (s.id, s.user))
+        .collect();
+    let tables: &[(&str, &str)] = match host.contest.format {
+        crate::config::Format::Koth => &[("koth", "points")],
+        _ => &[("final", "points"), ("qualifier", "4-player Elo")],
+    };
+    for (kind, measure) in tables {
+        let rows = host.standings(kind).await?;
+        if rows.is_empty() && *kind == "final" {
+            continue;
+        }
         leagues.push(json!({
-            "name": league.name,
-            "rows": rows.iter().enumerate().map(|(rank, s)| json!({
+            "name": kind,
+            "measure": measure,
+            "rows": rows.iter().enumerate().map(|(rank, (id, standing))| json!({
                 "rank": rank + 1,
-                "user": s.user,
-                "submission": s.id,
-                "mu": s.mu,
-                "sigma": s.sigma,
-                "games": s.games,
+                "user": names.get(id).cloned().unwrap_or_default(),
+                "submission": id,
+                "score": standing.value,
+                "games": standing.games,
             })).collect::<Vec<_>>(),
         }));
     }
     Ok(json!({ "leagues": leagues }))
+}
+
+#[derive(Deserialize)]
+struct Rounds {
+    rounds: Option<u32>,
+}
+
+/// Qualifier: the organiser runs rounds of random groups.
+async fn run_qualifier(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    axum::Json(body): axum::Json<Rounds>,
+) -> ApiResult<axum::Json<Value>> {
+    organiser(&host, &method, &headers).await?;
+    let rounds = body.rounds.unwrap_or(host.contest.qualifier.rounds);
+    let games = host.run_qualifier(rounds).await?;
+    Ok(axum::Json(json!({ "rounds": rounds, "games": games })))
+}
+
+/// Qualifier: the organiser runs the final.
+async fn run_final(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+) -> ApiResult<axum::Json<Value>> {
+    organiser(&host, &method, &headers).await?;
+    let games = host.run_final().await?;
+    Ok(axum::Json(json!({ "games": games })))
 }
 
 async fn leaderboard(
@@ -537,17 +601,20 @@ async fn export_csv(
 ) -> ApiResult<Response> {
     organiser(&host, &method, &headers).await?;
     let board = live_leaderboard(&host).await?;
-    let mut text = String::from("league,rank,user,submission,mu,sigma,games\n");
+    let mut text = String::from("league,rank,user,submission,score,sigma,games\n");
     for league in board["leagues"].as_array().into_iter().flatten() {
         for row in league["rows"].as_array().into_iter().flatten() {
             text.push_str(&format!(
-                "{},{},{},{},{:.6},{:.6},{}\n",
+                "{},{},{},{},{:.6},{},{}\n",
                 league["name"].as_str().unwrap_or(""),
                 row["rank"],
                 row["user"].as_str().unwrap_or(""),
                 row["submission"],
-                row["mu"].as_f64().unwrap_or(0.0),
-                row["sigma"].as_f64().unwrap_or(0.0),
+                row["score"].as_f64().unwrap_or(0.0),
+                row["sigma"]
+                    .as_f64()
+                    .map(|s| format!("{s:.6}"))
+                    .unwrap_or_default(),
                 row["games"],
             ));
         }

@@ -39,6 +39,10 @@ pub struct Contest {
     pub limits: Limits,
     #[serde(default)]
     pub ladder: LadderOptions,
+    #[serde(default)]
+    pub qualifier: QualifierOptions,
+    #[serde(default)]
+    pub koth: KothOptions,
     /// Leagues, lowest first. A game without leagues has one implicit league.
     #[serde(default)]
     pub leagues: Vec<League>,
@@ -165,6 +169,43 @@ impl Default for LadderOptions {
             max_games: None,
             queue_per_worker: 2,
         }
+    }
+}
+
+/// The 2014 qualifier: the organiser runs rounds (each puts every submission in a random group)
+/// and then the final.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct QualifierOptions {
+    /// Rounds the organiser's "run the qualifier" schedules (the page can ask for another number).
+    pub rounds: u32,
+    /// Finalists: the top N by Elo.
+    pub final_top: u32,
+    /// Seeds of the final; each is played by every group of finalists in every seat order.
+    pub final_seeds: u32,
+}
+
+impl Default for QualifierOptions {
+    fn default() -> Self {
+        QualifierOptions {
+            rounds: 10,
+            final_top: 4,
+            final_seeds: 1,
+        }
+    }
+}
+
+/// Coup's King of the Hill: every ordered pair of the current submissions, this many rounds;
+/// a new submission's games are scheduled when it arrives.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct KothOptions {
+    pub rounds: u32,
+}
+
+impl Default for KothOptions {
+    fn default() -> Self {
+        KothOptions { rounds: 10 }
     }
 }
 
@@ -319,11 +360,24 @@ impl Contest {
                 return bad(format!("house bot {}: no league `{league}`", bot.name));
             }
         }
-        if self.format != Format::Ladder {
+        if self.format != Format::Ladder
+            && (self.leagues.len() > 1 || self.leagues[0].boss.is_some())
+        {
             return bad(format!(
-                "format `{}` is not available yet in arena host (only `ladder`); run it with `arena \
-                 tournament` meanwhile",
+                "leagues and bosses are for the ladder; a {} has one league (its variant may be set)",
                 self.format.name()
+            ));
+        }
+        if self.format == Format::Koth && game.players != 2 {
+            return bad(format!(
+                "koth plays ordered pairs: {} is a {}-player game (use qualifier or ladder)",
+                game.id, game.players
+            ));
+        }
+        if self.format == Format::Qualifier && (self.qualifier.final_top as usize) < game.players {
+            return bad(format!(
+                "qualifier.final_top must be at least {} (the players of a {} game)",
+                game.players, game.id
             ));
         }
         Ok(())

@@ -15,9 +15,10 @@ use tokio::sync::Notify;
 
 use crate::HostError;
 use crate::archive;
-use crate::config::{Contest, GameFacts};
+use crate::config::{Contest, Format, GameFacts};
+use crate::formats;
 use crate::ladder;
-use crate::store::{Claimed, Finished, Promotion, Role, Store, Submission};
+use crate::store::{Claimed, Finished, NewGame, Promotion, Role, Store, Submission};
 
 /// SHA-256 of `bytes`, hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
@@ -308,9 +309,184 @@ impl Host {
             .map_err(|e| format!("submission {}: {e}", submission.id))
     }
 
+    /// Schedules what the format schedules by itself: ladder games (see [`Host::schedule_ladder`]),
+    /// the KotH games the field lacks; nothing for the qualifier (the organiser runs its rounds).
+    pub async fn schedule(&self) -> Result<usize, HostError> {
+        match self.contest.format {
+            Format::Ladder => self.schedule_ladder().await,
+            Format::Koth => self.schedule_koth().await,
+            Format::Qualifier => Ok(0),
+        }
+    }
+
+    fn variant(&self) -> Option<String> {
+        self.contest.leagues.first().and_then(|l| l.variant.clone())
+    }
+
+    async fn queue(&self, games: Vec<NewGame>) -> Result<usize, HostError> {
+        let count = games.len();
+        for game in &games {
+            self.store.schedule(game, self.contest.seed).await?;
+        }
+        if count > 0 {
+            self.queued.notify_waiters();
+        }
+        Ok(count)
+    }
+
+    /// KotH: every ordered pair of the current submissions in every round, as soon as a
+    /// submission arrives (games of replaced submissions stop counting in the standings).
+    async fn schedule_koth(&self) -> Result<usize, HostError> {
+        let active: Vec<i64> = self.store.players().await?.iter().map(|s| s.id).collect();
+        let existing = self.store.games_of_kind("koth").await?;
+        let games = formats::koth_missing(&active, &existing, self.contest.koth.rounds)
+            .into_iter()
+            .map(|(seats, round)| NewGame {
+                kind: "koth".into(),
+                league: 0,
+                variant: self.variant(),
+                seats,
+                round,
+            })
+            .collect();
+        self.queue(games).await
+    }
+
+    /// Qualifier: `rounds` more rounds of random groups of the current submissions.
+    pub async fn run_qualifier(&self, rounds: u32) -> Result<usize, HostError> {
+        if self.contest.format != Format::Qualifier {
+            return Err(HostError::Refused("this contest is not a qualifier".into()));
+        }
+        let players: Vec<i64> = self.store.players().await?.iter().map(|s| s.id).collect();
+        let done_rounds = self
+            .store
+            .games_of_kind("qualifier")
+            .await?
+            .iter()
+            .map(|(_, round)| round + 1)
+            .max()
+            .unwrap_or(0);
+        let mut games = Vec::new();
+        for round in done_rounds..done_rounds + i64::from(rounds) {
+            // Each round's draw is its own generator, from the contest's seed and the round.
+            let mut rng = rand_pcg::Pcg64::new(
+                u128::from(self.contest.seed) << 64 | round as u128,
+                0x5175_616c_6966_6965_7200_0000_0000_0001,
+            );
+            let Some(groups) = formats::qualifier_round(&players, self.game.players(), &mut rng)
+            else {
+                return Err(HostError::Refused(format!(
+                    "a qualifier round needs at least {} submissions (there are {})",
+                    self.game.players(),
+                    players.len()
+                )));
+            };
+            games.extend(groups.into_iter().map(|seats| NewGame {
+                kind: "qualifier".into(),
+                league: 0,
+                variant: self.variant(),
+                seats,
+                round,
+            }));
+        }
+        self.queue(games).await
+    }
+
+    /// Qualifier: the final of the top `final_top` by Elo, every group of them in every seat
+    /// order, `final_seeds` times. Refused while qualifier games are still queued or running.
+    pub async fn run_final(&self) -> Result<usize, HostError> {
+        if self.contest.format != Format::Qualifier {
+            return Err(HostError::Refused("this contest is not a qualifier".into()));
+        }
+        if self.store.count_games("queued").await? + self.store.count_games("running").await? > 0 {
+            return Err(HostError::Refused(
+                "qualifier games are still being played: run the final once they are done".into(),
+            ));
+        }
+        if !self.store.games_of_kind("final").await?.is_empty() {
+            return Err(HostError::Refused("the final has been run already".into()));
+        }
+        let standings = self.standings("qualifier").await?;
+        let top: Vec<i64> = standings
+            .iter()
+            .take(self.contest.qualifier.final_top as usize)
+            .map(|(id, _)| *id)
+            .collect();
+        let mut games = Vec::new();
+        for seed in 0..i64::from(self.contest.qualifier.final_seeds) {
+            games.extend(
+                formats::final_games(&top, self.game.players())
+                    .into_iter()
+                    .map(|seats| NewGame {
+                        kind: "final".into(),
+                        league: 0,
+                        variant: self.variant(),
+                        seats,
+                        round: seed,
+                    }),
+            );
+        }
+        if games.is_empty() {
+            return Err(HostError::Refused(format!(
+                "the final needs {} rated submissions",
+                self.game.players()
+            )));
+        }
+        self.queue(games).await
+    }
+
+    /// Standings of the games of one kind, best first: Elo for `qualifier`, points for `final`
+    /// and `koth` (KotH counts only games between current submissions).
+    pub async fn standings(&self, kind: &str) -> Result<Vec<(i64, formats::Standing)>, HostError> {
+        let finished = self.store.finished_of_kind(kind).await?;
+        let parse = |entry: &str| -> Result<serde_json::Value, HostError> {
+            serde_json::from_str(entry).map_err(|e| HostError::Database(format!("a result: {e}")))
+        };
+        let table = if kind == "qualifier" {
+            let mut games = Vec::new();
+            for (seats, entry) in &finished {
+                let winner = parse(entry)?["winner"].as_u64().map(|w| w as usize);
+                games.push((seats.clone(), winner));
+            }
+            formats::elo_standings(&games)
+        } else {
+            let mut games = Vec::new();
+            for (seats, entry) in &finished {
+                let entry = parse(entry)?;
+                let ranks: Vec<u32> = if kind == "koth" {
+                    // KotH: 1 point per win, none for a game without a winner (as the original).
+                    let winner = entry["winner"].as_u64().map(|w| w as usize);
+                    (0..seats.len())
+                        .map(|seat| if winner == Some(seat) { 1 } else { 2 })
+                        .collect()
+                } else {
+                    entry["ranks"]
+                        .as_array()
+                        .map(|r| {
+                            r.iter()
+                                .filter_map(|x| x.as_u64())
+                                .map(|x| x as u32)
+                                .collect()
+                        })
+                        .unwrap_or_default()
+                };
+                games.push((seats.clone(), ranks));
+            }
+            let field: Option<std::collections::HashSet<i64>> = if kind == "koth" {
+                Some(self.store.players().await?.iter().map(|s| s.id).collect())
+            } else {
+                None
+            };
+            formats::point_standings(&games, field.as_ref())
+        };
+        let mut rows: Vec<(i64, formats::Standing)> = table.into_iter().collect();
+        rows.sort_by(|a, b| b.1.value.total_cmp(&a.1.value).then(a.0.cmp(&b.0)));
+        Ok(rows)
+    }
+
     /// Fills the queue with ladder games until it holds `queue_per_worker` per worker (or nobody
     /// needs a game). Returns how many were queued.
-    pub async fn schedule(&self) -> Result<usize, HostError> {
+    pub async fn schedule_ladder(&self) -> Result<usize, HostError> {
         let depth =
             (self.workers() as i64) * i64::from(self.contest.ladder.queue_per_worker.max(1));
         let variants: Vec<Option<String>> = self

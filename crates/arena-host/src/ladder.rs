@@ -122,6 +122,7 @@ pub fn next_game(
         league: me.league,
         variant: variants.get(me.league as usize).cloned().flatten(),
         seats: chosen,
+        round: 0,
     })
 }
 

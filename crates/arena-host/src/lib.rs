@@ -5,6 +5,7 @@
 //!   exactly-once completion;
 //! - [`archive`]: uploads unpacked safely (zip bombs, path traversal, links);
 //! - [`ladder`]: ratings, promotion and matchmaking, pure;
+//! - [`formats`]: the qualifier's groups and final, KotH's pairs, their standings, pure;
 //! - [`host`]: submissions built as `--bot PATH` builds them, the scheduler and the workers;
 //! - [`api`]: the JSON API and the web pages.
 //!
@@ -13,6 +14,7 @@
 pub mod api;
 pub mod archive;
 pub mod config;
+pub mod formats;
 pub mod host;
 pub mod ladder;
 pub mod store;

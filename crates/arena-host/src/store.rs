@@ -90,12 +90,17 @@ pub struct NewGame {
     pub variant: Option<String>,
     /// Submission per seat.
     pub seats: Vec<i64>,
+    /// The round (qualifier, final, koth); 0 in the ladder.
+    pub round: i64,
 }
 
 /// A game claimed by a worker.
 #[derive(Clone, Debug)]
 pub struct Claimed {
     pub id: i64,
+    /// `placement` and `ladder` games move the stored ratings; the other formats' standings are
+    /// computed from the results.
+    pub kind: String,
     pub league: i64,
     pub variant: Option<String>,
     pub seed: u64,
@@ -621,8 +626,8 @@ impl Store {
         let id = Self::next_id(&mut tx, "game").await?;
         let seed = arena_core::seed::derive_seed(contest_seed, id as u64);
         sqlx::query(
-            "INSERT INTO games (id, kind, league, variant, seed, state, attempts, created_at) \
-             VALUES ($1, $2, $3, $4, $5, 'queued', 0, $6)",
+            "INSERT INTO games (id, kind, league, variant, seed, state, attempts, created_at, round) \
+             VALUES ($1, $2, $3, $4, $5, 'queued', 0, $6, $7)",
         )
         .bind(id)
         .bind(&game.kind)
@@ -630,6 +635,7 @@ impl Store {
         .bind(game.variant.clone())
         .bind(seed.to_string())
         .bind(now())
+        .bind(game.round)
         .execute(&mut *tx)
         .await
         .map_err(db)?;
@@ -680,7 +686,7 @@ impl Store {
             let row = sqlx::query(
                 "UPDATE games SET state = 'running', worker = $1, attempts = attempts + 1 \
                  WHERE id = (SELECT id FROM games WHERE state = 'queued' ORDER BY id LIMIT 1) \
-                 AND state = 'queued' RETURNING id, league, variant, seed, attempts",
+                 AND state = 'queued' RETURNING id, league, variant, seed, attempts, kind",
             )
             .bind(worker)
             .fetch_optional(&self.pool)
@@ -711,6 +717,7 @@ impl Store {
             .map_err(db)?;
             return Ok(Some(Claimed {
                 id,
+                kind: row.try_get(5).map_err(db)?,
                 league: row.try_get(1).map_err(db)?,
                 variant: row.try_get(2).map_err(db)?,
                 seed,
@@ -758,6 +765,10 @@ impl Store {
         .execute(&mut *tx)
         .await
         .map_err(db)?;
+        if claimed.kind != "ladder" && claimed.kind != "placement" {
+            tx.commit().await.map_err(db)?;
+            return Ok(true);
+        }
         // Ratings: only players still in the game's league are rated (one promoted meanwhile
         // starts afresh in its new league).
         let mut current = Vec::new();
@@ -992,6 +1003,41 @@ impl Store {
             .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
             .collect::<Result<_, sqlx::Error>>()
             .map_err(db)
+    }
+
+    /// Finished games of one kind in completion order: (seats, journal line).
+    pub async fn finished_of_kind(&self, kind: &str) -> Result<Vec<(Vec<i64>, String)>, HostError> {
+        let rows = sqlx::query(
+            "SELECT g.id, r.entry FROM results r JOIN games g ON g.id = r.game_id \
+             WHERE g.kind = $1 ORDER BY r.completion",
+        )
+        .bind(kind)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let id: i64 = row.try_get(0).map_err(db)?;
+            out.push((self.seats(id).await?, row.try_get(1).map_err(db)?));
+        }
+        Ok(out)
+    }
+
+    /// Games of one kind that are not cancelled: (seats, round).
+    pub async fn games_of_kind(&self, kind: &str) -> Result<Vec<(Vec<i64>, i64)>, HostError> {
+        let rows = sqlx::query(
+            "SELECT id, round FROM games WHERE kind = $1 AND state <> 'cancelled' ORDER BY id",
+        )
+        .bind(kind)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let id: i64 = row.try_get(0).map_err(db)?;
+            out.push((self.seats(id).await?, row.try_get(1).map_err(db)?));
+        }
+        Ok(out)
     }
 
     /// Promotions in order: (submission, from league, completion).

@@ -76,6 +76,7 @@ async fn a_game_completes_once_and_a_requeued_claim_cannot_complete() {
             league: 0,
             variant: None,
             seats: vec![a, b],
+            round: 0,
         };
         let g1 = store.schedule(&game, 7).await.unwrap();
         let g2 = store.schedule(&game, 7).await.unwrap();
@@ -191,6 +192,7 @@ async fn a_submission_is_promoted_exactly_when_it_has_its_games_and_is_rated_abo
                         league: 0,
                         variant: Some("wood2".into()),
                         seats: vec![c, boss],
+                        round: 0,
                     },
                     1,
                 )
