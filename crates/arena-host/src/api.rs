@@ -86,6 +86,8 @@ pub fn router(host: Shared) -> Router {
         .route("/api/final", post(run_final))
         .route("/api/games", get(games))
         .route("/api/games/{id}/replay", get(replay))
+        .route("/api/export", post(export_folder))
+        .route("/export/{number}/{*file}", get(export_file))
         .route("/api/export/results.jsonl", get(export_results))
         .route("/api/export/leaderboard.csv", get(export_csv))
         .with_state(host)
@@ -576,6 +578,68 @@ async fn viewer(
     let page = arena_viewer::export_html(&replay.to_string())
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
     Ok(Html(page))
+}
+
+/// Writes the results as an `arena tournament` folder (report, summary, CSV, journal, replays)
+/// under the data folder's `exports/N`, served at `/export/N/`.
+async fn export_folder(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+) -> ApiResult<axum::Json<Value>> {
+    organiser(&host, &method, &headers).await?;
+    let exports = host.data_dir().join("exports");
+    let mut number = 1u64;
+    while exports.join(number.to_string()).exists() {
+        number += 1;
+    }
+    let dir = exports.join(number.to_string());
+    let games = host.export(&dir, 200).await?;
+    Ok(axum::Json(json!({
+        "games": games,
+        "dir": dir.display().to_string(),
+        "report": format!("/export/{number}/report.html"),
+    })))
+}
+
+/// A file of an export (organisers only): the known names and `replays/N.json.gz|js`, nothing else.
+async fn export_file(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    Path((number, file)): Path<(u64, String)>,
+) -> ApiResult<Response> {
+    organiser(&host, &method, &headers).await?;
+    let known = [
+        "report.html",
+        "viewer.html",
+        "summary.json",
+        "leaderboard.csv",
+        "results.jsonl",
+        "tournament.json",
+    ];
+    let replay = file
+        .strip_prefix("replays/")
+        .and_then(|f| f.strip_suffix(".json.gz").or_else(|| f.strip_suffix(".js")))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    if !known.contains(&file.as_str()) && !replay {
+        return Err(not_found());
+    }
+    let path = host
+        .data_dir()
+        .join("exports")
+        .join(number.to_string())
+        .join(&file);
+    let bytes = tokio::fs::read(&path).await.map_err(|_| not_found())?;
+    let kind = match file.rsplit('.').next() {
+        Some("html") => "text/html; charset=utf-8",
+        Some("json") => "application/json",
+        Some("csv") => "text/csv",
+        Some("js") => "text/javascript",
+        Some("gz") => "application/gzip",
+        _ => "application/x-ndjson",
+    };
+    Ok(([(header::CONTENT_TYPE, kind)], bytes).into_response())
 }
 
 /// Every result as `arena tournament`'s journal (`results.jsonl`), in completion order.

@@ -29,6 +29,9 @@ name = "api"
 game = "spring2021"
 format = "ladder"
 workers = 1
+# Python bots on a loaded test machine: no answer may time out (a bot ended early could leave
+# its stderr unread and make the visibility test say nothing).
+time_scale = 20.0
 {extra}
 
 [ladder]
@@ -381,6 +384,55 @@ async fn a_contestant_never_reads_another_contestants_code_log_or_stderr() {
     let page = String::from_utf8(page).expect("html");
     assert!(page.contains("<html") || page.contains("<!doctype") || page.contains("<!DOCTYPE"));
     assert!(!page.contains("bob-secret-stderr"));
+
+    // The export: an `arena tournament` folder, organisers only, its files and nothing else.
+    assert_eq!(
+        call(&f.host, "POST", "/api/export", Some(ALICE), vec![])
+            .await
+            .0,
+        StatusCode::FORBIDDEN
+    );
+    let (status, body) = call(&f.host, "POST", "/api/export", Some(ORG), vec![]).await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+    let export = json(&body);
+    assert_eq!(export["games"], 1);
+    let report = export["report"].as_str().expect("report link").to_string();
+    let (status, page) = call(&f.host, "GET", &report, Some(ORG), vec![]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        String::from_utf8_lossy(&page).contains("alice#"),
+        "the report names the bots"
+    );
+    assert_eq!(
+        call(&f.host, "GET", &report, Some(ALICE), vec![]).await.0,
+        StatusCode::FORBIDDEN
+    );
+    let (status, summary) = call(&f.host, "GET", "/export/1/summary.json", Some(ORG), vec![]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(json(&summary)["stats"]["games"], 1);
+    assert_eq!(
+        call(
+            &f.host,
+            "GET",
+            "/export/1/replays/0.json.gz",
+            Some(ORG),
+            vec![]
+        )
+        .await
+        .0,
+        StatusCode::OK
+    );
+    for uri in [
+        "/export/1/../../c.db",
+        "/export/1/replays/..%2F..%2Fc.db",
+        "/export/1/replays/x.js",
+    ] {
+        assert_eq!(
+            call(&f.host, "GET", uri, Some(ORG), vec![]).await.0,
+            StatusCode::NOT_FOUND,
+            "{uri}"
+        );
+    }
 
     // A frozen leaderboard is what contestants see; the organiser sees it live.
     assert_eq!(

@@ -28,6 +28,10 @@ pub struct HostArgs {
     /// Do not pin each worker's bots to a core of their own.
     #[arg(long)]
     no_pin: bool,
+    /// Write the results as an `arena tournament` folder (report.html, summary.json,
+    /// leaderboard.csv, results.jsonl, replays) in DIR and exit, without serving.
+    #[arg(long, value_name = "DIR")]
+    export: Option<PathBuf>,
     #[command(flatten)]
     sandbox: crate::cli::SandboxOptions,
 }
@@ -89,6 +93,11 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
             pin_cpus: !args.no_pin,
         })
         .await?;
+        if let Some(dir) = &args.export {
+            let games = host.export(dir, 200).await?;
+            eprintln!("arena host: wrote {games} games to {} (report.html, summary.json, leaderboard.csv)", dir.display());
+            return Ok(ExitCode::SUCCESS);
+        }
         let listener = tokio::net::TcpListener::bind(&args.listen)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;

@@ -204,4 +204,26 @@ bot = "builtin:planner"
             expected.sigma
         );
     }
+
+    // The results as an `arena tournament` folder: every game once, and the statistics over them.
+    let out = dir.path().join("export");
+    let status = Command::new(ARENA)
+        .args(["host", "contest.toml", "--export"])
+        .arg(&out)
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("arena host --export");
+    assert!(status.success());
+    let journal = std::fs::read_to_string(out.join("results.jsonl")).expect("journal");
+    assert_eq!(journal.lines().count(), results.len());
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).expect("summary"))
+            .expect("JSON");
+    assert_eq!(
+        summary["stats"]["games"].as_u64(),
+        Some(results.len() as u64)
+    );
+    assert!(out.join("report.html").is_file() && out.join("viewer.html").is_file());
 }
