@@ -537,3 +537,24 @@ pub fn stream_bot_main<G: StreamProtocol>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::split_handicap;
+
+    #[test]
+    fn a_handicap_is_a_whole_percentage_after_the_name() {
+        assert_eq!(split_handicap("planner"), Ok(("planner", None)));
+        assert_eq!(split_handicap("planner@0"), Ok(("planner", Some(0))));
+        assert_eq!(split_handicap("planner@100"), Ok(("planner", Some(100))));
+        for bad in [
+            "planner@101",
+            "planner@",
+            "planner@x",
+            "planner@-1",
+            "planner@2.5",
+        ] {
+            assert!(split_handicap(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -58,8 +58,13 @@ pub fn resolve(
             builtin.join(", ")
         )
     };
+    // `builtin:NAME@P`: NAME with a handicap of P % (see arena_core::registry::make_bot).
     if let Some(bot) = text.strip_prefix("builtin:")
-        && !builtin.contains(&bot)
+        && !builtin.contains(
+            &arena_core::registry::split_handicap(bot)
+                .map_err(|e| anyhow!(e))?
+                .0,
+        )
     {
         bail!(suggest(&format!(
             "{} has no built-in bot `{bot}`",
