@@ -240,6 +240,12 @@ impl Host {
                 league,
             )
             .await?;
+        self.spawn_build(id, name, bytes);
+        Ok(id)
+    }
+
+    /// Builds a submission on a blocking thread and records the outcome.
+    fn spawn_build(self: &Arc<Self>, id: i64, name: String, bytes: Vec<u8>) {
         let host = Arc::clone(self);
         tokio::spawn(async move {
             let built = {
@@ -251,12 +257,28 @@ impl Host {
                 Ok(Err(log)) => (false, log),
                 Err(e) => (false, format!("the build stopped: {e}")),
             };
-            // A failure to record the build leaves the submission `building`: the organiser's
-            // page shows it; nothing else can be done here.
+            // A failure to record the build leaves the submission `building`: the next start
+            // builds it again (see `resume_builds`); nothing else can be done here.
             let _ = host.store.finish_build(id, ok, &log).await;
             host.changed.notify_waiters();
         });
-        Ok(id)
+    }
+
+    /// Builds again the submissions a previous process left `building` (killed mid-build).
+    /// Returns how many.
+    pub async fn resume_builds(self: &Arc<Self>) -> Result<usize, HostError> {
+        let building: Vec<Submission> = self
+            .store
+            .submissions(None)
+            .await?
+            .into_iter()
+            .filter(|s| s.state == "building")
+            .collect();
+        for submission in &building {
+            let bytes = self.store.source(submission.id).await?.unwrap_or_default();
+            self.spawn_build(submission.id, submission.source_name.clone(), bytes);
+        }
+        Ok(building.len())
     }
 
     /// Unpacks and builds a submission: the build log, or the reason it failed.

@@ -565,3 +565,80 @@ async fn uploads_are_limited_and_bad_archives_languages_and_builds_are_reported(
     .await;
     assert_eq!(status, StatusCode::ACCEPTED);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_registration_gives_a_working_token_once_per_name() {
+    let f = fixture("open_registration = true").await;
+    let register = |name: &str| {
+        let host = Arc::clone(&f.host);
+        let body = format!("{{\"name\":\"{name}\"}}").into_bytes();
+        async move {
+            let response = arena_host::api::router(host)
+                .oneshot(
+                    Request::builder()
+                        .method("POST")
+                        .uri("/api/register")
+                        .header("content-type", "application/json")
+                        .body(Body::from(body))
+                        .expect("request"),
+                )
+                .await
+                .expect("response");
+            let status = response.status();
+            let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+                .await
+                .expect("body");
+            (status, json(&bytes))
+        }
+    };
+    let (status, body) = register("eve").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let token = body["token"].as_str().expect("a token").to_string();
+    assert!(token.len() >= 32);
+    let (status, me) = call(&f.host, "GET", "/api/me", Some(&token), vec![]).await;
+    assert_eq!(
+        (status, json(&me)["name"].clone()),
+        (StatusCode::OK, Value::from("eve"))
+    );
+    assert_eq!(register("eve").await.0, StatusCode::CONFLICT, "a name once");
+    assert_eq!(
+        register("alice").await.0,
+        StatusCode::CONFLICT,
+        "the file's people too"
+    );
+    assert_eq!(register("../x").await.0, StatusCode::BAD_REQUEST);
+    // A registered contestant uploads like any other.
+    let (_, state, log) = upload(&f.host, &token, "eve.py", bot_saying("eve")).await;
+    assert_eq!(state, "ready", "{log}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_build_cut_short_by_a_restart_is_built_again() {
+    let f = fixture("").await;
+    let alice = f
+        .host
+        .store
+        .user_by_name("alice")
+        .await
+        .unwrap()
+        .expect("alice");
+    // As a killed server leaves it: recorded, never built.
+    let bytes = bot_saying("x");
+    let id = f
+        .host
+        .store
+        .add_submission(alice, "upload", "bot.py", Some(&bytes), "sha", 0)
+        .await
+        .unwrap();
+    assert_eq!(f.host.resume_builds().await.unwrap(), 1);
+    for _ in 0..6000 {
+        let s = f.host.store.submission(id).await.unwrap().expect("it");
+        if s.state != "building" {
+            assert_eq!(s.state, "ready", "{}", s.build_log);
+            assert!(s.active, "and it plays");
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("never built");
+}

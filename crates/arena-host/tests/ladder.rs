@@ -207,4 +207,31 @@ async fn promotion_on(postgres: bool) {
     for p in &players {
         assert_eq!(p.league, league[&p.id], "{}: its league", p.user);
     }
+    host.store.close().await;
+    if postgres {
+        drop_schemas_of_this_process().await;
+    }
+}
+
+/// Drops the PostgreSQL schemas this test process made.
+async fn drop_schemas_of_this_process() {
+    use sqlx::{Executor, Row};
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect("postgres://postgres@127.0.0.1:5432/test")
+        .await
+        .expect("PostgreSQL");
+    let prefix = format!("t_ladder_{}_", std::process::id());
+    let rows = sqlx::query("SELECT schema_name::text FROM information_schema.schemata")
+        .fetch_all(&pool)
+        .await
+        .expect("schemas");
+    for row in rows {
+        let name: String = row.try_get(0).expect("name");
+        if name.starts_with(&prefix) {
+            pool.execute(format!("DROP SCHEMA {name} CASCADE").as_str())
+                .await
+                .expect("drop");
+        }
+    }
+    pool.close().await;
 }

@@ -7,8 +7,24 @@ use arena_host::store::{Claimed, Finished, NewGame, Promotion, Role, Store};
 
 const POSTGRES: &str = "postgres://postgres@127.0.0.1:5432/test";
 
-/// A fresh store of each kind: (label, store, what keeps it alive).
-async fn stores() -> Vec<(&'static str, Store, Option<tempfile::TempDir>)> {
+/// Drops a test's schema (the tests' tables do not pile up in the shared database).
+async fn drop_schema(schema: &str) {
+    use sqlx::Executor;
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(POSTGRES).await.expect("PostgreSQL");
+    pool.execute(format!("DROP SCHEMA IF EXISTS {schema} CASCADE").as_str())
+        .await
+        .expect("drop the test's schema");
+    pool.close().await;
+}
+
+/// A fresh store of each kind: (label, store, what keeps it alive, the PostgreSQL schema).
+async fn stores() -> Vec<(
+    &'static str,
+    Store,
+    Option<tempfile::TempDir>,
+    Option<String>,
+)> {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let sqlite = Store::open(
         &format!("sqlite://{}", dir.path().join("contest.db").display()),
@@ -20,7 +36,10 @@ async fn stores() -> Vec<(&'static str, Store, Option<tempfile::TempDir>)> {
     let postgres = Store::open(POSTGRES, Some(&schema)).await.unwrap_or_else(|e| {
         panic!("PostgreSQL at {POSTGRES} must be running for these tests (it is on this machine kind and in CI): {e}")
     });
-    vec![("sqlite", sqlite, Some(dir)), ("postgres", postgres, None)]
+    vec![
+        ("sqlite", sqlite, Some(dir), None),
+        ("postgres", postgres, None, Some(schema)),
+    ]
 }
 
 fn fresh_schema() -> String {
@@ -69,7 +88,7 @@ fn finished(index: i64, ranks: &[u32]) -> Finished {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_completes_once_and_a_requeued_claim_cannot_complete() {
-    for (label, store, _keep) in stores().await {
+    for (label, store, _keep, schema) in stores().await {
         let (_, _, a, b) = two_players(&store).await;
         let game = NewGame {
             kind: "ladder".into(),
@@ -152,12 +171,16 @@ async fn a_game_completes_once_and_a_requeued_claim_cannot_complete() {
             (sa.mu - r2[0].mu).abs() < 1e-12 && (sb.mu - r2[1].mu).abs() < 1e-12,
             "{label}"
         );
+        store.close().await;
+        if let Some(schema) = schema {
+            drop_schema(&schema).await;
+        }
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_submission_is_promoted_exactly_when_it_has_its_games_and_is_rated_above_the_boss() {
-    for (label, store, _keep) in stores().await {
+    for (label, store, _keep, schema) in stores().await {
         let boss_user = store
             .ensure_user("wood2-boss", "house:boss", Role::House)
             .await
@@ -233,6 +256,10 @@ async fn a_submission_is_promoted_exactly_when_it_has_its_games_and_is_rated_abo
             0,
             "{label}"
         );
+        store.close().await;
+        if let Some(schema) = schema {
+            drop_schema(&schema).await;
+        }
     }
 }
 
@@ -255,4 +282,6 @@ async fn reopening_runs_no_migration_twice_and_keeps_the_data() {
     // House users never sign in, whatever their stored hash.
     pg.ensure_user("house", "hh", Role::House).await.unwrap();
     assert!(pg.user_by_token("hh").await.unwrap().is_none());
+    pg.close().await;
+    drop_schema(&schema).await;
 }

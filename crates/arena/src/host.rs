@@ -111,12 +111,18 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
             host.contest.game,
             host.contest.format.name()
         );
+        host.resume_builds().await?;
         let scheduler = tokio::spawn(Arc::clone(&host).run_scheduler());
+        let scheduler_ended = scheduler_watch(&scheduler);
         let threads = host.spawn_workers(workers, false);
         let app = arena_host::api::router(Arc::clone(&host));
         let served = axum::serve(listener, app)
-            .with_graceful_shutdown(async {
-                let _ = crate::cli::interruptible(std::future::pending::<()>()).await;
+            .with_graceful_shutdown(async move {
+                // Ctrl-C, SIGTERM, or a scheduler that stopped (its error is reported below).
+                tokio::select! {
+                    _ = crate::cli::interruptible(std::future::pending::<()>()) => {}
+                    _ = scheduler_ended.notified() => {}
+                }
             })
             .await;
         eprintln!("arena host: stopping after the games being played");
@@ -137,6 +143,22 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
         host.store.close().await;
         Ok::<_, anyhow::Error>(ExitCode::SUCCESS)
     })
+}
+
+/// A notification when the scheduler's task ends (it only does on an error or a stop).
+fn scheduler_watch(
+    scheduler: &tokio::task::JoinHandle<Result<(), arena_host::HostError>>,
+) -> Arc<tokio::sync::Notify> {
+    let ended = Arc::new(tokio::sync::Notify::new());
+    let abort = scheduler.abort_handle();
+    let watcher = Arc::clone(&ended);
+    tokio::spawn(async move {
+        while !abort.is_finished() {
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        }
+        watcher.notify_one();
+    });
+    ended
 }
 
 pub fn submit(args: SubmitArgs) -> Result<ExitCode> {
