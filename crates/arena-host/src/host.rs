@@ -26,6 +26,10 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Makes the sandbox (again): the toolchains it shows read-only are found as submissions are
+/// built (`arena_submit::languages::tool_roots`), after the server started.
+pub type SandboxFactory = Arc<dyn Fn() -> Result<Option<Arc<Sandbox>>, String> + Send + Sync>;
+
 /// How to run a contest.
 pub struct HostOptions {
     pub contest: Contest,
@@ -36,8 +40,12 @@ pub struct HostOptions {
     /// Uploads, their builds and unpacked sources live here.
     pub data_dir: PathBuf,
     pub game: Arc<dyn GameEntry>,
-    /// The sandbox bot processes run in (`None`: unconfined, the organiser chose so).
+    /// The sandbox bot processes run in (`None`: unconfined, the organiser chose so), when it is
+    /// made once...
     pub sandbox: Option<Arc<Sandbox>>,
+    /// ... or made at start and again whenever a build finds a toolchain outside the system's
+    /// folders (then `sandbox` is not used).
+    pub sandbox_factory: Option<SandboxFactory>,
     /// Pin each worker's bots to a core of their own (as `arena tournament` does).
     pub pin_cpus: bool,
 }
@@ -48,7 +56,9 @@ pub struct Host {
     pub store: Store,
     pub game: Arc<dyn GameEntry>,
     data_dir: PathBuf,
-    sandbox: Option<Arc<Sandbox>>,
+    /// The sandbox and the toolchain folders it was made with.
+    sandbox: std::sync::Mutex<(Vec<PathBuf>, Option<Arc<Sandbox>>)>,
+    sandbox_factory: Option<SandboxFactory>,
     pin_cpus: bool,
     promotion: Promotion,
     time_policy: Option<TimePolicy>,
@@ -76,8 +86,13 @@ impl Host {
             data_dir,
             game,
             sandbox,
+            sandbox_factory,
             pin_cpus,
         } = options;
+        let sandbox = match &sandbox_factory {
+            Some(make) => make().map_err(|e| HostError::Io(format!("the sandbox: {e}")))?,
+            None => sandbox,
+        };
         let facts = GameFacts {
             id: game.id().to_string(),
             players: game.players(),
@@ -156,7 +171,8 @@ impl Host {
             store,
             game,
             data_dir,
-            sandbox,
+            sandbox: std::sync::Mutex::new((arena_submit::languages::tool_roots(), sandbox)),
+            sandbox_factory,
             pin_cpus,
             promotion,
             time_policy,
@@ -670,7 +686,7 @@ impl Host {
                 cpu,
                 time_policy: self.time_policy,
                 probe: false,
-                sandbox: self.sandbox.clone(),
+                sandbox: self.current_sandbox()?,
             },
             stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
         };
@@ -818,6 +834,23 @@ impl Host {
         std::fs::write(&viewer, arena_viewer::published_viewer_page())
             .map_err(|e| HostError::Io(format!("cannot write {}: {e}", viewer.display())))?;
         Ok(entries.len())
+    }
+
+    /// The sandbox for the next game: made again when builds have found toolchains it does not
+    /// show yet (as `arena tournament` makes its sandbox after preparing its bots).
+    fn current_sandbox(&self) -> Result<Option<Arc<Sandbox>>, String> {
+        let mut current = self
+            .sandbox
+            .lock()
+            .map_err(|_| "the sandbox's lock was poisoned by a panic".to_string())?;
+        if let Some(make) = &self.sandbox_factory {
+            let roots = arena_submit::languages::tool_roots();
+            if roots != current.0 {
+                current.1 = make()?;
+                current.0 = roots;
+            }
+        }
+        Ok(current.1.clone())
     }
 
     pub fn data_dir(&self) -> &Path {

@@ -60,6 +60,7 @@ token = "{ORG}"
         game: Arc::from(arena_spring2021::entry()),
         // The sandbox's helper is the `arena` binary; the command's tests run the sandboxed path.
         sandbox: None,
+        sandbox_factory: None,
         pin_cpus: false,
     })
     .await

@@ -16,6 +16,7 @@ async fn host(contest: &str, dir: &std::path::Path, game: Box<dyn GameEntry>) ->
         data_dir: dir.join("data"),
         game: Arc::from(game),
         sandbox: None,
+        sandbox_factory: None,
         pin_cpus: false,
     })
     .await

@@ -30,6 +30,7 @@ async fn host_on(contest: &str, dir: &std::path::Path, postgres: bool) -> Arc<Ho
         data_dir: dir.join("data"),
         game: Arc::from(arena_spring2021::entry()),
         sandbox: None,
+        sandbox_factory: None,
         pin_cpus: false,
     })
     .await

@@ -76,8 +76,11 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
         .data
         .clone()
         .unwrap_or_else(|| beside(&contest_path, "-data"));
-    // Submissions are processes: the sandbox is needed from the start.
-    let sandbox = args.sandbox.sandbox(true)?;
+    // Submissions are processes: the sandbox is needed from the start, and made again when a
+    // build finds a toolchain outside the system's folders (it shows them read-only).
+    let options = args.sandbox.clone();
+    let sandbox_factory: arena_host::host::SandboxFactory =
+        Arc::new(move || options.sandbox(true).map_err(|e| format!("{e:#}")));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -89,7 +92,8 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
             schema: None,
             data_dir,
             game,
-            sandbox,
+            sandbox: None,
+            sandbox_factory: Some(sandbox_factory),
             pin_cpus: !args.no_pin,
         })
         .await?;

@@ -227,3 +227,98 @@ bot = "builtin:planner"
     );
     assert!(out.join("report.html").is_file() && out.join("viewer.html").is_file());
 }
+
+/// A 2014 folder whose `python` is Python 2, found outside the system's folders (pyenv): the
+/// server, whose sandbox was made before the upload, makes it again to show that toolchain, and
+/// the bot plays in the sandbox as `arena tournament --bot FOLDER` would run it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_uploaded_2014_python2_folder_plays_in_the_sandbox() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("contest.toml"),
+        format!(
+            r#"
+name = "2014"
+game = "langwars"
+format = "ladder"
+workers = 1
+time_scale = 3.0
+
+[ladder]
+placement_games = 1
+max_games = 2
+
+[[contestants]]
+name = "alice"
+token = "{ALICE}"
+
+[[bots]]
+name = "r1"
+bot = "builtin:random"
+
+[[bots]]
+name = "r2"
+bot = "builtin:random"
+
+[[bots]]
+name = "g"
+bot = "builtin:greedy"
+"#
+        ),
+    )
+    .expect("contest file");
+    let (mut host, url) = start(dir.path());
+    let folder = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/langwars-2014-python2"
+    ));
+    let out = submit(&url, ALICE, folder);
+    assert!(
+        out.status.success(),
+        "arena submit: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let db = format!("sqlite://{}", dir.path().join("contest.db").display());
+    let store = Store::open(&db, None)
+        .await
+        .expect("the contest's database");
+    let alice = store
+        .players()
+        .await
+        .expect("players")
+        .into_iter()
+        .find(|p| p.user == "alice")
+        .expect("alice's submission plays")
+        .id;
+    wait_for("two games of alice", async || {
+        store
+            .games(Some(alice), 100)
+            .await
+            .expect("games")
+            .iter()
+            .filter(|g| g.state == "done")
+            .count()
+            >= 2
+    })
+    .await;
+    host.kill().expect("stop");
+    host.wait().expect("reaped");
+    for game in store.games(Some(alice), 100).await.expect("games") {
+        if game.state != "done" {
+            continue;
+        }
+        let entry = game.entry.expect("a journal line");
+        let seat = game
+            .seats
+            .iter()
+            .position(|&s| s == alice)
+            .expect("her seat");
+        assert_eq!(
+            entry["faults"][seat],
+            serde_json::json!([]),
+            "game {}: her bot played every turn: {entry}",
+            game.id
+        );
+    }
+}
