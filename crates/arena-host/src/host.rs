@@ -66,6 +66,8 @@ pub struct Host {
     pub changed: Notify,
     pub queued: Notify,
     stopping: AtomicBool,
+    /// Games a previous process left running, put back in the queue when this one opened.
+    pub requeued: u64,
 }
 
 /// What the workers did, for the caller (tests count games).
@@ -160,7 +162,6 @@ impl Host {
             bosses.push(boss);
         }
         let requeued = store.requeue_running().await?;
-        let _ = requeued;
         let promotion = Promotion {
             bosses,
             promotion_games: i64::from(contest.ladder.promotion_games),
@@ -179,6 +180,7 @@ impl Host {
             changed: Notify::new(),
             queued: Notify::new(),
             stopping: AtomicBool::new(false),
+            requeued,
         }))
     }
 

@@ -116,6 +116,12 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
             host.contest.format.name()
         );
         host.resume_builds().await?;
+        if host.requeued > 0 {
+            eprintln!(
+                "arena host: {} games the last run left unfinished are queued again",
+                host.requeued
+            );
+        }
         let scheduler = tokio::spawn(Arc::clone(&host).run_scheduler());
         let scheduler_ended = scheduler_watch(&scheduler);
         let threads = host.spawn_workers(workers, false);
