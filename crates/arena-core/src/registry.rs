@@ -94,6 +94,82 @@ pub struct GameRequest {
     pub seats: Vec<SeatRequest>,
     pub options: MatchOptions,
     pub stderr_cap: usize,
+    /// Sandboxes set up for the process seats before the game (see [`ready_game`]); empty: the
+    /// game sets them up itself.
+    pub prepared: PreparedSandboxes,
+}
+
+/// Sandboxes of a game's process seats, set up in advance, by seat; each is taken once.
+#[derive(Clone, Debug, Default)]
+pub struct PreparedSandboxes(
+    std::sync::Arc<std::sync::Mutex<Vec<Option<crate::sandbox::Resident>>>>,
+);
+
+impl PreparedSandboxes {
+    /// Seat `seat`'s sandbox, if one was set up for it and not taken yet.
+    pub fn take(&self, seat: usize) -> Option<crate::sandbox::Resident> {
+        self.0.lock().ok()?.get_mut(seat)?.take()
+    }
+}
+
+/// A game whose seats' folders are copied and whose process seats' sandboxes are set up: playing
+/// it starts each bot with one exec ([`play_ready`]).
+#[derive(Debug)]
+pub struct ReadyGame {
+    request: GameRequest,
+    folders: GameFolders,
+}
+
+/// Copies the seats' working folders and, for games whose bots play a whole game each
+/// ([`GameEntry::stream_bots`]) in a sandbox with a resident helper, sets up every process seat's
+/// sandbox at once. Done ahead, it takes the set-up off the game's path; the sandboxes die with the
+/// thread that set them up, so that thread must outlive the game.
+pub fn ready_game(entry: &dyn GameEntry, mut request: GameRequest) -> Result<ReadyGame, String> {
+    let folders = GameFolders::prepare(&mut request.seats)?;
+    let sandbox = request
+        .options
+        .sandbox
+        .clone()
+        .filter(|sandbox| sandbox.policy().helper.is_some());
+    if let Some(sandbox) = sandbox.filter(|_| entry.stream_bots()) {
+        let seats: Vec<usize> = (0..request.seats.len())
+            .filter(|&i| matches!(request.seats[i].spec, PlayerSpec::Command(_)))
+            .collect();
+        let wanted: Vec<_> = seats
+            .iter()
+            .filter_map(|&i| match &request.seats[i].spec {
+                PlayerSpec::Command(argv) => Some((
+                    argv.as_slice(),
+                    request.seats[i].workdir.as_deref(),
+                    request.options.cpu,
+                )),
+                PlayerSpec::Builtin(_) => None,
+            })
+            .collect();
+        let started = crate::sandbox::Resident::start_all(&sandbox, &wanted);
+        let mut by_seat: Vec<Option<crate::sandbox::Resident>> =
+            (0..request.seats.len()).map(|_| None).collect();
+        for (seat, resident) in seats.into_iter().zip(started) {
+            // A failed set-up is tried again at the start, which reports it.
+            by_seat[seat] = resident.ok();
+        }
+        request.prepared = PreparedSandboxes(std::sync::Arc::new(std::sync::Mutex::new(by_seat)));
+    }
+    Ok(ReadyGame { request, folders })
+}
+
+/// Plays a game made ready by [`ready_game`]; its folders are removed when it ends.
+pub fn play_ready(
+    entry: &dyn GameEntry,
+    ready: ReadyGame,
+) -> BoxFuture<'static, Result<GameResult, String>> {
+    let ReadyGame { request, folders } = ready;
+    let game = entry.play(request);
+    Box::pin(async move {
+        let result = game.await;
+        drop(folders);
+        result
+    })
 }
 
 /// A finished game, type-erased for front ends.
@@ -144,6 +220,11 @@ pub trait GameEntry: Send + Sync {
     }
     /// Built-in bots: (name, description).
     fn bots(&self) -> Vec<(&'static str, &'static str)>;
+    /// Whether a process bot is one process for the whole game (its sandbox can be set up before
+    /// the game: [`ready_game`]); false for games that start a process per move (Coup).
+    fn stream_bots(&self) -> bool {
+        true
+    }
     fn play(&self, request: GameRequest) -> BoxFuture<'static, Result<GameResult, String>>;
     /// Plays a game between built-in bots only, without recording it (tournaments' fast path).
     fn play_builtin(
@@ -256,18 +337,12 @@ pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) -> std::io::Resul
 /// the front ends call instead of `GameEntry::play`.
 pub fn play_in_own_folders(
     entry: &dyn GameEntry,
-    mut request: GameRequest,
+    request: GameRequest,
 ) -> BoxFuture<'static, Result<GameResult, String>> {
-    let folders = match GameFolders::prepare(&mut request.seats) {
-        Ok(folders) => folders,
-        Err(e) => return Box::pin(async move { Err(e) }),
-    };
-    let game = entry.play(request);
-    Box::pin(async move {
-        let result = game.await;
-        drop(folders);
-        result
-    })
+    match ready_game(entry, request) {
+        Ok(ready) => play_ready(entry, ready),
+        Err(e) => Box::pin(async move { Err(e) }),
+    }
 }
 
 /// A transcript file's text, or an error that names the file.
@@ -371,9 +446,20 @@ pub fn stream_seats<G: StreamProtocol>(
             PlayerSpec::Builtin(_) => None,
         })
         .collect();
+    for (seat, process) in processes.iter_mut().enumerate() {
+        if let (Some(process), Some(resident)) = (process.as_mut(), request.prepared.take(seat)) {
+            process.give_sandbox(resident);
+        }
+    }
     if request.options.sandbox.is_some() {
-        let mut agents: Vec<&mut StreamAgent<G>> = processes.iter_mut().flatten().collect();
-        StreamAgent::prepare_all(&mut agents);
+        let mut agents: Vec<&mut StreamAgent<G>> = processes
+            .iter_mut()
+            .flatten()
+            .filter(|agent| !agent.has_sandbox())
+            .collect();
+        if !agents.is_empty() {
+            StreamAgent::prepare_all(&mut agents);
+        }
     }
     request
         .seats

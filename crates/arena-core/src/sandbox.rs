@@ -32,6 +32,10 @@ pub const DEFAULT_TASKS: u32 = 64;
 pub const DEFAULT_FILE_SIZE: u64 = 256 << 20;
 /// Open descriptors per process (a JVM needs a few hundred).
 pub const DEFAULT_OPEN_FILES: u64 = 1024;
+/// Memory of a build step, at least (compilers need more than bots: a JVM, tsc, g++ with templates).
+pub const BUILD_MEMORY: u64 = 2 << 30;
+/// Processes and threads of a build step, at least (`make -j`, a JVM's threads).
+pub const BUILD_TASKS: u32 = 256;
 /// The user bots run as when arena runs as root (`nobody` on Debian).
 pub const SANDBOX_UID: u32 = 65534;
 /// `PATH` inside the sandbox.
@@ -183,6 +187,31 @@ impl Sandbox {
 
     pub fn policy(&self) -> &SandboxPolicy {
         &self.policy
+    }
+
+    /// The sandbox of a submission's build steps: this one's containment (namespaces, no network, the
+    /// system read-only, only the build folder writable, the same user and environment), with room
+    /// for compilers (at least [`BUILD_MEMORY`] and [`BUILD_TASKS`], no CPU-time limit: the build's
+    /// own time limit bounds it) and `toolchains` shown read-only on top.
+    pub fn for_builds(&self, toolchains: &[PathBuf]) -> Sandbox {
+        let mut policy = self.policy.clone();
+        let limits = &mut policy.limits;
+        limits.memory = limits.memory.map(|memory| memory.max(BUILD_MEMORY));
+        limits.tasks = limits.tasks.map(|tasks| tasks.max(BUILD_TASKS));
+        limits.file_size = limits.file_size.map(|size| size.max(DEFAULT_FILE_SIZE));
+        limits.cpu_seconds = None;
+        for path in toolchains {
+            if path.is_absolute() && path.exists() && !policy.read_only.contains(path) {
+                policy.read_only.push(path.clone());
+            }
+        }
+        Sandbox {
+            policy,
+            bwrap: self.bwrap.clone(),
+            cgroups: self.cgroups.clone(),
+            run_as: self.run_as,
+            system: self.system.clone(),
+        }
     }
 
     /// Which cgroup hierarchy the limits use, for messages.
@@ -947,8 +976,19 @@ fn visible_paths(argv: &[String], base: &Path, workdir: &Path) -> (Vec<String>, 
         };
         match candidate {
             Some(found) if !arg.is_empty() && found.exists() => {
-                let found = std::path::absolute(&found).unwrap_or(found);
-                if !found.starts_with(workdir) && !is_system(&found) {
+                let mut found = std::path::absolute(&found).unwrap_or(found);
+                let outside = !found.starts_with(workdir) && !is_system(&found);
+                if outside {
+                    // A link (npm's `node_modules/.bin/tsc`) is followed: the program runs from
+                    // where it really is, as it expects (`../lib/tsc.js`), and only that is shown.
+                    if let Ok(real) = std::fs::canonicalize(&found)
+                        && real != found
+                    {
+                        found = real;
+                        out.push(found.to_string_lossy().into_owned());
+                        visible.push(found);
+                        continue;
+                    }
                     visible.push(found.clone());
                 }
                 if path.is_absolute() || found.starts_with(workdir) && base == workdir {
@@ -1085,7 +1125,7 @@ fn seccomp_program() -> Vec<(u16, u8, u8, u32)> {
 // cgroups
 
 /// Where bot cgroups are made: under arena's own cgroup, per controller (v1) or once (v2).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 enum CgroupRoot {
     V1 {
         memory: PathBuf,
@@ -1705,6 +1745,90 @@ pub fn read_available(file: Option<&mut File>, into: &mut Vec<u8>, cap: usize) -
             Err(_) => return false,
         }
     }
+}
+
+/// How a process run to its end went ([`run_to_end`]).
+#[derive(Debug)]
+pub struct Finished {
+    /// The wait status; `None` when it ran out of time (everything it started was killed).
+    pub status: Option<std::process::ExitStatus>,
+    /// Its stdout and stderr together, in the order they arrived, up to the cap.
+    pub output: Vec<u8>,
+    pub elapsed: Duration,
+    /// Killed by the sandbox's memory limit.
+    pub memory_exceeded: bool,
+}
+
+/// Runs `launch` (in `sandbox` if given) to its end, up to `limit`, collecting its output up to
+/// `output_cap` bytes: for one-off processes such as a submission's build steps. On a timeout or an
+/// interrupt everything the process started is killed; nothing of it is left when this returns.
+pub fn run_to_end(
+    launch: &Launch<'_>,
+    sandbox: Option<&Sandbox>,
+    limit: Duration,
+    output_cap: usize,
+) -> io::Result<Finished> {
+    let started = Instant::now();
+    let mut spawned = self::launch(launch, sandbox)?;
+    for file in [&spawned.stdout, &spawned.stderr].into_iter().flatten() {
+        crate::process::set_nonblocking(file.as_raw_fd())?;
+    }
+    let deadline = started + limit;
+    let mut output = Vec::new();
+    let status = loop {
+        let mut raw = 0;
+        // SAFETY: waitpid on our own child, without blocking.
+        let reaped = unsafe { libc::waitpid(spawned.pid, &mut raw, libc::WNOHANG) };
+        if reaped == spawned.pid {
+            break Some(std::os::unix::process::ExitStatusExt::from_raw(raw));
+        }
+        let now = Instant::now();
+        if reaped < 0 || now >= deadline || crate::process::interrupted() {
+            break None;
+        }
+        let mut fds: Vec<libc::pollfd> = [&spawned.stdout, &spawned.stderr]
+            .into_iter()
+            .flatten()
+            .map(|file| libc::pollfd {
+                fd: file.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            })
+            .collect();
+        // Short waits: the end of the process is seen by waitpid, not on the pipes (a daemon it
+        // started may hold them open).
+        let wait = deadline
+            .saturating_duration_since(now)
+            .min(Duration::from_millis(20));
+        // SAFETY: valid pollfds for descriptors we own.
+        unsafe {
+            libc::poll(
+                fds.as_mut_ptr(),
+                fds.len() as libc::nfds_t,
+                wait.as_millis() as i32,
+            )
+        };
+        if !read_available(spawned.stdout.as_mut(), &mut output, output_cap) {
+            spawned.stdout = None;
+        }
+        if !read_available(spawned.stderr.as_mut(), &mut output, output_cap) {
+            spawned.stderr = None;
+        }
+    };
+    // Whatever the process left running (a compiler server, a sleeper) goes with it.
+    kill_all(spawned.pid, spawned.jail.as_ref());
+    if status.is_none() {
+        let _ = wait_pid(spawned.pid);
+    }
+    read_available(spawned.stdout.as_mut(), &mut output, output_cap);
+    read_available(spawned.stderr.as_mut(), &mut output, output_cap);
+    let memory_exceeded = spawned.jail.as_ref().is_some_and(Jail::memory_exceeded);
+    Ok(Finished {
+        status,
+        output,
+        elapsed: started.elapsed(),
+        memory_exceeded,
+    })
 }
 
 /// Call first thing in `main`: when started as a resident sandbox's helper (`PROGRAM

@@ -213,6 +213,16 @@ impl<G: StreamProtocol> StreamAgent<G> {
         }
     }
 
+    /// Uses `resident`, set up in advance for this bot (see `registry::ready_game`), to start it.
+    pub fn give_sandbox(&mut self, resident: crate::sandbox::Resident) {
+        self.prepared = Some(resident);
+    }
+
+    /// Whether a sandbox set up in advance is waiting for this bot's start.
+    pub fn has_sandbox(&self) -> bool {
+        self.prepared.is_some()
+    }
+
     fn stop(&mut self) {
         if let Some(mut process) = self.process.take() {
             let end = process.end();

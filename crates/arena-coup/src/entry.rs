@@ -133,6 +133,11 @@ pub fn coup_seats(
 }
 
 impl GameEntry for CoupEntry {
+    // A process per move: each call's sandbox comes from the game (one per bot and game).
+    fn stream_bots(&self) -> bool {
+        false
+    }
+
     fn id(&self) -> &'static str {
         Coup::ID
     }

@@ -112,6 +112,7 @@ fn external_bots_play_like_in_process_ones() {
                 sandbox: None,
             },
             stderr_cap: 4096,
+            prepared: Default::default(),
         };
         let inside = runtime.block_on(entry.play(request(false))).unwrap();
         let outside = runtime.block_on(entry.play(request(true))).unwrap();

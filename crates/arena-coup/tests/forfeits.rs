@@ -333,6 +333,7 @@ fn play_reports_forfeits_on_both_runtimes() {
         ],
         options: MatchOptions::default(),
         stderr_cap: 1024,
+        prepared: Default::default(),
     };
     let runtimes = [
         tokio::runtime::Builder::new_current_thread()

@@ -208,12 +208,15 @@ impl Host {
         self.data_dir.join("submissions").join(id.to_string())
     }
 
-    fn submit_options(&self) -> arena_submit::Options {
-        arena_submit::Options {
+    /// How submissions are built: in the contest's build cache, their build steps in the bots'
+    /// sandbox (arena-submit widens it for compilers), as `--bot PATH` builds them.
+    fn submit_options(&self) -> Result<arena_submit::Options, String> {
+        Ok(arena_submit::Options {
             contest_2014: matches!(self.game.id(), "langwars" | "langwars2" | "negotiate"),
             cache_dir: Some(self.data_dir.join("builds")),
+            sandbox: self.current_sandbox()?,
             ..arena_submit::Options::default()
-        }
+        })
     }
 
     /// Takes an upload: checks the rate limit and the file, stores it, and builds it on a
@@ -310,7 +313,7 @@ impl Host {
                  languages` lists them: .py .cpp .java .js ... or a zipped folder)"
             ));
         }
-        let prepared = arena_submit::prepare(&path, &self.submit_options())
+        let prepared = arena_submit::prepare(&path, &self.submit_options()?)
             .map_err(|e| format!("the build failed:\n{e}"))?;
         let mut log = format!("built as {}\n", prepared.kind);
         for warning in &prepared.warnings {
@@ -344,7 +347,7 @@ impl Host {
             archive::unpack(&submission.source_name, &source, &dir, &self.contest.limits)
                 .map_err(|e| e.0)?;
         }
-        arena_submit::prepare(&path, &self.submit_options())
+        arena_submit::prepare(&path, &self.submit_options()?)
             .map(|prepared| prepared.folder)
             .map_err(|e| format!("submission {}: {e}", submission.id))
     }
@@ -691,6 +694,7 @@ impl Host {
                 sandbox: self.current_sandbox()?,
             },
             stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
+            prepared: Default::default(),
         };
         let result = local.block_on(arena_core::registry::play_in_own_folders(
             self.game.as_ref(),

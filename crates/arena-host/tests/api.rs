@@ -369,7 +369,11 @@ async fn a_contestant_never_reads_another_contestants_code_log_or_stderr() {
         alice_view.contains("alice-secret-stderr") && !alice_view.contains("bob-secret-stderr")
     );
     let bob_view = replay_as(BOB).await;
-    assert!(bob_view.contains("bob-secret-stderr") && !bob_view.contains("alice-secret-stderr"));
+    let bob_players = &serde_json::from_str::<Value>(&bob_view).expect("json")["players"];
+    assert!(
+        bob_view.contains("bob-secret-stderr") && !bob_view.contains("alice-secret-stderr"),
+        "{bob_players:#}"
+    );
     let org_view = replay_as(ORG).await;
     assert!(org_view.contains("bob-secret-stderr") && org_view.contains("alice-secret-stderr"));
     // The viewer page applies the same rule.

@@ -47,6 +47,7 @@ async fn play(modes: [&str; 4], piddir: &Path) -> GameResult {
             seats,
             options: MatchOptions::default(),
             stderr_cap: 4096,
+            prepared: Default::default(),
         })
         .await
         .expect("the game runs")
@@ -254,6 +255,7 @@ async fn a_command_that_cannot_start_plays_zeros() {
             seats,
             options: MatchOptions::default(),
             stderr_cap: 1024,
+            prepared: Default::default(),
         })
         .await
         .expect("runs");

@@ -62,6 +62,7 @@ fn main() {
                         seats,
                         options: MatchOptions::default(),
                         stderr_cap: 4096,
+                        prepared: Default::default(),
                     })
                 })
                 .collect();

@@ -48,6 +48,7 @@ async fn play(modes: [&str; 2], piddir: &Path, time_scale: f64) -> GameResult {
                 ..MatchOptions::default()
             },
             stderr_cap: 4096,
+            prepared: Default::default(),
         })
         .await
         .expect("the game runs")

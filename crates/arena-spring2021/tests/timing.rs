@@ -55,6 +55,7 @@ async fn play(
                 ..MatchOptions::default()
             },
             stderr_cap: 4096,
+            prepared: Default::default(),
         })
         .await
         .expect("the game runs")

@@ -8,9 +8,10 @@
 //! - a folder with an `arena.toml` manifest ([`Manifest`]) for everything else.
 //!
 //! [`prepare`] builds a submission once per content (cached under the user's cache folder) and
-//! gives the folder a game copies for each seat and the command that starts the bot there. The
-//! processes of build steps are made in one place ([`build_command`]) and the bot's command in
-//! another ([`run_argv`]), so that whatever wraps bot processes wraps these too.
+//! gives the folder a game copies for each seat and the command that starts the bot there. Build
+//! steps run in the bot sandbox ([`Options::sandbox`], made for builds by
+//! [`Sandbox::for_builds`]): a `compile.sh` is the stranger's code as much as the bot is. The bot's
+//! command is made in one place ([`run_argv`]) and started by the games, in the same sandbox.
 
 pub mod host;
 pub mod languages;
@@ -18,9 +19,11 @@ pub mod languages;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use std::sync::Arc;
+
+use arena_core::sandbox::{Launch, Sandbox};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
@@ -75,6 +78,9 @@ pub struct Options {
     pub cache_dir: Option<PathBuf>,
     /// The time limit of each build step (a manifest may set its own).
     pub build_timeout: Duration,
+    /// The sandbox build steps run in (see [`Sandbox::for_builds`]); `None`: unconfined, with the
+    /// caller's privileges (`--sandbox none`: only for submissions the caller trusts).
+    pub sandbox: Option<Arc<Sandbox>>,
 }
 
 impl Default for Options {
@@ -83,6 +89,7 @@ impl Default for Options {
             contest_2014: false,
             cache_dir: None,
             build_timeout: Duration::from_secs(120),
+            sandbox: None,
         }
     }
 }
@@ -197,12 +204,18 @@ pub fn prepare(path: &Path, options: &Options) -> Result<Prepared, String> {
     prepared.cached = false;
     let scratch = cache.join(format!("{key}.tmp-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&scratch);
+    // The toolchains the recipe located (pyenv's Python 2, npm's tsc) are shown to the build.
+    let sandbox = options
+        .sandbox
+        .as_ref()
+        .map(|sandbox| sandbox.for_builds(&languages::tool_roots()));
     let result = build_into(
         &recipe,
         &folder,
         source.as_deref(),
         &scratch,
         &prepared.launcher,
+        sandbox.as_ref(),
     );
     let warnings = match result {
         Ok(warnings) => warnings,
@@ -237,19 +250,6 @@ pub fn run_argv(absolute: Option<&Path>) -> Vec<String> {
         None => LAUNCHER.to_string(),
     };
     vec!["sh".to_string(), launcher]
-}
-
-/// The process of one build step, in the build folder `dir`. The one place build processes are made.
-pub fn build_command(argv: &[String], dir: &Path, env: &[(String, String)]) -> Command {
-    let mut command = Command::new(&argv[0]);
-    command
-        .args(&argv[1..])
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .envs(env.iter().map(|(k, v)| (k, v)));
-    // Its own process group, so a time limit ends everything the step started.
-    std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    command
 }
 
 fn cache_root(options: &Options) -> Result<PathBuf, String> {
@@ -775,6 +775,7 @@ fn build_into(
     only: Option<&Path>,
     scratch: &Path,
     launcher: &str,
+    sandbox: Option<&Sandbox>,
 ) -> Result<Vec<String>, String> {
     let io = |what: &Path, e: std::io::Error| format!("cannot write {}: {e}", what.display());
     match only {
@@ -804,7 +805,8 @@ fn build_into(
     }
     let mut warnings = Vec::new();
     for step in &recipe.build {
-        let (status, output, seconds) = run_step(step, scratch, &env, recipe.build_timeout)?;
+        let (status, output, seconds) =
+            run_step(step, scratch, &env, recipe.build_timeout, sandbox)?;
         if status.is_some_and(|s| s.success()) {
             continue;
         }
@@ -833,46 +835,44 @@ fn build_into(
     Ok(warnings)
 }
 
-/// Runs one build step with a time limit: (exit status, or `None` on a timeout; its whole output;
-/// seconds taken).
+/// Output of a build step kept for its log and messages.
+const BUILD_OUTPUT_CAP: usize = 1 << 20;
+
+/// Runs one build step in the build folder `dir`, in the sandbox when there is one, with a time
+/// limit: (exit status, or `None` on a timeout; its output, also written to `.arena/build.log`;
+/// seconds taken). Nothing the step started outlives it.
 fn run_step(
     step: &[String],
     dir: &Path,
     env: &[(String, String)],
     limit: Duration,
+    sandbox: Option<&Sandbox>,
 ) -> Result<(Option<std::process::ExitStatus>, String, f64), String> {
-    let log_path = dir.join(ARENA_DIR).join("build.log");
-    let log = std::fs::File::create(&log_path)
-        .map_err(|e| format!("cannot write {}: {e}", log_path.display()))?;
-    let mut command = build_command(step, dir, env);
-    command
-        .stdout(log.try_clone().map_err(|e| e.to_string())?)
-        .stderr(log);
-    let started = Instant::now();
-    let mut child = command
-        .spawn()
-        .map_err(|e| format!("cannot start the build step `{}`: {e}", step.join(" ")))?;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if started.elapsed() < limit => std::thread::sleep(Duration::from_millis(10)),
-            _ => {
-                // SAFETY: signals the process group this step leads (made with process_group(0)).
-                unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGKILL) };
-                let _ = child.wait();
-                break None;
-            }
-        }
+    // The step's variables go through `env`: a sandboxed process gets a clean environment.
+    let mut argv = vec!["env".to_string()];
+    argv.extend(env.iter().map(|(name, value)| format!("{name}={value}")));
+    argv.extend(step.iter().cloned());
+    let launch = Launch {
+        argv: &argv,
+        workdir: Some(dir),
+        cpu: None,
+        stdin: false,
+        writable: &[],
     };
-    // Stragglers of a finished step (a compiler server) must not outlive the build either.
-    // SAFETY: as above; the group may be gone already, which is harmless.
-    unsafe { libc::killpg(child.id() as libc::pid_t, libc::SIGKILL) };
-    let output = std::fs::read(&log_path).unwrap_or_default();
-    Ok((
-        status,
-        String::from_utf8_lossy(&output).into_owned(),
-        started.elapsed().as_secs_f64(),
-    ))
+    let finished = arena_core::sandbox::run_to_end(&launch, sandbox, limit, BUILD_OUTPUT_CAP)
+        .map_err(|e| format!("cannot start the build step `{}`: {e}", step.join(" ")))?;
+    let mut output = String::from_utf8_lossy(&finished.output).into_owned();
+    if finished.memory_exceeded {
+        output.push_str(
+            "\n(arena: the build step ran out of memory; the sandbox's limit for builds is ",
+        );
+        let memory = sandbox.and_then(|s| s.policy().limits.memory).unwrap_or(0);
+        let _ = write!(output, "{} MiB)", memory >> 20);
+    }
+    let log_path = dir.join(ARENA_DIR).join("build.log");
+    std::fs::write(&log_path, &output)
+        .map_err(|e| format!("cannot write {}: {e}", log_path.display()))?;
+    Ok((finished.status, output, finished.elapsed.as_secs_f64()))
 }
 
 /// Copies a folder with its files, subfolders, symbolic links (as links) and permissions.
@@ -968,12 +968,15 @@ pub fn closest<'a>(name: &str, known: &[&'a str]) -> Vec<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::process::Command;
+    use std::time::Instant;
 
     fn options(cache: &Path) -> Options {
         Options {
             contest_2014: true,
             cache_dir: Some(cache.to_path_buf()),
             build_timeout: Duration::from_secs(30),
+            sandbox: None,
         }
     }
 

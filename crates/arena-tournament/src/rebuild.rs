@@ -95,6 +95,7 @@ pub async fn rebuild_replay(
             sandbox: None,
         },
         stderr_cap: plan.settings.stderr_cap,
+        prepared: Default::default(),
     };
     let result = entry.play(request).await?;
     if result.outcome.scores != journaled.scores || result.outcome.winner != journaled.winner {

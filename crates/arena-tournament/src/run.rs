@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use arena_core::registry::{self, GameEntry, GameRequest, PlayerSpec, SeatRequest};
+use arena_core::registry::{self, GameEntry, GameRequest, PlayerSpec, ReadyGame, SeatRequest};
 use arena_core::{MatchOptions, Outcome, RecordJson};
 use flate2::{Compress, Compression, Crc, FlushCompress, Status};
 
@@ -220,7 +220,7 @@ impl Worker<'_> {
         } else {
             arena_core::process::favour_this_thread();
         }
-        let runtime = match tokio::runtime::Builder::new_current_thread()
+        let runtime = &match tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
         {
@@ -248,95 +248,115 @@ impl Worker<'_> {
             1
         };
         let (mut next, mut end) = (0u64, 0u64);
-        while !self.stopping() {
-            if next == end {
-                next = self.cursor.fetch_add(claim, Ordering::Relaxed);
-                end = (next + claim).min(total);
+        let mut claim_game = || -> Option<u64> {
+            loop {
+                if next == end {
+                    next = self.cursor.fetch_add(claim, Ordering::Relaxed);
+                    end = (next + claim).min(total);
+                }
+                if next >= total {
+                    return None;
+                }
+                let index = next;
+                next += 1;
+                if !self.done.contains(index) {
+                    return Some(index);
+                }
             }
-            if next >= total {
-                break;
+        };
+        // The preparer sets the next game up while this one plays; it outlives every game of this
+        // worker (the sandboxes it sets up die with it).
+        std::thread::scope(|scope| {
+            let preparer = self.pipelined().then(|| Preparer::start(scope, self.entry));
+            let mut current = claim_game();
+            if let (Some(preparer), Some(index)) = (&preparer, current) {
+                preparer.ask(index, self.request(&self.plan.game(index)));
             }
-            let index = next;
-            next += 1;
-            if self.done.contains(index) {
-                continue;
-            }
-            let game = self.plan.game(index);
-            let finished = match self.play(&runtime, &game) {
-                Ok(Some(finished)) => finished,
-                Ok(None) => break,
-                Err(error) => {
-                    batch.error = Some(error);
+            while let Some(index) = current {
+                if self.stopping() {
                     break;
                 }
-            };
-            let (line_start, entry_start) = (batch.lines.len(), batch.entries.len());
-            let line = finished.entry(self.plan, &game, &self.names);
-            if let Err(e) = serde_json::to_writer(&mut batch.lines, &line) {
-                batch.error = Some(format!("cannot encode a result: {e}"));
-                break;
-            }
-            batch.lines.push(b'\n');
-            if self.wants_entries {
-                batch.entries.push(line.to_entry());
-            }
-            let slow = finished.slow;
-            if let (Some(relative), Some(record)) = (finished.replay, finished.record) {
-                batch.replays.push(PendingReplay {
-                    relative,
-                    record,
-                    line_start,
-                    entry_start,
-                });
-            }
-            in_batch += 1;
-            if slow
-                || self.wants_entries
-                || in_batch >= BATCH_GAMES
-                || batch_started.elapsed() >= BATCH_AGE
-            {
-                let full = std::mem::take(&mut batch);
-                if sender.send(full).is_err() {
-                    return;
+                let game = self.plan.game(index);
+                let ready = preparer.as_ref().and_then(|preparer| preparer.take(index));
+                current = claim_game();
+                if let (Some(preparer), Some(following)) = (&preparer, current) {
+                    preparer.ask(following, self.request(&self.plan.game(following)));
                 }
-                in_batch = 0;
-                batch_started = Instant::now();
+                let finished = match self.play(runtime, &game, ready) {
+                    Ok(Some(finished)) => finished,
+                    Ok(None) => break,
+                    Err(error) => {
+                        batch.error = Some(error);
+                        break;
+                    }
+                };
+                let (line_start, entry_start) = (batch.lines.len(), batch.entries.len());
+                let line = finished.entry(self.plan, &game, &self.names);
+                if let Err(e) = serde_json::to_writer(&mut batch.lines, &line) {
+                    batch.error = Some(format!("cannot encode a result: {e}"));
+                    break;
+                }
+                batch.lines.push(b'\n');
+                if self.wants_entries {
+                    batch.entries.push(line.to_entry());
+                }
+                let slow = finished.slow;
+                if let (Some(relative), Some(record)) = (finished.replay, finished.record) {
+                    batch.replays.push(PendingReplay {
+                        relative,
+                        record,
+                        line_start,
+                        entry_start,
+                    });
+                }
+                in_batch += 1;
+                if slow
+                    || self.wants_entries
+                    || in_batch >= BATCH_GAMES
+                    || batch_started.elapsed() >= BATCH_AGE
+                {
+                    let full = std::mem::take(&mut batch);
+                    if sender.send(full).is_err() {
+                        return;
+                    }
+                    in_batch = 0;
+                    batch_started = Instant::now();
+                }
             }
-        }
+        });
         let _ = sender.send(batch);
     }
 
-    /// One game; `None` when it was abandoned because of a stop.
-    fn play(
-        &self,
-        runtime: &tokio::runtime::Runtime,
-        game: &ScheduledGame,
-    ) -> Result<Option<Finished>, String> {
+    /// Whether games are set up ahead ([`Preparer`]): process bots in a sandbox with a resident
+    /// helper, a game whose bots are one process each, and a worker without a pinned CPU. A pinned
+    /// worker shares its core with its own bots only, so a set-up there would run while a bot
+    /// thinks: it keeps setting each game up between games.
+    fn pipelined(&self) -> bool {
+        self.cpu.is_none()
+            && self.entry.stream_bots()
+            && self.plan.bots.iter().any(|bot| bot.builtin().is_none())
+            && self
+                .sandbox
+                .as_ref()
+                .is_some_and(|sandbox| sandbox.policy().helper.is_some())
+    }
+
+    /// Whether a game's replay is stored.
+    fn stores_replay(&self, game: &ScheduledGame) -> bool {
         let plan = self.plan;
-        let builtin: Option<Vec<String>> = game
-            .seats
-            .iter()
-            .map(|&b| plan.bots[b].builtin().map(str::to_string))
-            .collect();
+        let builtin = game.seats.iter().all(|&b| plan.bots[b].builtin().is_some());
         // Games between built-in bots are rebuilt from their seed when watched (crate::rebuild),
         // so their replays are stored only when asked for.
-        let store_replay = if builtin.is_some() {
+        if builtin {
             plan.settings.replays && plan.settings.builtin_replays
         } else {
             plan.settings.replays
-        };
-        if let (Some(bots), false) = (&builtin, store_replay) {
-            let outcome = self
-                .entry
-                .play_builtin(plan.variant.as_deref(), bots, game.seed)?;
-            return Ok(Some(Finished {
-                faults: vec![Vec::new(); game.seats.len()],
-                outcome,
-                replay: None,
-                record: None,
-                slow: false,
-            }));
         }
+    }
+
+    /// What the game needs to be played.
+    fn request(&self, game: &ScheduledGame) -> Result<GameRequest, String> {
+        let plan = self.plan;
         let seats = game
             .seats
             .iter()
@@ -353,24 +373,58 @@ impl Worker<'_> {
                 })
             })
             .collect::<Result<Vec<_>, String>>()?;
-        let request = GameRequest {
+        Ok(GameRequest {
             variant: plan.variant.clone(),
             seed: game.seed,
             seats,
             options: MatchOptions {
                 pause_idle: plan.settings.pause_idle,
                 time_scale: plan.settings.time_scale,
-                record_frames: store_replay,
+                record_frames: self.stores_replay(game),
                 cpu: self.cpu,
                 time_policy: plan.settings.time_policy,
                 probe: false,
                 sandbox: self.sandbox.clone(),
             },
             stderr_cap: plan.settings.stderr_cap,
+            prepared: Default::default(),
+        })
+    }
+
+    /// One game (set up ahead when `ready` is given); `None` when it was abandoned because of a
+    /// stop.
+    fn play(
+        &self,
+        runtime: &tokio::runtime::Runtime,
+        game: &ScheduledGame,
+        ready: Option<Result<ReadyGame, String>>,
+    ) -> Result<Option<Finished>, String> {
+        let plan = self.plan;
+        let builtin: Option<Vec<String>> = game
+            .seats
+            .iter()
+            .map(|&b| plan.bots[b].builtin().map(str::to_string))
+            .collect();
+        let store_replay = self.stores_replay(game);
+        if let (Some(bots), false) = (&builtin, store_replay) {
+            let outcome = self
+                .entry
+                .play_builtin(plan.variant.as_deref(), bots, game.seed)?;
+            return Ok(Some(Finished {
+                faults: vec![Vec::new(); game.seats.len()],
+                outcome,
+                replay: None,
+                record: None,
+                slow: false,
+            }));
+        }
+        let game_future = match ready {
+            Some(ready) => registry::play_ready(self.entry, ready?),
+            None => registry::play_in_own_folders(self.entry, self.request(game)?),
         };
         let played = runtime.block_on(async {
             tokio::select! {
-                result = registry::play_in_own_folders(self.entry, request) => Some(result),
+                result = game_future => Some(result),
                 _ = wait_for(self.stop) => None,
             }
         });
@@ -508,6 +562,45 @@ impl ReplayWriter {
             std::fs::rename(&partial, &path)
         };
         write().map_err(|e| format!("cannot write the replay {}: {e}", path.display()))
+    }
+}
+
+/// A worker's second thread: copies the next game's folders and sets its bots' sandboxes up
+/// (`registry::ready_game`) while the worker plays the current one.
+struct Preparer {
+    asks: mpsc::SyncSender<(u64, Result<GameRequest, String>)>,
+    ready: mpsc::Receiver<(u64, Result<ReadyGame, String>)>,
+}
+
+impl Preparer {
+    fn start<'scope>(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        entry: &'scope dyn GameEntry,
+    ) -> Preparer {
+        let (asks, asked) = mpsc::sync_channel::<(u64, Result<GameRequest, String>)>(1);
+        let (made, ready) = mpsc::sync_channel(1);
+        scope.spawn(move || {
+            for (index, request) in asked {
+                let game = request.and_then(|request| registry::ready_game(entry, request));
+                if made.send((index, game)).is_err() {
+                    break;
+                }
+            }
+        });
+        Preparer { asks, ready }
+    }
+
+    fn ask(&self, index: u64, request: Result<GameRequest, String>) {
+        let _ = self.asks.send((index, request));
+    }
+
+    /// Game `index`, set up; `None` if the preparer is gone or was asked for another game (the
+    /// game is then set up on the worker's path, as without a preparer).
+    fn take(&self, index: u64) -> Option<Result<ReadyGame, String>> {
+        match self.ready.recv() {
+            Ok((made, game)) if made == index => Some(game),
+            _ => None,
+        }
     }
 }
 

@@ -19,6 +19,7 @@ fn play(entry: &dyn GameEntry, variant: Option<&str>, bots: &[&str], seed: u64) 
             .collect(),
         options: MatchOptions::default(),
         stderr_cap: 4096,
+        prepared: Default::default(),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -3,9 +3,11 @@
 //! start-up probe that runs before a tournament; `arena languages`.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Result, anyhow, bail};
 use arena_core::registry::{GameEntry, GameRequest, PlayerSpec, SeatRequest};
+use arena_core::sandbox::Sandbox;
 use arena_core::{FaultKind, MatchOptions};
 
 /// A seat as resolved from a `--bot`, with the submission it came from (tournaments keep the path in
@@ -20,10 +22,16 @@ pub fn contest_2014(game: &str) -> bool {
     matches!(game, "langwars" | "langwars2" | "negotiate")
 }
 
-/// Builds (or finds in the cache) the submission at `path`, telling the user when it builds.
-pub fn prepare_submission(game: &str, path: &Path) -> Result<arena_submit::Prepared> {
+/// Builds (or finds in the cache) the submission at `path`, telling the user when it builds. Build
+/// steps run in `sandbox` (made for builds by arena-submit), unconfined with `--sandbox none`.
+pub fn prepare_submission(
+    game: &str,
+    path: &Path,
+    sandbox: Option<&Arc<Sandbox>>,
+) -> Result<arena_submit::Prepared> {
     let options = arena_submit::Options {
         contest_2014: contest_2014(game),
+        sandbox: sandbox.cloned(),
         ..arena_submit::Options::default()
     };
     let prepared = arena_submit::prepare(path, &options).map_err(|e| anyhow!("{e}"))?;
@@ -41,12 +49,13 @@ pub fn prepare_submission(game: &str, path: &Path) -> Result<arena_submit::Prepa
     Ok(prepared)
 }
 
-/// Resolves one `--bot` text.
+/// Resolves one `--bot` text; a submission is built in `builds` (see [`prepare_submission`]).
 pub fn resolve(
     game: &dyn GameEntry,
     name: Option<&str>,
     text: &str,
     workdir: Option<&Path>,
+    builds: Option<&Arc<Sandbox>>,
 ) -> Result<Player> {
     let builtin: Vec<&str> = game.bots().into_iter().map(|(name, _)| name).collect();
     let text = text.trim();
@@ -90,7 +99,7 @@ pub fn resolve(
     if arena_submit::is_submission(path) {
         let source = std::fs::canonicalize(path)
             .map_err(|e| anyhow!("cannot read the bot {}: {e}", path.display()))?;
-        let prepared = prepare_submission(game.id(), &source)?;
+        let prepared = prepare_submission(game.id(), &source, builds)?;
         if let Some(dir) = workdir {
             eprintln!(
                 "arena: note: {} plays in a copy of its own build, not in --workdir {}",
@@ -191,6 +200,7 @@ pub fn probe(
                 ..MatchOptions::default()
             },
             stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
+            prepared: Default::default(),
         };
         let result = runtime
             .block_on(crate::cli::interruptible(

@@ -210,6 +210,22 @@ impl SandboxOptions {
             );
             return Ok(None);
         }
+        self.checked()
+    }
+
+    /// The sandbox submissions' build steps run in (arena-submit widens it for compilers), when
+    /// some bot is a submission; `None` with `--sandbox none` (the warning comes with the games').
+    pub fn build_sandbox(
+        &self,
+        submissions: bool,
+    ) -> Result<Option<std::sync::Arc<arena_core::sandbox::Sandbox>>> {
+        if !submissions || self.kind == "none" {
+            return Ok(None);
+        }
+        self.checked()
+    }
+
+    fn checked(&self) -> Result<Option<std::sync::Arc<arena_core::sandbox::Sandbox>>> {
         let mut env = Vec::new();
         for pair in &self.env {
             let Some((name, value)) = pair.split_once('=') else {
@@ -433,6 +449,7 @@ pub fn seat_requests(
     game: &dyn GameEntry,
     bots: &[(Option<String>, String)],
     workdirs: &[PathBuf],
+    sandbox: &SandboxOptions,
 ) -> Result<Vec<crate::bots::Player>> {
     if !(workdirs.is_empty() || workdirs.len() == 1 || workdirs.len() == bots.len()) {
         bail!(
@@ -441,6 +458,10 @@ pub fn seat_requests(
             workdirs.len()
         );
     }
+    let submissions = bots
+        .iter()
+        .any(|(_, text)| arena_submit::is_submission(Path::new(text.trim())));
+    let builds = sandbox.build_sandbox(submissions)?;
     bots.iter()
         .enumerate()
         .map(|(index, (name, text))| {
@@ -449,7 +470,7 @@ pub fn seat_requests(
                 1 => Some(workdirs[0].as_path()),
                 _ => Some(workdirs[index].as_path()),
             };
-            crate::bots::resolve(game, name.as_deref(), text, workdir)
+            crate::bots::resolve(game, name.as_deref(), text, workdir, builds.as_ref())
         })
         .collect()
 }
@@ -546,10 +567,11 @@ fn play(args: PlayArgs) -> Result<ExitCode> {
     let game = find_game_with(&args.game, &args.coup)?;
     let seed = args.seed.unwrap_or_else(clock_seed);
     let named: Vec<(Option<String>, String)> = args.bots.iter().map(|b| split_name(b)).collect();
-    let mut seats: Vec<SeatRequest> = seat_requests(game.as_ref(), &named, &args.workdirs)?
-        .into_iter()
-        .map(|player| player.seat)
-        .collect();
+    let mut seats: Vec<SeatRequest> =
+        seat_requests(game.as_ref(), &named, &args.workdirs, &args.sandbox)?
+            .into_iter()
+            .map(|player| player.seat)
+            .collect();
     unique_names(&mut seats);
     if seats.len() != game.players() {
         bail!(
@@ -577,6 +599,7 @@ fn play(args: PlayArgs) -> Result<ExitCode> {
             sandbox: args.sandbox.sandbox(processes)?,
         },
         stderr_cap: args.stderr_cap,
+        prepared: Default::default(),
     };
     let result = runtime()?
         .block_on(interruptible(arena_core::registry::play_in_own_folders(
@@ -805,6 +828,7 @@ fn bench_replays(game: &str, seconds: f64, league: Option<&str>) -> Result<ExitC
                 .collect(),
             options: MatchOptions::default(),
             stderr_cap: 4096,
+            prepared: Default::default(),
         };
         let result = runtime
             .block_on(game.play(request))

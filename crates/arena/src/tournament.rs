@@ -202,7 +202,7 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
              (each game has one bot thinking at a time; the default is one game per core)"
         );
     }
-    let runnable = runnable_plan(&plan, game.as_ref())?;
+    let runnable = runnable_plan(&plan, game.as_ref(), &args.sandbox)?;
     // After the bots are prepared: their toolchains are part of what the sandbox shows.
     let sandbox = args.sandbox.sandbox(processes)?;
     if !STOP.load(Ordering::SeqCst) {
@@ -355,11 +355,16 @@ fn print_faults(dir: &std::path::Path, shown: usize) {
 }
 
 /// The plan with every submission built (or found in the cache) and started from its build folder.
-fn runnable_plan(plan: &Plan, game: &dyn GameEntry) -> Result<Plan> {
+fn runnable_plan(
+    plan: &Plan,
+    game: &dyn GameEntry,
+    sandbox: &crate::cli::SandboxOptions,
+) -> Result<Plan> {
     let mut runnable = plan.clone();
+    let builds = sandbox.build_sandbox(plan.bots.iter().any(|bot| bot.source.is_some()))?;
     for bot in &mut runnable.bots {
         if let Some(source) = &bot.source {
-            let prepared = crate::bots::prepare_submission(game.id(), source)?;
+            let prepared = crate::bots::prepare_submission(game.id(), source, builds.as_ref())?;
             bot.spec = arena_submit::run_argv(None).join(" ");
             bot.workdir = Some(prepared.folder);
         }
@@ -380,7 +385,7 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
     } else {
         args.bots.iter().map(|b| split_name(b)).collect()
     };
-    let players = seat_requests(game.as_ref(), &texts, &args.workdirs)?;
+    let players = seat_requests(game.as_ref(), &texts, &args.workdirs, &args.sandbox)?;
     let mut seats: Vec<_> = players.iter().map(|p| p.seat.clone()).collect();
     unique_names(&mut seats);
     let bots: Vec<BotPlan> = seats
@@ -469,7 +474,7 @@ pub fn koth(args: KothArgs) -> Result<ExitCode> {
     }
     let game = find_game_with("coup", &args.coup)?;
     let texts: Vec<(Option<String>, String)> = args.bots.iter().map(|b| split_name(b)).collect();
-    let players = seat_requests(game.as_ref(), &texts, &[])?;
+    let players = seat_requests(game.as_ref(), &texts, &[], &args.sandbox)?;
     // The KotH runs every bot in a folder of its own: a built bot's is a copy of its build.
     let mut sources = Vec::new();
     let mut seats: Vec<_> = players

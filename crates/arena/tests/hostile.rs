@@ -819,3 +819,189 @@ fn bots_die_with_arena() {
         assert!(left.is_empty(), "{game:?}: left after arena died: {left:?}");
     }
 }
+
+/// A submission's build step is the stranger's code as much as its bot: `arena.toml`'s `build` runs
+/// in the sandbox. The step attacks (reads and writes outside its folder, the network, the test
+/// process, the environment, a daemon left behind), then the bot is built and plays a clean game.
+#[test]
+fn hostile_build_steps_are_contained() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+        return;
+    }
+    let world = World::new();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let before_processes = sandbox_processes();
+    let outside = snapshot(world.root());
+    let root = world.root().to_string_lossy().into_owned();
+    let attacks = [
+        ("cat {S}/secret.txt", "read the organiser's file"),
+        ("echo x >> {S}/secret.txt", "wrote the organiser's file"),
+        ("echo '{}' >> {S}/out/results.jsonl", "wrote a journal"),
+        ("cat {S}/innocent/bot.sh", "read another bot"),
+        ("mkdir /root/arena-hostile-evil", "wrote into /root"),
+        ("touch /usr/bin/evil", "wrote into the system"),
+        ("ls /root/.cargo", "saw the organiser's home"),
+        ("kill -0 {TESTPID}", "could signal a host process"),
+        (
+            "env | grep -q -e CARGO -e ARENA_TEST_SECRET",
+            "inherited the environment",
+        ),
+        (
+            "python3 -c \"import socket; socket.create_connection(('127.0.0.1', {PORT}), 2)\"",
+            "reached the network",
+        ),
+    ];
+    let mut script = String::from("exec 2>&1\n");
+    for (attack, what) in attacks {
+        let attack = attack
+            .replace("{S}", &root)
+            .replace("{PORT}", &world.port.to_string())
+            .replace("{TESTPID}", &std::process::id().to_string());
+        script.push_str(&format!(
+            "if {{ {attack}; }} >/dev/null 2>&1; then echo \"BREACH: {what}\"; fi\n"
+        ));
+    }
+    // The host's /tmp is not the sandbox's; a daemon left behind dies with the step.
+    script.push_str(
+        "mkdir /tmp/arena-hostile-evil\n(sleep 1000 &)\nnohup sleep 1000 >/dev/null 2>&1 &\n",
+    );
+    script.push_str("echo build done\n");
+    let bot = world.root().join("bots/evil-build");
+    std::fs::create_dir_all(&bot).expect("bot dir");
+    std::fs::write(bot.join("evil.sh"), script).expect("script");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("starters/langwars/bot.py"),
+        bot.join("bot.py"),
+    )
+    .expect("starter");
+    std::fs::write(
+        bot.join("arena.toml"),
+        "build = \"sh evil.sh\"\nrun = \"python3 bot.py\"\n",
+    )
+    .expect("manifest");
+    let replay = world.root().join("bots/replay.json");
+    let output = Command::new(arena())
+        .args(["play", "langwars2", "--seed", "5", "--bot"])
+        .arg(&bot)
+        .args([
+            "--bot", "random", "--bot", "greedy", "--bot", "random", "--replay",
+        ])
+        .arg(&replay)
+        .env("ARENA_CACHE_DIR", cache.path())
+        .env("ARENA_TEST_SECRET", "hunter2")
+        .output()
+        .expect("arena runs");
+    let said = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.status.success(), "{said}");
+    assert!(said.contains("built"), "the build ran: {said}");
+    let record: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&replay).expect("replay")).expect("json");
+    assert!(
+        record["players"][0].get("faults").is_none(),
+        "the bot built by the hostile step plays cleanly: {}",
+        record["players"][0]
+    );
+    let logs: Vec<String> = std::fs::read_dir(cache.path().join("builds"))
+        .expect("cache")
+        .flatten()
+        .filter_map(|entry| std::fs::read_to_string(entry.path().join(".arena/build.log")).ok())
+        .collect();
+    assert_eq!(logs.len(), 1, "one build, one log");
+    assert!(
+        logs[0].contains("build done"),
+        "the whole step ran: {}",
+        logs[0]
+    );
+    assert!(
+        !logs[0].contains("BREACH"),
+        "an attack worked:\n{}",
+        logs[0]
+    );
+    assert!(!logs[0].contains("hunter2"));
+    // Nothing is left behind, nothing outside the bot's folder changed.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    let mut left = sandbox_processes();
+    while left.difference(&before_processes).next().is_some() && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        left = sandbox_processes();
+    }
+    let new: Vec<_> = left.difference(&before_processes).collect();
+    assert!(new.is_empty(), "processes left by the build: {new:?}");
+    let unchanged = |files: Vec<(PathBuf, Vec<u8>)>| -> Vec<(PathBuf, Vec<u8>)> {
+        files
+            .into_iter()
+            .filter(|(p, _)| !p.starts_with(world.root().join("bots")))
+            .collect()
+    };
+    assert!(
+        unchanged(snapshot(world.root())) == unchanged(outside),
+        "files outside changed"
+    );
+    for path in [
+        "/tmp/arena-hostile-evil",
+        "/root/arena-hostile-evil",
+        "/usr/bin/evil",
+    ] {
+        assert!(!Path::new(path).exists(), "{path} was made on the host");
+    }
+}
+
+/// A build step that never ends, or that balloons, is stopped by the build's limits; nothing of it
+/// is left and the message says which limit.
+#[test]
+fn build_steps_that_hang_or_balloon_are_stopped() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+        return;
+    }
+    let world = World::new();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let before_processes = sandbox_processes();
+    for (name, build, timeout, expect) in [
+        (
+            "hang",
+            "setsid sleep 1000 & sleep 1000",
+            2,
+            "did not finish within 2 s",
+        ),
+        (
+            "balloon",
+            "python3 -c 'x = bytearray(3 << 30); x[::4096] = b\"y\" * len(x[::4096])'",
+            120,
+            "ran out of memory",
+        ),
+    ] {
+        let bot = world.root().join("bots").join(name);
+        std::fs::create_dir_all(&bot).expect("bot dir");
+        std::fs::write(
+            bot.join("arena.toml"),
+            format!("build = {build:?}\nrun = \"true\"\nbuild_timeout = {timeout}\n"),
+        )
+        .expect("manifest");
+        let output = Command::new(arena())
+            .args(["play", "langwars2", "--bot"])
+            .arg(&bot)
+            .args(["--bot", "random", "--bot", "random", "--bot", "random"])
+            .env("ARENA_CACHE_DIR", cache.path())
+            .output()
+            .expect("arena runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{name}: {stderr}");
+        assert!(stderr.contains(expect), "{name}: {stderr}");
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(3);
+        let mut left = sandbox_processes();
+        while left.difference(&before_processes).next().is_some()
+            && std::time::Instant::now() < until
+        {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            left = sandbox_processes();
+        }
+        let new: Vec<_> = left.difference(&before_processes).collect();
+        assert!(new.is_empty(), "{name}: processes left: {new:?}");
+    }
+}
