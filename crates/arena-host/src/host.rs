@@ -68,6 +68,8 @@ pub struct Host {
     stopping: AtomicBool,
     /// Games a previous process left running, put back in the queue when this one opened.
     pub requeued: u64,
+    /// Worker threads running (one that stops on an error is no longer counted).
+    workers_running: std::sync::atomic::AtomicUsize,
 }
 
 /// What the workers did, for the caller (tests count games).
@@ -181,6 +183,7 @@ impl Host {
             queued: Notify::new(),
             stopping: AtomicBool::new(false),
             requeued,
+            workers_running: std::sync::atomic::AtomicUsize::new(0),
         }))
     }
 
@@ -602,12 +605,19 @@ impl Host {
                 let host = Arc::clone(self);
                 let handle = handle.clone();
                 let cpu = (host.pin_cpus && count > 1).then_some(index % cpus);
+                // Counted here, before the thread starts, so that a watcher never sees it missing.
+                host.workers_running.fetch_add(1, Ordering::SeqCst);
                 std::thread::Builder::new()
                     .name(format!("arena-host-worker-{index}"))
                     .spawn(move || host.worker(index, cpu, &handle, until_idle))
                     .expect("a thread for a worker")
             })
             .collect()
+    }
+
+    /// Worker threads running now.
+    pub fn workers_running(&self) -> usize {
+        self.workers_running.load(Ordering::SeqCst)
     }
 
     fn worker(
@@ -617,6 +627,14 @@ impl Host {
         handle: &tokio::runtime::Handle,
         until_idle: bool,
     ) -> Result<WorkerCounts, HostError> {
+        /// Counts the worker out however it ends (an error, a panic, a stop).
+        struct Running<'a>(&'a std::sync::atomic::AtomicUsize);
+        impl Drop for Running<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+        let _running = Running(&self.workers_running);
         // Games run on a runtime of this thread alone, as `arena tournament`'s workers do: one
         // thread keeps a game's timing steady. The database stays on the host's runtime.
         let local = tokio::runtime::Builder::new_current_thread()

@@ -123,12 +123,13 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
             );
         }
         let scheduler = tokio::spawn(Arc::clone(&host).run_scheduler());
-        let scheduler_ended = scheduler_watch(&scheduler);
         let threads = host.spawn_workers(workers, false);
+        let scheduler_ended = watch(&host, &scheduler, workers);
         let app = arena_host::api::router(Arc::clone(&host));
         let served = axum::serve(listener, app)
             .with_graceful_shutdown(async move {
-                // Ctrl-C, SIGTERM, or a scheduler that stopped (its error is reported below).
+                // Ctrl-C, SIGTERM, or a scheduler or worker that stopped (its error is reported
+                // below).
                 tokio::select! {
                     _ = crate::cli::interruptible(std::future::pending::<()>()) => {}
                     _ = scheduler_ended.notified() => {}
@@ -155,15 +156,19 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
     })
 }
 
-/// A notification when the scheduler's task ends (it only does on an error or a stop).
-fn scheduler_watch(
+/// A notification when the scheduler's task ends or a worker stops (either only happens on an
+/// error or a stop): the server then stops rather than serve a contest that no longer plays.
+fn watch(
+    host: &Arc<Host>,
     scheduler: &tokio::task::JoinHandle<Result<(), arena_host::HostError>>,
+    workers: usize,
 ) -> Arc<tokio::sync::Notify> {
     let ended = Arc::new(tokio::sync::Notify::new());
     let abort = scheduler.abort_handle();
     let watcher = Arc::clone(&ended);
+    let host = Arc::clone(host);
     tokio::spawn(async move {
-        while !abort.is_finished() {
+        while !abort.is_finished() && host.workers_running() == workers {
             tokio::time::sleep(std::time::Duration::from_millis(500)).await;
         }
         watcher.notify_one();
