@@ -217,6 +217,21 @@ pub fn submit(args: SubmitArgs) -> Result<ExitCode> {
         .with_context(|| format!("cannot reach {server}"))?;
     let status = response.status();
     let body: serde_json::Value = read_json(response.body_mut())?;
+    if status.as_u16() == 413 {
+        // axum refuses the body before the contest's handler sees it: say the contest's limit.
+        let limit = agent
+            .get(&format!("{server}/api/contest"))
+            .call()
+            .ok()
+            .and_then(|mut r| read_json(r.body_mut()).ok())
+            .and_then(|c| c["upload_bytes"].as_u64());
+        bail!(
+            "the upload is {} bytes, over this contest's limit{}: make it smaller (a zip of the \
+             sources only, no builds)",
+            bytes.len(),
+            limit.map(|l| format!(" of {l} bytes")).unwrap_or_default()
+        );
+    }
     if !status.is_success() {
         bail!(
             "the server refused the upload ({status}): {}",
@@ -247,7 +262,11 @@ pub fn submit(args: SubmitArgs) -> Result<ExitCode> {
         match body["state"].as_str() {
             Some("building") => std::thread::sleep(std::time::Duration::from_millis(300)),
             Some(state) => {
-                print!("{}", body["build_log"].as_str().unwrap_or(""));
+                let log = body["build_log"].as_str().unwrap_or("");
+                print!("{log}");
+                if !log.is_empty() && !log.ends_with('\n') {
+                    println!();
+                }
                 println!("submission {id}: {state}");
                 return Ok(if state == "failed" {
                     ExitCode::from(1)
@@ -260,12 +279,16 @@ pub fn submit(args: SubmitArgs) -> Result<ExitCode> {
     }
 }
 
+/// The server's answer as JSON; an answer that is not JSON (a proxy's page, axum's own refusal of
+/// a body over the limit) becomes `{"error": TEXT}`, so that the caller can say it.
 fn read_json(body: &mut ureq::Body) -> Result<serde_json::Value> {
     let mut text = String::new();
     body.as_reader()
         .take(16 << 20)
         .read_to_string(&mut text)
         .context("cannot read the server's answer")?;
-    serde_json::from_str(&text)
-        .with_context(|| format!("the server's answer is not JSON: {text:.200}"))
+    Ok(serde_json::from_str(&text).unwrap_or_else(|_| {
+        let short: String = text.trim().chars().take(300).collect();
+        serde_json::json!({ "error": short })
+    }))
 }

@@ -322,3 +322,44 @@ bot = "builtin:greedy"
         );
     }
 }
+
+/// `arena submit` says what went wrong: an upload over the contest's limit (refused before the
+/// server reads it), a wrong token, a build that fails (exit status 1, the log printed).
+#[test]
+fn arena_submit_reports_limits_tokens_and_failed_builds() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("contest.toml"),
+        format!(
+            "name = \"s\"\ngame = \"spring2021\"\nformat = \"ladder\"\n[limits]\nupload_bytes = 1000\n\
+             [[contestants]]\nname = \"alice\"\ntoken = \"{ALICE}\"\n"
+        ),
+    )
+    .expect("contest file");
+    let (mut host, url) = start(dir.path());
+    let big = dir.path().join("big.py");
+    std::fs::write(&big, "#".repeat(5000)).expect("file");
+    let out = submit(&url, ALICE, &big);
+    assert_eq!(out.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        text.contains("5000 bytes, over this contest's limit of 1000 bytes"),
+        "{text}"
+    );
+
+    let bot = dir.path().join("bot.cpp");
+    std::fs::write(&bot, "int main() { nope }").expect("file");
+    let out = submit(&url, "a-wrong-token-of-some-length", &bot);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown token"));
+
+    let out = submit(&url, ALICE, &bot);
+    assert_eq!(out.status.code(), Some(1), "a failed build");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("the build failed") && text.ends_with(": failed\n"),
+        "{text}"
+    );
+    host.kill().expect("stop");
+    host.wait().expect("reaped");
+}
