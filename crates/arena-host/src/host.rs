@@ -68,6 +68,8 @@ pub struct Host {
     stopping: AtomicBool,
     /// Games a previous process left running, put back in the queue when this one opened.
     pub requeued: u64,
+    /// People and house bots the contest file no longer lists: signed out, their bots stopped.
+    pub revoked: Vec<String>,
     /// Worker threads running (one that stops on an error is no longer counted).
     workers_running: std::sync::atomic::AtomicUsize,
 }
@@ -163,6 +165,21 @@ impl Host {
             };
             bosses.push(boss);
         }
+        let listed: Vec<String> = contest
+            .organisers
+            .iter()
+            .chain(&contest.contestants)
+            .map(|p| p.name.clone())
+            .chain(contest.bots.iter().map(|b| b.name.clone()))
+            .chain(
+                contest
+                    .leagues
+                    .iter()
+                    .filter(|l| l.boss.as_deref().is_some_and(|b| b.starts_with("builtin:")))
+                    .map(|l| format!("{}-boss", l.name)),
+            )
+            .collect();
+        let revoked = store.revoke_missing(&listed).await?;
         let requeued = store.requeue_running().await?;
         let promotion = Promotion {
             bosses,
@@ -183,6 +200,7 @@ impl Host {
             queued: Notify::new(),
             stopping: AtomicBool::new(false),
             requeued,
+            revoked,
             workers_running: std::sync::atomic::AtomicUsize::new(0),
         }))
     }

@@ -320,7 +320,7 @@ impl Store {
         let mut tx = self.pool.begin().await.map_err(db)?;
         // A write first: SQLite takes its write lock here, not halfway through.
         let updated =
-            sqlx::query("UPDATE users SET token_hash = $1, role = $2 WHERE name = $3 RETURNING id")
+            sqlx::query("UPDATE users SET token_hash = $1, role = $2, from_file = 1 WHERE name = $3 RETURNING id")
                 .bind(token_hash)
                 .bind(role.as_str())
                 .bind(name)
@@ -332,7 +332,7 @@ impl Store {
             None => {
                 let id = Self::next_id(&mut tx, "user").await?;
                 sqlx::query(
-                    "INSERT INTO users (id, name, token_hash, role, created_at) VALUES ($1, $2, $3, $4, $5)",
+                    "INSERT INTO users (id, name, token_hash, role, created_at, from_file) VALUES ($1, $2, $3, $4, $5, 1)",
                 )
                 .bind(id)
                 .bind(name)
@@ -347,6 +347,40 @@ impl Store {
         };
         tx.commit().await.map_err(db)?;
         Ok(id)
+    }
+
+    /// Users of the contest file that it no longer lists (`keep`: the names it lists) can no
+    /// longer sign in, and their submissions stop playing. Returns their names.
+    pub async fn revoke_missing(&self, keep: &[String]) -> Result<Vec<String>, HostError> {
+        let rows = sqlx::query("SELECT id, name FROM users WHERE from_file = 1")
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+        let mut revoked = Vec::new();
+        for row in rows {
+            let id: i64 = row.try_get(0).map_err(db)?;
+            let name: String = row.try_get(1).map_err(db)?;
+            if keep.contains(&name) {
+                continue;
+            }
+            let mut tx = self.pool.begin().await.map_err(db)?;
+            // No SHA-256 looks like this: the old token no longer matches anything.
+            sqlx::query("UPDATE users SET token_hash = $1, from_file = 0 WHERE id = $2")
+                .bind(format!("revoked:{name}"))
+                .bind(id)
+                .execute(&mut *tx)
+                .await
+                .map_err(db)?;
+            sqlx::query("UPDATE submissions SET active = 0 WHERE user_id = $1")
+                .bind(id)
+                .execute(&mut *tx)
+                .await
+                .map_err(db)?;
+            Self::cancel_queued_of_inactive(&mut tx).await?;
+            tx.commit().await.map_err(db)?;
+            revoked.push(name);
+        }
+        Ok(revoked)
     }
 
     /// A new contestant (open registration); `None` when the name is taken.

@@ -647,3 +647,81 @@ async fn a_build_cut_short_by_a_restart_is_built_again() {
     }
     panic!("never built");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn someone_removed_from_the_contest_file_is_signed_out_and_stops_playing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let open = |people: &str| {
+        let contest = Contest::parse(&format!(
+            "name = \"r\"\ngame = \"spring2021\"\nformat = \"ladder\"\n{people}"
+        ))
+        .expect("contest");
+        Host::open(HostOptions {
+            contest,
+            db: format!("sqlite://{}", dir.path().join("c.db").display()),
+            schema: None,
+            data_dir: dir.path().join("data"),
+            game: Arc::from(arena_spring2021::entry()),
+            sandbox: None,
+            sandbox_factory: None,
+            pin_cpus: false,
+        })
+    };
+    let both = format!(
+        "[[contestants]]\nname = \"alice\"\ntoken = \"{ALICE}\"\n\
+         [[contestants]]\nname = \"bob\"\ntoken = \"{BOB}\"\n\
+         [[bots]]\nname = \"house\"\nbot = \"builtin:random\"\n"
+    );
+    let host = open(&both).await.expect("host");
+    assert!(host.revoked.is_empty());
+    let (_, state, log) = upload(&host, BOB, "bob.py", bot_saying("b")).await;
+    assert_eq!(state, "ready", "{log}");
+    assert_eq!(
+        call(&host, "GET", "/api/me", Some(BOB), vec![]).await.0,
+        StatusCode::OK
+    );
+    host.store.close().await;
+    drop(host);
+
+    let host = open(&format!(
+        "[[contestants]]\nname = \"alice\"\ntoken = \"{ALICE}\"\n"
+    ))
+    .await
+    .expect("host again");
+    let mut revoked = host.revoked.clone();
+    revoked.sort();
+    assert_eq!(revoked, vec!["bob".to_string(), "house".to_string()]);
+    assert_eq!(
+        call(&host, "GET", "/api/me", Some(BOB), vec![]).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        call(&host, "GET", "/api/me", Some(ALICE), vec![]).await.0,
+        StatusCode::OK
+    );
+    assert!(
+        host.store.players().await.expect("players").is_empty(),
+        "bob's and the house bot's stop"
+    );
+    // Listed again, they are back (the file is the authority).
+    host.store.close().await;
+    drop(host);
+    let host = open(&both).await.expect("host a third time");
+    assert_eq!(
+        call(&host, "GET", "/api/me", Some(BOB), vec![]).await.0,
+        StatusCode::OK
+    );
+    let players: Vec<String> = host
+        .store
+        .players()
+        .await
+        .expect("players")
+        .into_iter()
+        .map(|p| p.user)
+        .collect();
+    assert_eq!(
+        players,
+        vec!["house".to_string()],
+        "a house bot comes back; bob uploads again"
+    );
+}

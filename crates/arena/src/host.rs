@@ -116,6 +116,12 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
             host.contest.format.name()
         );
         host.resume_builds().await?;
+        if !host.revoked.is_empty() {
+            eprintln!(
+                "arena host: no longer in the contest file, signed out and their bots stopped: {}",
+                host.revoked.join(", ")
+            );
+        }
         if host.requeued > 0 {
             eprintln!(
                 "arena host: {} games the last run left unfinished are queued again",
