@@ -282,17 +282,17 @@ impl Host {
                 league,
             )
             .await?;
-        self.spawn_build(id, name, bytes);
+        self.spawn_build(id, name, bytes, league);
         Ok(id)
     }
 
     /// Builds a submission on a blocking thread and records the outcome.
-    fn spawn_build(self: &Arc<Self>, id: i64, name: String, bytes: Vec<u8>) {
+    fn spawn_build(self: &Arc<Self>, id: i64, name: String, bytes: Vec<u8>, league: i64) {
         let host = Arc::clone(self);
         tokio::spawn(async move {
             let built = {
                 let host = Arc::clone(&host);
-                tokio::task::spawn_blocking(move || host.build(id, &name, &bytes)).await
+                tokio::task::spawn_blocking(move || host.build(id, &name, &bytes, league)).await
             };
             let (ok, log) = match built {
                 Ok(Ok(log)) => (true, log),
@@ -318,13 +318,20 @@ impl Host {
             .collect();
         for submission in &building {
             let bytes = self.store.source(submission.id).await?.unwrap_or_default();
-            self.spawn_build(submission.id, submission.source_name.clone(), bytes);
+            self.spawn_build(
+                submission.id,
+                submission.source_name.clone(),
+                bytes,
+                submission.league,
+            );
         }
         Ok(building.len())
     }
 
-    /// Unpacks and builds a submission: the build log, or the reason it failed.
-    fn build(&self, id: i64, name: &str, bytes: &[u8]) -> Result<String, String> {
+    /// Unpacks and builds a submission, then probes it (the start of a game against built-in
+    /// bots, in the sandbox, as `arena tournament` probes its bots): the build log, or the reason
+    /// it failed.
+    fn build(&self, id: i64, name: &str, bytes: &[u8], league: i64) -> Result<String, String> {
         let dir = self.submission_dir(id);
         let _ = std::fs::remove_dir_all(&dir);
         let path = archive::unpack(name, bytes, &dir, &self.contest.limits).map_err(|e| e.0)?;
@@ -340,7 +347,34 @@ impl Host {
         for warning in &prepared.warnings {
             log.push_str(&format!("warning: {warning}\n"));
         }
-        Ok(log)
+        let seat = SeatRequest {
+            name: name.to_string(),
+            spec: PlayerSpec::Command(arena_submit::run_argv(None)),
+            workdir: Some(prepared.folder),
+        };
+        let variant = self
+            .contest
+            .leagues
+            .get(league as usize)
+            .and_then(|l| l.variant.clone());
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the probe's runtime: {e}"))?;
+        let probed = runtime.block_on(arena_submit::probe::probe(
+            self.game.as_ref(),
+            variant.as_deref(),
+            &seat,
+            self.contest.time_scale,
+            self.current_sandbox()?,
+        ));
+        match probed {
+            Ok(()) => {
+                log.push_str("started and answered its first turn against built-in bots\n");
+                Ok(log)
+            }
+            Err(why) => Err(format!("{log}{why}")),
+        }
     }
 
     /// The built folder of an uploaded submission (unpacked again from the database and taken

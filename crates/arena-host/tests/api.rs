@@ -725,3 +725,28 @@ async fn someone_removed_from_the_contest_file_is_signed_out_and_stops_playing()
         "a house bot comes back; bob uploads again"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_that_builds_but_cannot_start_is_refused_with_its_stderr() {
+    let f = fixture("").await;
+    let (_, state, log) = upload(
+        &f.host,
+        ALICE,
+        "crash.py",
+        b"import no_such_module_anywhere\n".to_vec(),
+    )
+    .await;
+    assert_eq!(state, "failed", "{log}");
+    assert!(
+        log.contains("built as"),
+        "the build itself went through: {log}"
+    );
+    assert!(log.contains("could not start"), "{log}");
+    assert!(
+        log.contains("no_such_module_anywhere"),
+        "its stderr is in the log: {log}"
+    );
+    let (_, state, log) = upload(&f.host, ALICE, "ok.py", bot_saying("fine")).await;
+    assert_eq!(state, "ready", "{log}");
+    assert!(log.contains("answered its first turn"), "{log}");
+}
