@@ -121,7 +121,7 @@ name = "Browser cup"
 game = "spring2021"
 format = "ladder"
 workers = 2
-time_scale = 5.0
+time_scale = 50.0
 
 [ladder]
 placement_games = 2
