@@ -448,6 +448,62 @@ pub fn find_bot<'a, G: Game>(
     })
 }
 
+/// Splits `NAME@P` (a built-in bot with a handicap of P %, 0 to 100) into its parts; a plain name
+/// has no handicap.
+pub fn split_handicap(name: &str) -> Result<(&str, Option<u32>), String> {
+    match name.split_once('@') {
+        None => Ok((name, None)),
+        Some((bot, percent)) => match percent.parse::<u32>() {
+            Ok(p) if p <= 100 => Ok((bot, Some(p))),
+            _ => Err(format!(
+                "`{name}`: a handicap is `NAME@P` with P a whole percentage from 0 to 100"
+            )),
+        },
+    }
+}
+
+/// Makes built-in bot `name` for a game seat. `NAME@P` is NAME with a handicap: each of its moves
+/// is replaced, with probability P %, by the move the game's `random` bot makes in its place (both
+/// see every observation, so each keeps its own state). Bots of known, graded strength: the contest
+/// server's ladder tests play them. The draws come from the seat's seed.
+pub fn make_bot<G: Game>(
+    bots: &[BotEntry<G>],
+    name: &str,
+    seed: u64,
+) -> Result<Box<dyn crate::game::Bot<G>>, String> {
+    let (base, handicap) = split_handicap(name)?;
+    let bot = (find_bot(bots, base)?.make)(seed);
+    let Some(percent) = handicap else {
+        return Ok(bot);
+    };
+    let random = (find_bot(bots, "random")?.make)(derive_seed(seed, 0x6861_6e64));
+    Ok(Box::new(Handicapped {
+        bot,
+        random,
+        percent,
+        rng: crate::seed::bot_rng(derive_seed(seed, 0x6361_7021)),
+    }))
+}
+
+struct Handicapped<G: Game> {
+    bot: Box<dyn crate::game::Bot<G>>,
+    random: Box<dyn crate::game::Bot<G>>,
+    percent: u32,
+    rng: crate::seed::BotRng,
+}
+
+impl<G: Game> crate::game::Bot<G> for Handicapped<G> {
+    fn act(&mut self, obs: &G::Obs) -> G::Action {
+        let own = self.bot.act(obs);
+        let other = self.random.act(obs);
+        if crate::seed::below(&mut self.rng, 100) < self.percent {
+            other
+        } else {
+            own
+        }
+    }
+}
+
 /// The seed of seat `seat`'s built-in bot in a game with seed `game_seed`.
 pub fn bot_seed(game_seed: u64, seat: usize) -> u64 {
     derive_seed(game_seed, 1 + seat as u64)
@@ -499,9 +555,11 @@ pub fn stream_seats<G: StreamProtocol>(
             let (agent, bot_seed): (Box<dyn Agent<G>>, _) = match (&seat.spec, process) {
                 (_, Some(process)) => (Box::new(process), None),
                 (PlayerSpec::Builtin(name), None) => {
-                    let entry = find_bot(bots, name)?;
                     let seed = bot_seed(request.seed, index);
-                    (Box::new(BuiltinAgent::new((entry.make)(seed))), Some(seed))
+                    (
+                        Box::new(BuiltinAgent::new(make_bot(bots, name, seed)?)),
+                        Some(seed),
+                    )
                 }
                 (PlayerSpec::Command(_), None) => {
                     return Err("internal: a command seat without its agent".to_string());
@@ -561,7 +619,7 @@ pub fn play_builtin_game<G: Game>(
     let mut players = names
         .iter()
         .enumerate()
-        .map(|(seat, name)| Ok((find_bot(bots, name)?.make)(bot_seed(seed, seat))))
+        .map(|(seat, name)| make_bot(bots, name, bot_seed(seed, seat)))
         .collect::<Result<Vec<_>, String>>()?;
     let mut game = G::new(config, seed);
     if players.len() != game.num_players() {
@@ -653,4 +711,25 @@ pub fn stream_bot_main<G: StreamProtocol>(
         previous = Some(obs);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_handicap;
+
+    #[test]
+    fn a_handicap_is_a_whole_percentage_after_the_name() {
+        assert_eq!(split_handicap("planner"), Ok(("planner", None)));
+        assert_eq!(split_handicap("planner@0"), Ok(("planner", Some(0))));
+        assert_eq!(split_handicap("planner@100"), Ok(("planner", Some(100))));
+        for bad in [
+            "planner@101",
+            "planner@",
+            "planner@x",
+            "planner@-1",
+            "planner@2.5",
+        ] {
+            assert!(split_handicap(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -15,6 +15,7 @@
 
 pub mod host;
 pub mod languages;
+pub mod probe;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -6,9 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Result, anyhow, bail};
-use arena_core::registry::{GameEntry, GameRequest, PlayerSpec, SeatRequest};
+use arena_core::registry::{GameEntry, PlayerSpec, SeatRequest};
 use arena_core::sandbox::Sandbox;
-use arena_core::{FaultKind, MatchOptions};
 
 /// A seat as resolved from a `--bot`, with the submission it came from (tournaments keep the path in
 /// their plan and build it again, from the cache, when resumed).
@@ -67,8 +66,13 @@ pub fn resolve(
             builtin.join(", ")
         )
     };
+    // `builtin:NAME@P`: NAME with a handicap of P % (see arena_core::registry::make_bot).
     if let Some(bot) = text.strip_prefix("builtin:")
-        && !builtin.contains(&bot)
+        && !builtin.contains(
+            &arena_core::registry::split_handicap(bot)
+                .map_err(|e| anyhow!(e))?
+                .0,
+        )
     {
         bail!(suggest(&format!(
             "{} has no built-in bot `{bot}`",
@@ -139,18 +143,12 @@ fn what_name(text: &str) -> &str {
 
 /// The last `lines` lines of a bot's stderr, indented, or nothing.
 pub fn stderr_tail(stderr: &str, lines: usize) -> String {
-    let all: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    let start = all.len().saturating_sub(lines);
-    all[start..]
-        .iter()
-        .map(|line| format!("      | {line}\n"))
-        .collect()
+    arena_submit::probe::stderr_tail(stderr, lines)
 }
 
-/// Starts every process bot once before a tournament: each plays the start of a game (READY and its
-/// first answer in the 2014 games, its first turn in the others) against built-in bots. A bot that
-/// cannot is an error with what was run and its stderr, before any game of the tournament. The
-/// probe runs in the tournament's sandbox, as its games will.
+/// Starts every process bot once before a tournament (see [`arena_submit::probe::probe`]): a bot
+/// that cannot start is an error with what was run and its stderr, before any game of the
+/// tournament. The probe runs in the tournament's sandbox, as its games will.
 pub fn probe(
     game: &dyn GameEntry,
     variant: Option<&str>,
@@ -159,13 +157,6 @@ pub fn probe(
     clock: arena_core::ClockKind,
     sandbox: Option<std::sync::Arc<arena_core::sandbox::Sandbox>>,
 ) -> Result<()> {
-    let builtin: Vec<&str> = game.bots().into_iter().map(|(name, _)| name).collect();
-    let partner = builtin
-        .iter()
-        .find(|&&name| name == "random")
-        .or_else(|| builtin.first())
-        .ok_or_else(|| anyhow!("{} has no built-in bot to probe against", game.id()))?
-        .to_string();
     let runtime = crate::cli::runtime()?;
     let mut probed: Vec<(String, Option<PathBuf>)> = Vec::new();
     for seat in seats {
@@ -177,72 +168,16 @@ pub fn probe(
             continue;
         }
         probed.push(key);
-        let mut request_seats = vec![seat.clone()];
-        request_seats.extend((1..game.players()).map(|_| SeatRequest {
-            name: partner.clone(),
-            spec: PlayerSpec::Builtin(partner.clone()),
-            workdir: None,
-        }));
-        let request = GameRequest {
-            variant: variant.map(str::to_string),
-            seed: 1,
-            seats: request_seats,
-            options: MatchOptions {
-                // Cold caches (a JVM, first imports) make a first start slower than later ones.
-                time_scale: time_scale * 3.0,
-                record_frames: false,
-                probe: true,
-                sandbox: sandbox.clone(),
+        runtime
+            .block_on(crate::cli::interruptible(arena_submit::probe::probe(
+                game,
+                variant,
+                seat,
+                time_scale,
                 clock,
-                ..MatchOptions::default()
-            },
-            stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
-            prepared: Default::default(),
-        };
-        let result = runtime
-            .block_on(crate::cli::interruptible(
-                arena_core::registry::play_in_own_folders(game, request),
-            ))?
+                sandbox.clone(),
+            )))?
             .map_err(|e| anyhow!(e))?;
-        let fatal: Vec<String> = result.faults[0]
-            .iter()
-            .filter(|fault| fault.kind != FaultKind::Illegal)
-            .map(ToString::to_string)
-            .collect();
-        if fatal.is_empty() {
-            continue;
-        }
-        let player = &result.record["players"][0];
-        let mut message = format!(
-            "the bot {} could not start: {}\n  command: `{}`{}\n",
-            seat.name,
-            fatal.join("; "),
-            argv.join(" "),
-            seat.workdir
-                .as_ref()
-                .map(|dir| format!(" in (a copy of) {}", dir.display()))
-                .unwrap_or_default()
-        );
-        if let Some(dir) = &seat.workdir
-            && let Ok(launcher) = std::fs::read_to_string(dir.join(".arena/launch.sh"))
-        {
-            message.push_str("  launcher:\n");
-            for line in launcher.lines() {
-                message.push_str(&format!("      | {line}\n"));
-            }
-        }
-        if let Some(status) = player["exit_status"].as_str() {
-            message.push_str(&format!("  {status}\n"));
-        }
-        let stderr = player["stderr"].as_str().unwrap_or("");
-        if stderr.trim().is_empty() {
-            message.push_str("  (nothing on stderr)\n");
-        } else {
-            message.push_str("  its stderr (last lines):\n");
-            message.push_str(&stderr_tail(stderr, 12));
-        }
-        message.push_str("no game was played");
-        bail!(message);
     }
     Ok(())
 }

@@ -126,6 +126,11 @@ enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// Host a contest on this machine: submissions, a live ladder with leagues and bosses, web
+    /// pages and a JSON API (see docs/contest.md).
+    Host(Box<crate::host::HostArgs>),
+    /// Upload a bot to a contest server (`arena host`): a source file, a .zip or a folder.
+    Submit(crate::host::SubmitArgs),
     /// Run a built-in bot as an external program speaking the game's real protocol.
     Bot {
         /// The game whose protocol the bot speaks.
@@ -407,6 +412,8 @@ pub fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<ExitCode> {
             view,
         } => replay(&dir, index, output, view),
         Command::Koth(args) => crate::tournament::koth(args),
+        Command::Host(args) => crate::host::host(*args),
+        Command::Submit(args) => crate::host::submit(args),
     }
 }
 

@@ -3,6 +3,7 @@
 mod bots;
 mod cli;
 mod games;
+mod host;
 mod report;
 mod tournament;
 mod tournament_file;

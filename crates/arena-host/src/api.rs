@@ -1,0 +1,687 @@
+//! The JSON API and the web pages of a hosted contest.
+//!
+//! Authentication: `Authorization: Bearer TOKEN` on every request of the API; the pages' viewer
+//! links (plain GETs opened in a new tab) may carry the token as the `arena_token` cookie the
+//! page sets, which is never accepted for a write (a cross-site form cannot set the header).
+//!
+//! Visibility: a contestant sees its own submissions (source, build log) and, in replays, only its
+//! own bots' stderr; an organiser sees everything. Someone else's submission answers 404, as a
+//! missing one does, so ids reveal nothing.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::HostError;
+use crate::host::{Host, gunzip, sha256_hex};
+use crate::store::{Role, Submission, User};
+
+type Shared = Arc<Host>;
+
+/// An answer that is not a success: a status and a message for people.
+pub struct ApiError(StatusCode, String);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.0, axum::Json(json!({ "error": self.1 }))).into_response()
+    }
+}
+
+impl From<HostError> for ApiError {
+    fn from(error: HostError) -> Self {
+        let status = match &error {
+            HostError::Refused(_) | HostError::Config(_) => StatusCode::BAD_REQUEST,
+            HostError::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
+            HostError::Database(_) | HostError::Io(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        ApiError(status, error.to_string())
+    }
+}
+
+type ApiResult<T> = Result<T, ApiError>;
+
+fn not_found() -> ApiError {
+    ApiError(StatusCode::NOT_FOUND, "no such thing (or not yours)".into())
+}
+
+fn organisers_only() -> ApiError {
+    ApiError(
+        StatusCode::FORBIDDEN,
+        "only the contest's organisers may do that".into(),
+    )
+}
+
+/// The routes.
+pub fn router(host: Shared) -> Router {
+    // The upload route takes bodies up to the contest's limit (the body is the file; beyond it:
+    // 413 before anything is stored); every other route keeps axum's small default.
+    let upload_limit = usize::try_from(host.contest.limits.upload_bytes).unwrap_or(usize::MAX);
+    Router::new()
+        .route("/", get(index))
+        .route("/games/{id}", get(viewer))
+        .route("/api/contest", get(contest))
+        .route("/api/register", post(register))
+        .route("/api/me", get(me))
+        .route(
+            "/api/submissions",
+            get(list_submissions)
+                .post(upload)
+                .layer(DefaultBodyLimit::max(upload_limit)),
+        )
+        .route("/api/submissions/{id}", get(one_submission))
+        .route("/api/submissions/{id}/source", get(source))
+        .route("/api/submissions/{id}/stop", post(stop))
+        .route("/api/submissions/{id}/resume", post(resume))
+        .route("/api/submissions/{id}/rerun", post(rerun))
+        .route("/api/leaderboard", get(leaderboard))
+        .route("/api/freeze", post(freeze))
+        .route("/api/qualifier", post(run_qualifier))
+        .route("/api/final", post(run_final))
+        .route("/api/games", get(games))
+        .route("/api/games/{id}/replay", get(replay))
+        .route("/api/export", post(export_folder))
+        .route("/export/{number}/{*file}", get(export_file))
+        .route("/api/export/results.jsonl", get(export_results))
+        .route("/api/export/leaderboard.csv", get(export_csv))
+        .with_state(host)
+}
+
+/// The user a request is made by. The cookie counts for reading only.
+async fn user(host: &Host, method: &Method, headers: &HeaderMap) -> ApiResult<User> {
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    let cookie = (method == Method::GET)
+        .then(|| {
+            headers
+                .get_all(header::COOKIE)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .flat_map(|v| v.split(';'))
+                .find_map(|pair| pair.trim().strip_prefix("arena_token="))
+        })
+        .flatten();
+    let Some(token) = bearer.or(cookie).filter(|t| !t.is_empty()) else {
+        return Err(ApiError(
+            StatusCode::UNAUTHORIZED,
+            "sign in: send `Authorization: Bearer TOKEN` with the token the organiser gave you"
+                .into(),
+        ));
+    };
+    host.store
+        .user_by_token(&sha256_hex(token.as_bytes()))
+        .await?
+        .ok_or_else(|| ApiError(StatusCode::UNAUTHORIZED, "unknown token".into()))
+}
+
+fn is_organiser(user: &User) -> bool {
+    user.role == Role::Organiser
+}
+
+/// A submission the user may see, or 404.
+async fn visible_submission(host: &Host, user: &User, id: i64) -> ApiResult<Submission> {
+    match host.store.submission(id).await? {
+        Some(s) if s.user_id == user.id || is_organiser(user) => Ok(s),
+        _ => Err(not_found()),
+    }
+}
+
+fn submission_json(s: &Submission, with_log: bool) -> Value {
+    let mut value = json!({
+        "id": s.id,
+        "user": s.user,
+        "kind": s.kind,
+        "file": s.source_name,
+        "sha256": s.source_sha256,
+        "state": s.state,
+        "active": s.active,
+        "league": s.league,
+        "mu": s.mu,
+        "sigma": s.sigma,
+        "games": s.games,
+        "created_at": s.created_at,
+    });
+    if with_log {
+        value["build_log"] = Value::String(s.build_log.clone());
+    }
+    value
+}
+
+async fn index() -> Html<&'static str> {
+    Html(include_str!("page.html"))
+}
+
+async fn contest(State(host): State<Shared>) -> axum::Json<Value> {
+    let c = &host.contest;
+    axum::Json(json!({
+        "name": c.name,
+        "game": c.game,
+        "format": c.format.name(),
+        "leagues": c.leagues.iter().map(|l| json!({"name": l.name, "variant": l.variant, "boss": l.boss})).collect::<Vec<_>>(),
+        "open_registration": c.open_registration,
+        "upload_bytes": c.limits.upload_bytes,
+        "uploads_per_hour": c.limits.uploads_per_hour,
+    }))
+}
+
+#[derive(Deserialize)]
+struct Registration {
+    name: String,
+}
+
+async fn register(
+    State(host): State<Shared>,
+    axum::Json(body): axum::Json<Registration>,
+) -> ApiResult<axum::Json<Value>> {
+    if !host.contest.open_registration {
+        return Err(ApiError(
+            StatusCode::FORBIDDEN,
+            "this contest has no open registration: ask the organiser for a token".into(),
+        ));
+    }
+    crate::config::check_name(&body.name).map_err(|e| ApiError(StatusCode::BAD_REQUEST, e))?;
+    let token = fresh_token(&body.name);
+    match host
+        .store
+        .register(&body.name, &sha256_hex(token.as_bytes()))
+        .await?
+    {
+        Some(_) => Ok(axum::Json(json!({ "name": body.name, "token": token }))),
+        None => Err(ApiError(
+            StatusCode::CONFLICT,
+            format!("the name {} is taken: choose another", body.name),
+        )),
+    }
+}
+
+/// A token nobody can guess: 256 bits from the operating system's generator (a secret, not a
+/// game's randomness, so nothing to replay).
+fn fresh_token(name: &str) -> String {
+    let mut bytes = [0u8; 32];
+    let random = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes));
+    if random.is_err() {
+        // No /dev/urandom: the clock and the name hashed (weaker; said nowhere else, so here).
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        return sha256_hex(format!("{name}{now}{:p}", &bytes).as_bytes());
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+async fn me(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+) -> ApiResult<axum::Json<Value>> {
+    let user = user(&host, &method, &headers).await?;
+    Ok(axum::Json(
+        json!({ "name": user.name, "role": user.role.as_str() }),
+    ))
+}
+
+#[derive(Deserialize)]
+struct UploadQuery {
+    /// The file's name: its extension says the language (`bot.py`), `.zip` a folder.
+    name: String,
+}
+
+async fn upload(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    Query(query): Query<UploadQuery>,
+    body: Bytes,
+) -> ApiResult<(StatusCode, axum::Json<Value>)> {
+    let user = user(&host, &method, &headers).await?;
+    if user.role != Role::Contestant {
+        return Err(ApiError(
+            StatusCode::FORBIDDEN,
+            "organisers enter bots in the contest file ([[bots]]), not by upload".into(),
+        ));
+    }
+    let id = host.submit(user.id, &query.name, body.to_vec()).await?;
+    Ok((
+        StatusCode::ACCEPTED,
+        axum::Json(json!({ "id": id, "state": "building" })),
+    ))
+}
+
+#[derive(Deserialize)]
+struct ListQuery {
+    #[serde(default)]
+    all: bool,
+}
+
+async fn list_submissions(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    Query(query): Query<ListQuery>,
+) -> ApiResult<axum::Json<Value>> {
+    let user = user(&host, &method, &headers).await?;
+    let of = if query.all && is_organiser(&user) {
+        None
+    } else {
+        Some(user.id)
+    };
+    let list = host.store.submissions(of).await?;
+    Ok(axum::Json(Value::Array(
+        list.iter().map(|s| submission_json(s, true)).collect(),
+    )))
+}
+
+async fn one_submission(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+) -> ApiResult<axum::Json<Value>> {
+    let user = user(&host, &method, &headers).await?;
+    let s = visible_submission(&host, &user, id).await?;
+    Ok(axum::Json(submission_json(&s, true)))
+}
+
+async fn source(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+) -> ApiResult<Response> {
+    let user = user(&host, &method, &headers).await?;
+    let s = visible_submission(&host, &user, id).await?;
+    let bytes = host.store.source(s.id).await?.unwrap_or_default();
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/octet-stream".to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{}\"", s.source_name),
+            ),
+        ],
+        bytes,
+    )
+        .into_response())
+}
+
+async fn organiser(host: &Host, method: &Method, headers: &HeaderMap) -> ApiResult<User> {
+    let user = user(host, method, headers).await?;
+    if !is_organiser(&user) {
+        return Err(organisers_only());
+    }
+    Ok(user)
+}
+
+async fn stop(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+) -> ApiResult<axum::Json<Value>> {
+    organiser(&host, &method, &headers).await?;
+    let changed = host.store.set_stopped(id, true).await?;
+    host.changed.notify_waiters();
+    Ok(axum::Json(json!({ "id": id, "stopped": changed })))
+}
+
+async fn resume(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+) -> ApiResult<axum::Json<Value>> {
+    organiser(&host, &method, &headers).await?;
+    let changed = host.store.set_stopped(id, false).await?;
+    host.changed.notify_waiters();
+    Ok(axum::Json(json!({ "id": id, "resumed": changed })))
+}
+
+async fn rerun(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+) -> ApiResult<axum::Json<Value>> {
+    organiser(&host, &method, &headers).await?;
+    if !host.store.reset_rating(id).await? {
+        return Err(not_found());
+    }
+    host.changed.notify_waiters();
+    Ok(axum::Json(json!({ "id": id, "rerun": true })))
+}
+
+/// The leaderboard as it is now, per league (best first). Rows: rank, user, submission, score
+/// (the ladder's Weng-Lin μ, the qualifier's Elo, points in the final and KotH) and games.
+async fn live_leaderboard(host: &Host) -> ApiResult<Value> {
+    let mut leagues = Vec::new();
+    if host.contest.format == crate::config::Format::Ladder {
+        let players = host.store.players().await?;
+        for (index, league) in host.contest.leagues.iter().enumerate() {
+            let mut rows: Vec<&Submission> = players
+                .iter()
+                .filter(|s| s.league == index as i64)
+                .collect();
+            rows.sort_by(|a, b| b.mu.total_cmp(&a.mu).then(a.id.cmp(&b.id)));
+            leagues.push(json!({
+                "name": league.name,
+                "measure": "Weng-Lin rating",
+                "rows": rows.iter().enumerate().map(|(rank, s)| json!({
+                    "rank": rank + 1,
+                    "user": s.user,
+                    "submission": s.id,
+                    "score": s.mu,
+                    "sigma": s.sigma,
+                    "games": s.games,
+                })).collect::<Vec<_>>(),
+            }));
+        }
+        return Ok(json!({ "leagues": leagues }));
+    }
+    let names: std::collections::HashMap<i64, String> = host
+        .store
+        .submissions(None)
+        .await?
+        .into_iter()
+        .map(|s| (s.id, s.user))
+        .collect();
+    let tables: &[(&str, &str)] = match host.contest.format {
+        crate::config::Format::Koth => &[("koth", "points")],
+        _ => &[("final", "points"), ("qualifier", "4-player Elo")],
+    };
+    for (kind, measure) in tables {
+        let rows = host.standings(kind).await?;
+        if rows.is_empty() && *kind == "final" {
+            continue;
+        }
+        leagues.push(json!({
+            "name": kind,
+            "measure": measure,
+            "rows": rows.iter().enumerate().map(|(rank, (id, standing))| json!({
+                "rank": rank + 1,
+                "user": names.get(id).cloned().unwrap_or_default(),
+                "submission": id,
+                "score": standing.value,
+                "games": standing.games,
+            })).collect::<Vec<_>>(),
+        }));
+    }
+    Ok(json!({ "leagues": leagues }))
+}
+
+#[derive(Deserialize)]
+struct Rounds {
+    rounds: Option<u32>,
+}
+
+/// Qualifier: the organiser runs rounds of random groups.
+async fn run_qualifier(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    axum::Json(body): axum::Json<Rounds>,
+) -> ApiResult<axum::Json<Value>> {
+    organiser(&host, &method, &headers).await?;
+    let rounds = body.rounds.unwrap_or(host.contest.qualifier.rounds);
+    let games = host.run_qualifier(rounds).await?;
+    Ok(axum::Json(json!({ "rounds": rounds, "games": games })))
+}
+
+/// Qualifier: the organiser runs the final.
+async fn run_final(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+) -> ApiResult<axum::Json<Value>> {
+    organiser(&host, &method, &headers).await?;
+    let games = host.run_final().await?;
+    Ok(axum::Json(json!({ "games": games })))
+}
+
+async fn leaderboard(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+) -> ApiResult<axum::Json<Value>> {
+    let user = user(&host, &method, &headers).await?;
+    let frozen = host.store.setting("frozen_leaderboard").await?;
+    let mut board = match (&frozen, is_organiser(&user)) {
+        (Some(text), false) => serde_json::from_str(text).map_err(|e| {
+            ApiError(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("frozen board: {e}"),
+            )
+        })?,
+        _ => live_leaderboard(&host).await?,
+    };
+    board["frozen"] = Value::Bool(frozen.is_some());
+    Ok(axum::Json(board))
+}
+
+#[derive(Deserialize)]
+struct Freeze {
+    frozen: bool,
+}
+
+async fn freeze(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    axum::Json(body): axum::Json<Freeze>,
+) -> ApiResult<axum::Json<Value>> {
+    organiser(&host, &method, &headers).await?;
+    if body.frozen {
+        let board = live_leaderboard(&host).await?;
+        host.store
+            .set_setting("frozen_leaderboard", Some(&board.to_string()))
+            .await?;
+    } else {
+        host.store.set_setting("frozen_leaderboard", None).await?;
+    }
+    Ok(axum::Json(json!({ "frozen": body.frozen })))
+}
+
+#[derive(Deserialize)]
+struct GamesQuery {
+    submission: Option<i64>,
+    #[serde(default = "default_limit")]
+    limit: i64,
+}
+
+fn default_limit() -> i64 {
+    100
+}
+
+async fn games(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    Query(query): Query<GamesQuery>,
+) -> ApiResult<axum::Json<Value>> {
+    user(&host, &method, &headers).await?;
+    let games = host
+        .store
+        .games(query.submission, query.limit.clamp(1, 1000))
+        .await?;
+    Ok(axum::Json(serde_json::to_value(games).map_err(|e| {
+        ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+    })?))
+}
+
+/// A replay as `user` may see it: other contestants' stderr removed.
+async fn visible_replay(host: &Host, user: &User, id: i64) -> ApiResult<Value> {
+    let gz = host.store.replay(id).await?.ok_or_else(not_found)?;
+    let json = gunzip(&gz, 256 << 20).map_err(|e| {
+        ApiError(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("replay {id}: {e}"),
+        )
+    })?;
+    let mut replay: Value = serde_json::from_slice(&json).map_err(|e| {
+        ApiError(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("replay {id}: {e}"),
+        )
+    })?;
+    if !is_organiser(user) {
+        let seats = host.store.seats(id).await?;
+        let mut owners = Vec::new();
+        for submission in &seats {
+            owners.push(host.store.submission(*submission).await?.map(|s| s.user_id));
+        }
+        if let Some(players) = replay.get_mut("players").and_then(Value::as_array_mut) {
+            for (seat, player) in players.iter_mut().enumerate() {
+                if owners.get(seat).copied().flatten() != Some(user.id)
+                    && let Some(object) = player.as_object_mut()
+                {
+                    object.insert(
+                        "stderr".into(),
+                        Value::String("(hidden: another contestant's bot)".into()),
+                    );
+                    object.remove("stderr_dropped");
+                }
+            }
+        }
+    }
+    Ok(replay)
+}
+
+async fn replay(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+) -> ApiResult<axum::Json<Value>> {
+    let user = user(&host, &method, &headers).await?;
+    Ok(axum::Json(visible_replay(&host, &user, id).await?))
+}
+
+/// The game in arena's viewer (the page `arena export` writes), with the same visibility.
+async fn viewer(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+) -> ApiResult<Html<String>> {
+    let user = user(&host, &method, &headers).await?;
+    let replay = visible_replay(&host, &user, id).await?;
+    let page = arena_viewer::export_html(&replay.to_string())
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    Ok(Html(page))
+}
+
+/// Writes the results as an `arena tournament` folder (report, summary, CSV, journal, replays)
+/// under the data folder's `exports/N`, served at `/export/N/`.
+async fn export_folder(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+) -> ApiResult<axum::Json<Value>> {
+    organiser(&host, &method, &headers).await?;
+    let exports = host.data_dir().join("exports");
+    let mut number = 1u64;
+    while exports.join(number.to_string()).exists() {
+        number += 1;
+    }
+    let dir = exports.join(number.to_string());
+    let games = host.export(&dir, 200).await?;
+    Ok(axum::Json(json!({
+        "games": games,
+        "dir": dir.display().to_string(),
+        "report": format!("/export/{number}/report.html"),
+    })))
+}
+
+/// A file of an export (organisers only): the known names and `replays/N.json.gz|js`, nothing else.
+async fn export_file(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    Path((number, file)): Path<(u64, String)>,
+) -> ApiResult<Response> {
+    organiser(&host, &method, &headers).await?;
+    let known = [
+        "report.html",
+        "viewer.html",
+        "summary.json",
+        "leaderboard.csv",
+        "results.jsonl",
+        "tournament.json",
+    ];
+    let replay = file
+        .strip_prefix("replays/")
+        .and_then(|f| f.strip_suffix(".json.gz").or_else(|| f.strip_suffix(".js")))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    if !known.contains(&file.as_str()) && !replay {
+        return Err(not_found());
+    }
+    let path = host
+        .data_dir()
+        .join("exports")
+        .join(number.to_string())
+        .join(&file);
+    let bytes = tokio::fs::read(&path).await.map_err(|_| not_found())?;
+    let kind = match file.rsplit('.').next() {
+        Some("html") => "text/html; charset=utf-8",
+        Some("json") => "application/json",
+        Some("csv") => "text/csv",
+        Some("js") => "text/javascript",
+        Some("gz") => "application/gzip",
+        _ => "application/x-ndjson",
+    };
+    Ok(([(header::CONTENT_TYPE, kind)], bytes).into_response())
+}
+
+/// Every result as `arena tournament`'s journal (`results.jsonl`), in completion order.
+async fn export_results(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    organiser(&host, &method, &headers).await?;
+    let mut text = String::new();
+    for (_, _, entry) in host.store.results().await? {
+        text.push_str(&entry);
+        text.push('\n');
+    }
+    Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], text).into_response())
+}
+
+/// The live leaderboard as CSV.
+async fn export_csv(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    organiser(&host, &method, &headers).await?;
+    let board = live_leaderboard(&host).await?;
+    let mut text = String::from("league,rank,user,submission,score,sigma,games\n");
+    for league in board["leagues"].as_array().into_iter().flatten() {
+        for row in league["rows"].as_array().into_iter().flatten() {
+            text.push_str(&format!(
+                "{},{},{},{},{:.6},{},{}\n",
+                league["name"].as_str().unwrap_or(""),
+                row["rank"],
+                row["user"].as_str().unwrap_or(""),
+                row["submission"],
+                row["score"].as_f64().unwrap_or(0.0),
+                row["sigma"]
+                    .as_f64()
+                    .map(|s| format!("{s:.6}"))
+                    .unwrap_or_default(),
+                row["games"],
+            ));
+        }
+    }
+    Ok(([(header::CONTENT_TYPE, "text/csv")], text).into_response())
+}

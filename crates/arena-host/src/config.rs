@@ -1,0 +1,419 @@
+//! The contest file (`CONTEST.toml`): the game, its leagues and format, time options, workers,
+//! the people and their tokens, upload limits. Unknown keys are errors, so a misspelt option is
+//! never silently ignored.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::HostError;
+
+/// A contest as its organiser wrote it.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Contest {
+    /// Shown on the pages.
+    pub name: String,
+    /// The game id (`arena list`).
+    pub game: String,
+    pub format: Format,
+    /// The seed every game seed and every matchmaking draw derives from (recorded with the games).
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Games run at once; default: one per core.
+    #[serde(default)]
+    pub workers: Option<usize>,
+    /// Multiplies every time limit of the game (slow machines).
+    #[serde(default = "one")]
+    pub time_scale: f64,
+    /// `strict`, `strikes`, `grace` or `bank`; default: the game's own.
+    #[serde(default)]
+    pub time_policy: Option<String>,
+    /// Milliseconds of grace per answer (`grace`) or of time bank per game (`bank`).
+    #[serde(default)]
+    pub time_policy_ms: Option<u64>,
+    /// Whether anyone may register a name and receive a token (otherwise only the listed people).
+    #[serde(default)]
+    pub open_registration: bool,
+    #[serde(default)]
+    pub limits: Limits,
+    #[serde(default)]
+    pub ladder: LadderOptions,
+    #[serde(default)]
+    pub qualifier: QualifierOptions,
+    #[serde(default)]
+    pub koth: KothOptions,
+    /// Leagues, lowest first. A game without leagues has one implicit league.
+    #[serde(default)]
+    pub leagues: Vec<League>,
+    #[serde(default)]
+    pub contestants: Vec<Person>,
+    #[serde(default)]
+    pub organisers: Vec<Person>,
+    /// Bots the organiser enters without an upload (`builtin:NAME`): house bots, sparring partners.
+    #[serde(default)]
+    pub bots: Vec<HouseBot>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// CodinGame's: continuous matchmaking, leagues with bosses.
+    Ladder,
+    /// The 2014 contests': random 4-player groups, 4-player Elo, a final in every seat order.
+    Qualifier,
+    /// Coup's King of the Hill: rounds of every ordered pair, rerun on a new submission.
+    Koth,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Ladder => "ladder",
+            Format::Qualifier => "qualifier",
+            Format::Koth => "koth",
+        }
+    }
+}
+
+/// One league: its rules (the game's variant) and its boss.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct League {
+    pub name: String,
+    /// The game's variant played in this league (`wood2`, ...); default: the league's name when the
+    /// game has such a variant, else the game's default.
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// `builtin:NAME`, or `NAME` of a house bot or of a contestant (their latest submission).
+    /// A submission is promoted to the next league when it is rated above the boss (see
+    /// [`LadderOptions::promotion_games`]). The top league needs none.
+    #[serde(default)]
+    pub boss: Option<String>,
+}
+
+/// A contestant or an organiser.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Person {
+    pub name: String,
+    /// The secret they sign in with (at least 16 characters). Only its SHA-256 is stored.
+    pub token: String,
+}
+
+/// A bot entered by the organiser.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HouseBot {
+    pub name: String,
+    /// `builtin:NAME`, or `builtin:NAME@P`: NAME with a handicap of P % (each move replaced by the
+    /// game's random bot's with that probability), for sparring partners of graded strength.
+    pub bot: String,
+    /// The league it plays in (default: the lowest).
+    #[serde(default)]
+    pub league: Option<String>,
+}
+
+/// What an upload may be.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    /// Bytes of one upload (a source file or a zip).
+    pub upload_bytes: u64,
+    /// Uploads per contestant per hour.
+    pub uploads_per_hour: u32,
+    /// Entries (files and folders) in a zip.
+    pub archive_entries: u32,
+    /// Bytes of a zip's files once unpacked, all together.
+    pub archive_bytes: u64,
+    /// Largest ratio of unpacked to packed size of any entry (zip bombs compress by 1000×).
+    pub archive_ratio: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            upload_bytes: 1 << 20,
+            uploads_per_hour: 30,
+            archive_entries: 1000,
+            archive_bytes: 32 << 20,
+            archive_ratio: 100,
+        }
+    }
+}
+
+/// Matchmaking of the ladder.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct LadderOptions {
+    /// Games a new submission plays against random opponents of its league before it is matched
+    /// by rating.
+    pub placement_games: u32,
+    /// After placement, opponents are drawn among this many submissions nearest in rating.
+    pub window: u32,
+    /// A submission is promoted once it has played this many games in its league and its rating
+    /// (Weng-Lin μ) is above the boss's.
+    pub promotion_games: u32,
+    /// Games per submission and league after which it stops being scheduled (none: forever).
+    pub max_games: Option<u32>,
+    /// Games kept queued per worker, so that workers never wait for the scheduler.
+    pub queue_per_worker: u32,
+}
+
+impl Default for LadderOptions {
+    fn default() -> Self {
+        LadderOptions {
+            placement_games: 10,
+            window: 6,
+            promotion_games: 10,
+            max_games: None,
+            queue_per_worker: 2,
+        }
+    }
+}
+
+/// The 2014 qualifier: the organiser runs rounds (each puts every submission in a random group)
+/// and then the final.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct QualifierOptions {
+    /// Rounds the organiser's "run the qualifier" schedules (the page can ask for another number).
+    pub rounds: u32,
+    /// Finalists: the top N by Elo.
+    pub final_top: u32,
+    /// Seeds of the final; each is played by every group of finalists in every seat order.
+    pub final_seeds: u32,
+}
+
+impl Default for QualifierOptions {
+    fn default() -> Self {
+        QualifierOptions {
+            rounds: 10,
+            final_top: 4,
+            final_seeds: 1,
+        }
+    }
+}
+
+/// Coup's King of the Hill: every ordered pair of the current submissions, this many rounds;
+/// a new submission's games are scheduled when it arrives.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct KothOptions {
+    pub rounds: u32,
+}
+
+impl Default for KothOptions {
+    fn default() -> Self {
+        KothOptions { rounds: 10 }
+    }
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// What the contest needs to know of its game (given by the front end, which has the registry).
+#[derive(Clone, Debug)]
+pub struct GameFacts {
+    pub id: String,
+    pub players: usize,
+    pub variants: Vec<String>,
+    pub builtin_bots: Vec<String>,
+}
+
+impl Contest {
+    /// Reads and checks a contest file.
+    pub fn load(path: &Path) -> Result<Contest, HostError> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            HostError::Config(format!(
+                "cannot read the contest file {}: {e}",
+                path.display()
+            ))
+        })?;
+        Contest::parse(&text).map_err(|e| match e {
+            HostError::Config(message) => {
+                HostError::Config(format!("{}: {message}", path.display()))
+            }
+            other => other,
+        })
+    }
+
+    pub fn parse(text: &str) -> Result<Contest, HostError> {
+        toml::from_str(text).map_err(|e| HostError::Config(e.to_string()))
+    }
+
+    /// Checks the contest against its game; fills defaults that depend on it (the leagues).
+    pub fn check(&mut self, game: &GameFacts) -> Result<(), HostError> {
+        let bad = |message: String| Err(HostError::Config(message));
+        if game.id != self.game {
+            return bad(format!("the contest is for {}, not {}", self.game, game.id));
+        }
+        if !(self.time_scale.is_finite() && self.time_scale > 0.0) {
+            return bad("time_scale must be a finite number above 0".into());
+        }
+        if self.workers == Some(0) {
+            return bad("workers must be at least 1 (or left out: one per core)".into());
+        }
+        if self.leagues.is_empty() {
+            self.leagues.push(League {
+                name: game
+                    .variants
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| "main".into()),
+                variant: None,
+                boss: None,
+            });
+        }
+        for league in &mut self.leagues {
+            if league.variant.is_none() && game.variants.contains(&league.name) {
+                league.variant = Some(league.name.clone());
+            }
+            if let Some(variant) = &league.variant
+                && !game.variants.contains(variant)
+            {
+                return bad(format!(
+                    "league {}: {} has no variant `{variant}` (its variants: {})",
+                    league.name,
+                    game.id,
+                    if game.variants.is_empty() {
+                        "none".to_string()
+                    } else {
+                        game.variants.join(", ")
+                    }
+                ));
+            }
+        }
+        let league_count = self.leagues.len();
+        for (index, league) in self.leagues.iter().enumerate() {
+            if let Some(boss) = &league.boss {
+                if index + 1 == league_count {
+                    return bad(format!(
+                        "league {} is the top league: its boss would promote to nothing (remove it)",
+                        league.name
+                    ));
+                }
+                let known_person = self.contestants.iter().any(|p| &p.name == boss)
+                    || self.bots.iter().any(|b| &b.name == boss);
+                if let Some(name) = boss.strip_prefix("builtin:") {
+                    if !known_builtin(game, name) {
+                        return bad(format!(
+                            "league {}: {} has no built-in bot `{name}` (built-in bots: {})",
+                            league.name,
+                            game.id,
+                            game.builtin_bots.join(", ")
+                        ));
+                    }
+                } else if !known_person {
+                    return bad(format!(
+                        "league {}: the boss `{boss}` is neither `builtin:NAME` nor a contestant or \
+                         house bot of this file",
+                        league.name
+                    ));
+                }
+            } else if index + 1 < league_count && self.format == Format::Ladder {
+                return bad(format!(
+                    "league {} needs a boss: nobody could be promoted past it",
+                    league.name
+                ));
+            }
+        }
+        let mut names: Vec<&str> = Vec::new();
+        for person in self.contestants.iter().chain(&self.organisers) {
+            if person.token.chars().count() < 16 {
+                return bad(format!(
+                    "the token of {} is shorter than 16 characters: tokens are passwords",
+                    person.name
+                ));
+            }
+            check_name(&person.name).map_err(HostError::Config)?;
+            if names.contains(&person.name.as_str()) {
+                return bad(format!("{} is listed twice", person.name));
+            }
+            names.push(&person.name);
+        }
+        for bot in &self.bots {
+            check_name(&bot.name).map_err(HostError::Config)?;
+            if names.contains(&bot.name.as_str()) {
+                return bad(format!("{} is listed twice", bot.name));
+            }
+            names.push(&bot.name);
+            let Some(builtin) = bot.bot.strip_prefix("builtin:") else {
+                return bad(format!("house bot {}: give `builtin:NAME`", bot.name));
+            };
+            if !known_builtin(game, builtin) {
+                return bad(format!(
+                    "house bot {}: {} has no built-in bot `{builtin}` (built-in bots: {})",
+                    bot.name,
+                    game.id,
+                    game.builtin_bots.join(", ")
+                ));
+            }
+            if let Some(league) = &bot.league
+                && !self.leagues.iter().any(|l| &l.name == league)
+            {
+                return bad(format!("house bot {}: no league `{league}`", bot.name));
+            }
+        }
+        if self.format != Format::Ladder
+            && (self.leagues.len() > 1 || self.leagues[0].boss.is_some())
+        {
+            return bad(format!(
+                "leagues and bosses are for the ladder; a {} has one league (its variant may be set)",
+                self.format.name()
+            ));
+        }
+        if self.format == Format::Koth && game.players != 2 {
+            return bad(format!(
+                "koth plays ordered pairs: {} is a {}-player game (use qualifier or ladder)",
+                game.id, game.players
+            ));
+        }
+        if self.format == Format::Qualifier && (self.qualifier.final_top as usize) < game.players {
+            return bad(format!(
+                "qualifier.final_top must be at least {} (the players of a {} game)",
+                game.players, game.id
+            ));
+        }
+        Ok(())
+    }
+
+    /// Index of the league called `name`.
+    pub fn league_index(&self, name: &str) -> Option<usize> {
+        self.leagues.iter().position(|l| l.name == name)
+    }
+}
+
+/// A built-in bot of the game, possibly with a handicap (`planner@30`).
+fn known_builtin(game: &GameFacts, name: &str) -> bool {
+    match arena_core::registry::split_handicap(name) {
+        Ok((base, handicap)) => {
+            game.builtin_bots.iter().any(|b| b == base)
+                && (handicap.is_none() || game.builtin_bots.iter().any(|b| b == "random"))
+        }
+        Err(_) => false,
+    }
+}
+
+/// Names of people and bots: shown on pages and used in file names, so kept plain.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 40
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        && !name.starts_with('.');
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "the name {name:?} is not allowed: 1 to 40 letters, digits, `_`, `-` or `.`, not starting \
+             with `.`"
+        ))
+    }
+}

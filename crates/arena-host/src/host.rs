@@ -1,0 +1,995 @@
+//! The running contest: people and house bots from the contest file, submissions built as `--bot
+//! PATH` builds them (`arena_submit::prepare`), the ladder's scheduler, and workers that claim
+//! games from the database and play them with the game's own `GameEntry` in the sandbox.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use arena_core::registry::{GameEntry, GameRequest, PlayerSpec, SeatRequest};
+use arena_core::sandbox::Sandbox;
+use arena_core::{MatchOptions, TimePolicy};
+use sha2::{Digest, Sha256};
+use tokio::sync::Notify;
+
+use crate::HostError;
+use crate::archive;
+use crate::config::{Contest, Format, GameFacts};
+use crate::formats;
+use crate::ladder;
+use crate::store::{Claimed, Finished, NewGame, Promotion, Role, Store, Submission};
+
+/// SHA-256 of `bytes`, hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Makes the sandbox (again): the toolchains it shows read-only are found as submissions are
+/// built (`arena_submit::languages::tool_roots`), after the server started.
+pub type SandboxFactory = Arc<dyn Fn() -> Result<Option<Arc<Sandbox>>, String> + Send + Sync>;
+
+/// How to run a contest.
+pub struct HostOptions {
+    pub contest: Contest,
+    /// `sqlite://FILE` or `postgres://...`.
+    pub db: String,
+    /// PostgreSQL schema (tests: a fresh one each).
+    pub schema: Option<String>,
+    /// Uploads, their builds and unpacked sources live here.
+    pub data_dir: PathBuf,
+    pub game: Arc<dyn GameEntry>,
+    /// The sandbox bot processes run in (`None`: unconfined, the organiser chose so), when it is
+    /// made once...
+    pub sandbox: Option<Arc<Sandbox>>,
+    /// ... or made at start and again whenever a build finds a toolchain outside the system's
+    /// folders (then `sandbox` is not used).
+    pub sandbox_factory: Option<SandboxFactory>,
+    /// Pin each worker's bots to a core of their own (as `arena tournament` does).
+    pub pin_cpus: bool,
+}
+
+/// A contest being hosted.
+pub struct Host {
+    pub contest: Contest,
+    pub store: Store,
+    pub game: Arc<dyn GameEntry>,
+    data_dir: PathBuf,
+    /// The sandbox and the toolchain folders it was made with.
+    sandbox: std::sync::Mutex<(Vec<PathBuf>, Option<Arc<Sandbox>>)>,
+    sandbox_factory: Option<SandboxFactory>,
+    pin_cpus: bool,
+    promotion: Promotion,
+    time_policy: Option<TimePolicy>,
+    /// Wakes the scheduler (a game finished, a submission built) and idle workers (games queued).
+    pub changed: Notify,
+    pub queued: Notify,
+    stopping: AtomicBool,
+    /// Games a previous process left running, put back in the queue when this one opened.
+    pub requeued: u64,
+    /// People and house bots the contest file no longer lists: signed out, their bots stopped.
+    pub revoked: Vec<String>,
+    /// Worker threads running (one that stops on an error is no longer counted).
+    workers_running: std::sync::atomic::AtomicUsize,
+}
+
+/// What the workers did, for the caller (tests count games).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct WorkerCounts {
+    pub completed: u64,
+    pub failed: u64,
+}
+
+impl Host {
+    /// Opens the database (migrating it), brings its people and house bots up to the contest
+    /// file, and puts games a previous process left running back in the queue.
+    pub async fn open(options: HostOptions) -> Result<Arc<Host>, HostError> {
+        let HostOptions {
+            mut contest,
+            db,
+            schema,
+            data_dir,
+            game,
+            sandbox,
+            sandbox_factory,
+            pin_cpus,
+        } = options;
+        let sandbox = match &sandbox_factory {
+            Some(make) => make().map_err(|e| HostError::Io(format!("the sandbox: {e}")))?,
+            None => sandbox,
+        };
+        let facts = GameFacts {
+            id: game.id().to_string(),
+            players: game.players(),
+            variants: game.variants().iter().map(|v| v.to_string()).collect(),
+            builtin_bots: game
+                .bots()
+                .iter()
+                .map(|(name, _)| name.to_string())
+                .collect(),
+        };
+        contest.check(&facts)?;
+        let time_policy = match &contest.time_policy {
+            Some(name) => Some(
+                TimePolicy::from_name(name, contest.time_policy_ms, contest.time_policy_ms)
+                    .map_err(HostError::Config)?,
+            ),
+            None => None,
+        };
+        std::fs::create_dir_all(&data_dir).map_err(|e| {
+            HostError::Io(format!(
+                "cannot make the data folder {}: {e}",
+                data_dir.display()
+            ))
+        })?;
+        let store = Store::open(&db, schema.as_deref()).await?;
+        for person in &contest.organisers {
+            store
+                .ensure_user(
+                    &person.name,
+                    &sha256_hex(person.token.as_bytes()),
+                    Role::Organiser,
+                )
+                .await?;
+        }
+        for person in &contest.contestants {
+            store
+                .ensure_user(
+                    &person.name,
+                    &sha256_hex(person.token.as_bytes()),
+                    Role::Contestant,
+                )
+                .await?;
+        }
+        for bot in &contest.bots {
+            let league = bot
+                .league
+                .as_deref()
+                .and_then(|name| contest.league_index(name))
+                .unwrap_or(0);
+            let builtin = bot.bot.trim_start_matches("builtin:");
+            house_bot(&store, &bot.name, builtin, league as i64).await?;
+        }
+        let mut bosses = Vec::new();
+        for (index, league) in contest.leagues.iter().enumerate() {
+            let boss = match &league.boss {
+                None => None,
+                Some(boss) => match boss.strip_prefix("builtin:") {
+                    Some(builtin) => {
+                        let name = format!("{}-boss", league.name);
+                        Some(house_bot(&store, &name, builtin, index as i64).await?)
+                    }
+                    None => store.user_by_name(boss).await?,
+                },
+            };
+            bosses.push(boss);
+        }
+        let listed: Vec<String> = contest
+            .organisers
+            .iter()
+            .chain(&contest.contestants)
+            .map(|p| p.name.clone())
+            .chain(contest.bots.iter().map(|b| b.name.clone()))
+            .chain(
+                contest
+                    .leagues
+                    .iter()
+                    .filter(|l| l.boss.as_deref().is_some_and(|b| b.starts_with("builtin:")))
+                    .map(|l| format!("{}-boss", l.name)),
+            )
+            .collect();
+        let revoked = store.revoke_missing(&listed).await?;
+        let requeued = store.requeue_running().await?;
+        let promotion = Promotion {
+            bosses,
+            promotion_games: i64::from(contest.ladder.promotion_games),
+            leagues: contest.leagues.len() as i64,
+        };
+        Ok(Arc::new(Host {
+            contest,
+            store,
+            game,
+            data_dir,
+            sandbox: std::sync::Mutex::new((arena_submit::languages::tool_roots(), sandbox)),
+            sandbox_factory,
+            pin_cpus,
+            promotion,
+            time_policy,
+            changed: Notify::new(),
+            queued: Notify::new(),
+            stopping: AtomicBool::new(false),
+            requeued,
+            revoked,
+            workers_running: std::sync::atomic::AtomicUsize::new(0),
+        }))
+    }
+
+    /// Workers to run: the contest's, else one per core.
+    pub fn workers(&self) -> usize {
+        self.contest.workers.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
+    }
+
+    /// Asks the scheduler and the workers to stop after their current game.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        self.changed.notify_waiters();
+        self.queued.notify_waiters();
+    }
+
+    pub fn stopping(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
+    }
+
+    fn submission_dir(&self, id: i64) -> PathBuf {
+        self.data_dir.join("submissions").join(id.to_string())
+    }
+
+    /// How submissions are built: in the contest's build cache, their build steps in the bots'
+    /// sandbox (arena-submit widens it for compilers), as `--bot PATH` builds them.
+    fn submit_options(&self) -> Result<arena_submit::Options, String> {
+        Ok(arena_submit::Options {
+            contest_2014: matches!(self.game.id(), "langwars" | "langwars2" | "negotiate"),
+            cache_dir: Some(self.data_dir.join("builds")),
+            sandbox: self.current_sandbox()?,
+            ..arena_submit::Options::default()
+        })
+    }
+
+    /// Takes an upload: checks the rate limit and the file, stores it, and builds it on a
+    /// blocking thread. Returns the submission's id at once (state `building`).
+    pub async fn submit(
+        self: &Arc<Self>,
+        user: i64,
+        name: &str,
+        bytes: Vec<u8>,
+    ) -> Result<i64, HostError> {
+        let limits = &self.contest.limits;
+        let hour_ago = crate::store::now() - 3600;
+        if self.store.uploads_since(user, hour_ago).await? >= i64::from(limits.uploads_per_hour) {
+            return Err(HostError::TooMany(format!(
+                "at most {} uploads an hour in this contest: try again later",
+                limits.uploads_per_hour
+            )));
+        }
+        let name = archive::upload_name(name).map_err(|e| HostError::Refused(e.0))?;
+        if bytes.len() as u64 > limits.upload_bytes {
+            return Err(HostError::Refused(format!(
+                "the upload is {} bytes; this contest takes at most {}",
+                bytes.len(),
+                limits.upload_bytes
+            )));
+        }
+        let league = self
+            .store
+            .submissions(Some(user))
+            .await?
+            .iter()
+            .find(|s| s.active)
+            .map_or(0, |s| s.league);
+        let id = self
+            .store
+            .add_submission(
+                user,
+                "upload",
+                &name,
+                Some(&bytes),
+                &sha256_hex(&bytes),
+                league,
+            )
+            .await?;
+        self.spawn_build(id, name, bytes, league);
+        Ok(id)
+    }
+
+    /// Builds a submission on a blocking thread and records the outcome.
+    fn spawn_build(self: &Arc<Self>, id: i64, name: String, bytes: Vec<u8>, league: i64) {
+        let host = Arc::clone(self);
+        tokio::spawn(async move {
+            let built = {
+                let host = Arc::clone(&host);
+                tokio::task::spawn_blocking(move || host.build(id, &name, &bytes, league)).await
+            };
+            let (ok, log) = match built {
+                Ok(Ok(log)) => (true, log),
+                Ok(Err(log)) => (false, log),
+                Err(e) => (false, format!("the build stopped: {e}")),
+            };
+            // A failure to record the build leaves the submission `building`: the next start
+            // builds it again (see `resume_builds`); nothing else can be done here.
+            let _ = host.store.finish_build(id, ok, &log).await;
+            host.changed.notify_waiters();
+        });
+    }
+
+    /// Builds again the submissions a previous process left `building` (killed mid-build).
+    /// Returns how many.
+    pub async fn resume_builds(self: &Arc<Self>) -> Result<usize, HostError> {
+        let building: Vec<Submission> = self
+            .store
+            .submissions(None)
+            .await?
+            .into_iter()
+            .filter(|s| s.state == "building")
+            .collect();
+        for submission in &building {
+            let bytes = self.store.source(submission.id).await?.unwrap_or_default();
+            self.spawn_build(
+                submission.id,
+                submission.source_name.clone(),
+                bytes,
+                submission.league,
+            );
+        }
+        Ok(building.len())
+    }
+
+    /// Unpacks and builds a submission, then probes it (the start of a game against built-in
+    /// bots, in the sandbox, as `arena tournament` probes its bots): the build log, or the reason
+    /// it failed.
+    fn build(&self, id: i64, name: &str, bytes: &[u8], league: i64) -> Result<String, String> {
+        let dir = self.submission_dir(id);
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = archive::unpack(name, bytes, &dir, &self.contest.limits).map_err(|e| e.0)?;
+        if !arena_submit::is_submission(&path) {
+            return Err(format!(
+                "{name}: unknown language (no language of arena has this extension; `arena \
+                 languages` lists them: .py .cpp .java .js ... or a zipped folder)"
+            ));
+        }
+        let prepared = arena_submit::prepare(&path, &self.submit_options()?)
+            .map_err(|e| format!("the build failed:\n{e}"))?;
+        let mut log = format!("built as {}\n", prepared.kind);
+        for warning in &prepared.warnings {
+            log.push_str(&format!("warning: {warning}\n"));
+        }
+        let seat = SeatRequest {
+            name: name.to_string(),
+            spec: PlayerSpec::Command(arena_submit::run_argv(None)),
+            workdir: Some(prepared.folder),
+        };
+        let variant = self
+            .contest
+            .leagues
+            .get(league as usize)
+            .and_then(|l| l.variant.clone());
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the probe's runtime: {e}"))?;
+        let probed = runtime.block_on(arena_submit::probe::probe(
+            self.game.as_ref(),
+            variant.as_deref(),
+            &seat,
+            self.contest.time_scale,
+            arena_core::ClockKind::Wall,
+            self.current_sandbox()?,
+        ));
+        match probed {
+            Ok(()) => {
+                log.push_str("started and answered its first turn against built-in bots\n");
+                Ok(log)
+            }
+            Err(why) => Err(format!("{log}{why}")),
+        }
+    }
+
+    /// The built folder of an uploaded submission (unpacked again from the database and taken
+    /// from the build cache when this machine does not have it).
+    fn prepared_folder(
+        &self,
+        submission: &Submission,
+        handle: &tokio::runtime::Handle,
+    ) -> Result<PathBuf, String> {
+        let dir = self.submission_dir(submission.id);
+        let path = if submission
+            .source_name
+            .to_ascii_lowercase()
+            .ends_with(".zip")
+        {
+            dir.join("bot")
+        } else {
+            dir.join(&submission.source_name)
+        };
+        if !path.exists() {
+            let source = handle
+                .block_on(self.store.source(submission.id))
+                .map_err(|e| e.to_string())?
+                .ok_or_else(|| format!("submission {} has no source", submission.id))?;
+            archive::unpack(&submission.source_name, &source, &dir, &self.contest.limits)
+                .map_err(|e| e.0)?;
+        }
+        arena_submit::prepare(&path, &self.submit_options()?)
+            .map(|prepared| prepared.folder)
+            .map_err(|e| format!("submission {}: {e}", submission.id))
+    }
+
+    /// Schedules what the format schedules by itself: ladder games (see [`Host::schedule_ladder`]),
+    /// the KotH games the field lacks; nothing for the qualifier (the organiser runs its rounds).
+    pub async fn schedule(&self) -> Result<usize, HostError> {
+        match self.contest.format {
+            Format::Ladder => self.schedule_ladder().await,
+            Format::Koth => self.schedule_koth().await,
+            Format::Qualifier => Ok(0),
+        }
+    }
+
+    fn variant(&self) -> Option<String> {
+        self.contest.leagues.first().and_then(|l| l.variant.clone())
+    }
+
+    async fn queue(&self, games: Vec<NewGame>) -> Result<usize, HostError> {
+        let count = games.len();
+        for game in &games {
+            self.store.schedule(game, self.contest.seed).await?;
+        }
+        if count > 0 {
+            self.queued.notify_waiters();
+        }
+        Ok(count)
+    }
+
+    /// KotH: every ordered pair of the current submissions in every round, as soon as a
+    /// submission arrives (games of replaced submissions stop counting in the standings).
+    async fn schedule_koth(&self) -> Result<usize, HostError> {
+        let active: Vec<i64> = self.store.players().await?.iter().map(|s| s.id).collect();
+        let existing = self.store.games_of_kind("koth").await?;
+        let games = formats::koth_missing(&active, &existing, self.contest.koth.rounds)
+            .into_iter()
+            .map(|(seats, round)| NewGame {
+                kind: "koth".into(),
+                league: 0,
+                variant: self.variant(),
+                seats,
+                round,
+            })
+            .collect();
+        self.queue(games).await
+    }
+
+    /// Qualifier: `rounds` more rounds of random groups of the current submissions.
+    pub async fn run_qualifier(&self, rounds: u32) -> Result<usize, HostError> {
+        if self.contest.format != Format::Qualifier {
+            return Err(HostError::Refused("this contest is not a qualifier".into()));
+        }
+        let players: Vec<i64> = self.store.players().await?.iter().map(|s| s.id).collect();
+        let done_rounds = self
+            .store
+            .games_of_kind("qualifier")
+            .await?
+            .iter()
+            .map(|(_, round)| round + 1)
+            .max()
+            .unwrap_or(0);
+        let mut games = Vec::new();
+        for round in done_rounds..done_rounds + i64::from(rounds) {
+            // Each round's draw is its own generator, from the contest's seed and the round.
+            let mut rng = rand_pcg::Pcg64::new(
+                u128::from(self.contest.seed) << 64 | round as u128,
+                0x5175_616c_6966_6965_7200_0000_0000_0001,
+            );
+            let Some(groups) = formats::qualifier_round(&players, self.game.players(), &mut rng)
+            else {
+                return Err(HostError::Refused(format!(
+                    "a qualifier round needs at least {} submissions (there are {})",
+                    self.game.players(),
+                    players.len()
+                )));
+            };
+            games.extend(groups.into_iter().map(|seats| NewGame {
+                kind: "qualifier".into(),
+                league: 0,
+                variant: self.variant(),
+                seats,
+                round,
+            }));
+        }
+        self.queue(games).await
+    }
+
+    /// Qualifier: the final of the top `final_top` by Elo, every group of them in every seat
+    /// order, `final_seeds` times. Refused while qualifier games are still queued or running.
+    pub async fn run_final(&self) -> Result<usize, HostError> {
+        if self.contest.format != Format::Qualifier {
+            return Err(HostError::Refused("this contest is not a qualifier".into()));
+        }
+        if self.store.count_games("queued").await? + self.store.count_games("running").await? > 0 {
+            return Err(HostError::Refused(
+                "qualifier games are still being played: run the final once they are done".into(),
+            ));
+        }
+        if !self.store.games_of_kind("final").await?.is_empty() {
+            return Err(HostError::Refused("the final has been run already".into()));
+        }
+        let standings = self.standings("qualifier").await?;
+        let top: Vec<i64> = standings
+            .iter()
+            .take(self.contest.qualifier.final_top as usize)
+            .map(|(id, _)| *id)
+            .collect();
+        let mut games = Vec::new();
+        for seed in 0..i64::from(self.contest.qualifier.final_seeds) {
+            games.extend(
+                formats::final_games(&top, self.game.players())
+                    .into_iter()
+                    .map(|seats| NewGame {
+                        kind: "final".into(),
+                        league: 0,
+                        variant: self.variant(),
+                        seats,
+                        round: seed,
+                    }),
+            );
+        }
+        if games.is_empty() {
+            return Err(HostError::Refused(format!(
+                "the final needs {} rated submissions",
+                self.game.players()
+            )));
+        }
+        self.queue(games).await
+    }
+
+    /// Standings of the games of one kind, best first: Elo for `qualifier`, points for `final`
+    /// and `koth` (KotH counts only games between current submissions).
+    pub async fn standings(&self, kind: &str) -> Result<Vec<(i64, formats::Standing)>, HostError> {
+        let finished = self.store.finished_of_kind(kind).await?;
+        let parse = |entry: &str| -> Result<serde_json::Value, HostError> {
+            serde_json::from_str(entry).map_err(|e| HostError::Database(format!("a result: {e}")))
+        };
+        let table = if kind == "qualifier" {
+            let mut games = Vec::new();
+            for (seats, entry) in &finished {
+                let winner = parse(entry)?["winner"].as_u64().map(|w| w as usize);
+                games.push((seats.clone(), winner));
+            }
+            formats::elo_standings(&games)
+        } else {
+            let mut games = Vec::new();
+            for (seats, entry) in &finished {
+                let entry = parse(entry)?;
+                let ranks: Vec<u32> = if kind == "koth" {
+                    // KotH: 1 point per win, none for a game without a winner (as the original).
+                    let winner = entry["winner"].as_u64().map(|w| w as usize);
+                    (0..seats.len())
+                        .map(|seat| if winner == Some(seat) { 1 } else { 2 })
+                        .collect()
+                } else {
+                    entry["ranks"]
+                        .as_array()
+                        .map(|r| {
+                            r.iter()
+                                .filter_map(|x| x.as_u64())
+                                .map(|x| x as u32)
+                                .collect()
+                        })
+                        .unwrap_or_default()
+                };
+                games.push((seats.clone(), ranks));
+            }
+            let field: Option<std::collections::HashSet<i64>> = if kind == "koth" {
+                Some(self.store.players().await?.iter().map(|s| s.id).collect())
+            } else {
+                None
+            };
+            formats::point_standings(&games, field.as_ref())
+        };
+        let mut rows: Vec<(i64, formats::Standing)> = table.into_iter().collect();
+        rows.sort_by(|a, b| b.1.value.total_cmp(&a.1.value).then(a.0.cmp(&b.0)));
+        Ok(rows)
+    }
+
+    /// Fills the queue with ladder games until it holds `queue_per_worker` per worker (or nobody
+    /// needs a game). Returns how many were queued.
+    pub async fn schedule_ladder(&self) -> Result<usize, HostError> {
+        let depth =
+            (self.workers() as i64) * i64::from(self.contest.ladder.queue_per_worker.max(1));
+        let variants: Vec<Option<String>> = self
+            .contest
+            .leagues
+            .iter()
+            .map(|l| l.variant.clone())
+            .collect();
+        let mut queued = 0;
+        loop {
+            let waiting =
+                self.store.count_games("queued").await? + self.store.count_games("running").await?;
+            if waiting >= depth {
+                break;
+            }
+            let players = self.store.players().await?;
+            let pending = self.store.pending_per_submission().await?;
+            // One generator per decision, seeded by the contest's seed and the number of games
+            // scheduled so far: a restarted host draws what the first would have.
+            let scheduled = self.store.counter("game").await?;
+            let mut rng = rand_pcg::Pcg64::new(
+                u128::from(self.contest.seed) << 64 | scheduled as u128,
+                0xa02b_dbf7_bb3c_0a7a_c28f_a16a_64ab_f96d,
+            );
+            let Some(game) = ladder::next_game(
+                &players,
+                &pending,
+                &self.contest.ladder,
+                self.game.players(),
+                &variants,
+                &mut rng,
+            ) else {
+                break;
+            };
+            self.store.schedule(&game, self.contest.seed).await?;
+            queued += 1;
+        }
+        if queued > 0 {
+            self.queued.notify_waiters();
+        }
+        Ok(queued)
+    }
+
+    /// The scheduler: fills the queue whenever something changed, until [`Host::stop`].
+    pub async fn run_scheduler(self: Arc<Self>) -> Result<(), HostError> {
+        while !self.stopping() {
+            let changed = self.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            self.schedule().await?;
+            // A periodic look as well: a notification sent between two looks is not lost.
+            let _ = tokio::time::timeout(Duration::from_secs(1), changed).await;
+        }
+        Ok(())
+    }
+
+    /// Starts `count` worker threads; each claims, plays and completes games until [`Host::stop`]
+    /// (or, with `until_idle`, until the queue is empty).
+    pub fn spawn_workers(
+        self: &Arc<Self>,
+        count: usize,
+        until_idle: bool,
+    ) -> Vec<std::thread::JoinHandle<Result<WorkerCounts, HostError>>> {
+        let handle = tokio::runtime::Handle::current();
+        let cpus = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1);
+        (0..count)
+            .map(|index| {
+                let host = Arc::clone(self);
+                let handle = handle.clone();
+                let cpu = (host.pin_cpus && count > 1).then_some(index % cpus);
+                // Counted here, before the thread starts, so that a watcher never sees it missing.
+                host.workers_running.fetch_add(1, Ordering::SeqCst);
+                std::thread::Builder::new()
+                    .name(format!("arena-host-worker-{index}"))
+                    .spawn(move || host.worker(index, cpu, &handle, until_idle))
+                    .expect("a thread for a worker")
+            })
+            .collect()
+    }
+
+    /// Worker threads running now.
+    pub fn workers_running(&self) -> usize {
+        self.workers_running.load(Ordering::SeqCst)
+    }
+
+    fn worker(
+        &self,
+        index: usize,
+        cpu: Option<usize>,
+        handle: &tokio::runtime::Handle,
+        until_idle: bool,
+    ) -> Result<WorkerCounts, HostError> {
+        /// Counts the worker out however it ends (an error, a panic, a stop).
+        struct Running<'a>(&'a std::sync::atomic::AtomicUsize);
+        impl Drop for Running<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+        let _running = Running(&self.workers_running);
+        // Games run on a runtime of this thread alone, as `arena tournament`'s workers do: one
+        // thread keeps a game's timing steady. The database stays on the host's runtime.
+        let local = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| HostError::Io(format!("cannot start a worker's runtime: {e}")))?;
+        let name = format!("{}-{index}", std::process::id());
+        let mut counts = WorkerCounts::default();
+        while !self.stopping() {
+            let claimed = handle.block_on(self.store.claim(&name))?;
+            let Some(claimed) = claimed else {
+                if until_idle {
+                    break;
+                }
+                handle.block_on(async {
+                    let queued = self.queued.notified();
+                    let _ = tokio::time::timeout(Duration::from_millis(500), queued).await;
+                });
+                continue;
+            };
+            match self.play(&claimed, cpu, handle, &local) {
+                Ok(finished) => {
+                    if handle.block_on(self.store.complete(&claimed, &finished, &self.promotion))? {
+                        counts.completed += 1;
+                    }
+                }
+                Err(error) => {
+                    if handle.block_on(self.store.fail(&claimed, &error))? {
+                        counts.failed += 1;
+                    }
+                }
+            }
+            self.changed.notify_waiters();
+        }
+        Ok(counts)
+    }
+
+    /// Plays one claimed game: every seat resolved as `--bot` resolves it (a built-in bot in
+    /// process, an upload as its built folder run by its launcher), in the sandbox.
+    fn play(
+        &self,
+        claimed: &Claimed,
+        cpu: Option<usize>,
+        handle: &tokio::runtime::Handle,
+        local: &tokio::runtime::Runtime,
+    ) -> Result<Finished, String> {
+        let mut seats = Vec::new();
+        for submission in &claimed.seats {
+            let seat = if submission.kind == "builtin" {
+                SeatRequest {
+                    name: submission.user.clone(),
+                    spec: PlayerSpec::Builtin(submission.source_name.clone()),
+                    workdir: None,
+                }
+            } else {
+                SeatRequest {
+                    name: submission.user.clone(),
+                    spec: PlayerSpec::Command(arena_submit::run_argv(None)),
+                    workdir: Some(self.prepared_folder(submission, handle)?),
+                }
+            };
+            seats.push(seat);
+        }
+        let request = GameRequest {
+            variant: claimed.variant.clone(),
+            seed: claimed.seed,
+            seats,
+            options: MatchOptions {
+                pause_idle: true,
+                time_scale: self.contest.time_scale,
+                record_frames: true,
+                cpu,
+                time_policy: self.time_policy,
+                probe: false,
+                sandbox: self.current_sandbox()?,
+                clock: arena_core::ClockKind::Wall,
+            },
+            stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
+            prepared: Default::default(),
+        };
+        let result = local.block_on(arena_core::registry::play_in_own_folders(
+            self.game.as_ref(),
+            request,
+        ))?;
+        let entry = arena_tournament::Entry {
+            index: claimed.id as u64,
+            game: self.game.id().to_string(),
+            variant: claimed.variant.clone(),
+            seed: claimed.seed,
+            pair: claimed.id as u64,
+            seats: claimed.seats.iter().map(|s| s.id as usize).collect(),
+            bots: result.names.clone(),
+            scores: result.outcome.scores.clone(),
+            score_values: result.outcome.scores.iter().map(|s| s.to_f64()).collect(),
+            ranks: result.outcome.ranks.clone(),
+            winner: result.outcome.winner,
+            faults: result
+                .faults
+                .iter()
+                .map(|faults| faults.iter().map(|f| f.kind).collect())
+                .collect(),
+            timing: result.timing.clone(),
+            replay: None,
+        };
+        let entry =
+            serde_json::to_string(&entry).map_err(|e| format!("cannot encode the result: {e}"))?;
+        let json = result
+            .record
+            .to_json()
+            .map_err(|e| format!("cannot encode the replay: {e}"))?;
+        let replay = gzip(&json).map_err(|e| format!("cannot compress the replay: {e}"))?;
+        Ok(Finished {
+            entry,
+            ranks: result.outcome.ranks.clone(),
+            replay: Some(replay),
+        })
+    }
+
+    /// Writes every finished game as an `arena tournament` folder in `dir` (made; refused when it
+    /// holds a journal already): `tournament.json`, `results.jsonl` (games in completion order,
+    /// bots numbered by first appearance, named `user#submission`), the replays with their
+    /// publishable twins, `summary.json`, `leaderboard.csv`, `report.html` and `viewer.html`. The
+    /// folder opens in `arena serve` and from disk like a tournament's. Returns the games written.
+    pub async fn export(&self, dir: &Path, bootstrap: usize) -> Result<usize, HostError> {
+        use arena_tournament::report;
+        let results = self.store.results().await?;
+        let mut bots: Vec<(i64, String)> = Vec::new();
+        let mut entries = Vec::new();
+        for (position, (game, _, line)) in results.iter().enumerate() {
+            let mut entry: arena_tournament::Entry = serde_json::from_str(line)
+                .map_err(|e| HostError::Database(format!("the result of game {game}: {e}")))?;
+            let seats = self.store.seats(*game).await?;
+            let mut indices = Vec::new();
+            for submission in &seats {
+                let index = match bots.iter().position(|(id, _)| id == submission) {
+                    Some(index) => index,
+                    None => {
+                        let user = self
+                            .store
+                            .submission(*submission)
+                            .await?
+                            .map_or_else(|| "?".to_string(), |s| s.user);
+                        bots.push((*submission, format!("{user}#{submission}")));
+                        bots.len() - 1
+                    }
+                };
+                indices.push(index);
+            }
+            entry.index = position as u64;
+            entry.pair = position as u64;
+            entry.bots = indices.iter().map(|&i| bots[i].1.clone()).collect();
+            entry.seats = indices;
+            entry.replay = None;
+            if let Some(replay) = self.store.replay(*game).await? {
+                let name = format!("{}/{position}.json.gz", arena_tournament::run::REPLAY_DIR);
+                let folder = dir.join(arena_tournament::run::REPLAY_DIR);
+                let io = |e: std::io::Error| {
+                    HostError::Io(format!("cannot write in {}: {e}", folder.display()))
+                };
+                std::fs::create_dir_all(&folder).map_err(io)?;
+                std::fs::write(dir.join(&name), &replay).map_err(io)?;
+                std::fs::write(
+                    folder.join(format!("{position}.js")),
+                    arena_tournament::run::replay_script(&replay),
+                )
+                .map_err(io)?;
+                entry.replay = Some(name);
+            }
+            entries.push(entry);
+        }
+        if bots.len() < 2 {
+            return Err(HostError::Refused(
+                "nothing to export yet: no game has finished between two submissions".into(),
+            ));
+        }
+        let plan = arena_tournament::Plan {
+            format: arena_tournament::schedule::PLAN_FORMAT,
+            game: self.game.id().to_string(),
+            variant: self.contest.leagues.first().and_then(|l| l.variant.clone()),
+            players: self.game.players(),
+            bots: bots
+                .iter()
+                .map(|(_, name)| arena_tournament::BotPlan {
+                    name: name.clone(),
+                    spec: format!("contest submission {name}"),
+                    workdir: None,
+                    source: None,
+                })
+                .collect(),
+            schedule: arena_tournament::Schedule::RoundRobin,
+            seat_orders: arena_tournament::SeatOrders::Rotations,
+            rounds: 1,
+            seed: self.contest.seed,
+            settings: arena_tournament::RunSettings {
+                pause_idle: true,
+                time_scale: self.contest.time_scale,
+                stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
+                replays: true,
+                builtin_replays: true,
+                time_policy: self.time_policy,
+                game_options: None,
+                clock: arena_core::ClockKind::Wall,
+            },
+            groups: Vec::new(),
+            groups_per_round: 0,
+            sprt: None,
+        };
+        let failed = |e: arena_tournament::TournamentError| HostError::Io(e.to_string());
+        arena_tournament::create(dir, &plan).map_err(failed)?;
+        let mut journal = String::new();
+        for entry in &entries {
+            journal.push_str(
+                &serde_json::to_string(entry)
+                    .map_err(|e| HostError::Io(format!("cannot encode a result: {e}")))?,
+            );
+            journal.push('\n');
+        }
+        let path = dir.join(arena_tournament::journal::RESULTS_FILE);
+        std::fs::write(&path, journal)
+            .map_err(|e| HostError::Io(format!("cannot write {}: {e}", path.display())))?;
+        let (stats, first) = report::compute(dir, &plan, bootstrap).map_err(failed)?;
+        let machine = arena_tournament::timing::MachineLoad {
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            max_load: None,
+        };
+        let timing = arena_tournament::timing::summarize(dir, &plan, machine).map_err(failed)?;
+        report::write_outputs(dir, &plan, &stats, &first, &timing).map_err(failed)?;
+        let viewer = dir.join(report::VIEWER_FILE);
+        std::fs::write(&viewer, arena_viewer::published_viewer_page())
+            .map_err(|e| HostError::Io(format!("cannot write {}: {e}", viewer.display())))?;
+        Ok(entries.len())
+    }
+
+    /// The sandbox for the next game: made again when builds have found toolchains it does not
+    /// show yet (as `arena tournament` makes its sandbox after preparing its bots).
+    fn current_sandbox(&self) -> Result<Option<Arc<Sandbox>>, String> {
+        let mut current = self
+            .sandbox
+            .lock()
+            .map_err(|_| "the sandbox's lock was poisoned by a panic".to_string())?;
+        if let Some(make) = &self.sandbox_factory {
+            let roots = arena_submit::languages::tool_roots();
+            if roots != current.0 {
+                current.1 = make()?;
+                current.0 = roots;
+            }
+        }
+        Ok(current.1.clone())
+    }
+
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+}
+
+/// The house user `name` with its built-in bot active in `league`; its user id.
+async fn house_bot(
+    store: &Store,
+    name: &str,
+    builtin: &str,
+    league: i64,
+) -> Result<i64, HostError> {
+    // House users never sign in: their token hash is no SHA-256 of anything.
+    let user = store
+        .ensure_user(name, &format!("house:{name}"), Role::House)
+        .await?;
+    let existing = store
+        .submissions(Some(user))
+        .await?
+        .into_iter()
+        .find(|s| s.kind == "builtin" && s.source_name == builtin);
+    let id = match existing {
+        Some(submission) => submission.id,
+        None => {
+            store
+                .add_submission(
+                    user,
+                    "builtin",
+                    builtin,
+                    None,
+                    &sha256_hex(builtin.as_bytes()),
+                    league,
+                )
+                .await?
+        }
+    };
+    store.activate(user, id).await?;
+    Ok(user)
+}
+
+pub fn gzip(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(bytes)?;
+    encoder.finish()
+}
+
+pub fn gunzip(bytes: &[u8], cap: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(bytes)
+        .take(cap)
+        .read_to_end(&mut out)?;
+    Ok(out)
+}

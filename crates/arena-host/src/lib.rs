@@ -1,0 +1,41 @@
+//! arena's contest server on one machine, as a library (the `arena host` command is glue over it):
+//!
+//! - [`config`]: the contest file;
+//! - [`store`]: SQLite or PostgreSQL through sqlx, versioned migrations, the game queue with
+//!   exactly-once completion;
+//! - [`archive`]: uploads unpacked safely (zip bombs, path traversal, links);
+//! - [`ladder`]: ratings, promotion and matchmaking, pure;
+//! - [`formats`]: the qualifier's groups and final, KotH's pairs, their standings, pure;
+//! - [`host`]: submissions built as `--bot PATH` builds them, the scheduler and the workers;
+//! - [`api`]: the JSON API and the web pages.
+//!
+//! It prints nothing: errors are values, and the front end says them.
+
+pub mod api;
+pub mod archive;
+pub mod config;
+pub mod formats;
+pub mod host;
+pub mod ladder;
+pub mod store;
+
+pub use config::Contest;
+pub use host::{Host, HostOptions};
+pub use store::Store;
+
+/// What can go wrong, each with what to do about it in its message.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    #[error("contest file: {0}")]
+    Config(String),
+    #[error("database: {0}")]
+    Database(String),
+    #[error("{0}")]
+    Io(String),
+    /// An upload or request refused (said to the contestant).
+    #[error("{0}")]
+    Refused(String),
+    /// Over a rate limit.
+    #[error("{0}")]
+    TooMany(String),
+}

@@ -1,0 +1,1090 @@
+//! The contest's storage: SQLite (embedded, the default) or PostgreSQL, through sqlx's `Any`
+//! driver so that one code path and one set of migrations serve both.
+//!
+//! Exactly-once: a game is claimed by one worker (`queued` → `running`, its attempt counted) and
+//! completed in one transaction that checks it is still that worker's attempt, inserts its one
+//! result row (keyed by the game) and updates the ratings. After a crash, [`Store::requeue_running`]
+//! puts games claimed but not completed back in the queue: their result was never written, so they
+//! are played again and counted once.
+
+use std::collections::HashMap;
+
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::{Any, AnyPool, Executor, Row, Transaction};
+
+use crate::HostError;
+use crate::ladder::{self, Rating};
+
+/// The versioned migrations in `migrations/`, embedded.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A connection pool to the contest database.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    Contestant,
+    Organiser,
+    /// The organiser's built-in bots and bosses: no one signs in as them.
+    House,
+}
+
+impl Role {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Role::Contestant => "contestant",
+            Role::Organiser => "organiser",
+            Role::House => "house",
+        }
+    }
+    fn parse(text: &str) -> Role {
+        match text {
+            "organiser" => Role::Organiser,
+            "house" => Role::House,
+            _ => Role::Contestant,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct User {
+    pub id: i64,
+    pub name: String,
+    pub role: Role,
+}
+
+/// A submission as the pages and the scheduler see it (its source is read separately).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Submission {
+    pub id: i64,
+    pub user_id: i64,
+    pub user: String,
+    pub kind: String,
+    pub source_name: String,
+    pub source_sha256: String,
+    pub state: String,
+    pub build_log: String,
+    pub active: bool,
+    pub league: i64,
+    pub mu: f64,
+    pub sigma: f64,
+    pub games: i64,
+    pub created_at: i64,
+}
+
+/// A game to put in the queue.
+#[derive(Clone, Debug)]
+pub struct NewGame {
+    pub kind: String,
+    pub league: i64,
+    pub variant: Option<String>,
+    /// Submission per seat.
+    pub seats: Vec<i64>,
+    /// The round (qualifier, final, koth); 0 in the ladder.
+    pub round: i64,
+}
+
+/// A game claimed by a worker.
+#[derive(Clone, Debug)]
+pub struct Claimed {
+    pub id: i64,
+    /// `placement` and `ladder` games move the stored ratings; the other formats' standings are
+    /// computed from the results.
+    pub kind: String,
+    pub league: i64,
+    pub variant: Option<String>,
+    pub seed: u64,
+    pub attempts: i64,
+    pub seats: Vec<Submission>,
+}
+
+/// What a finished game leaves.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    /// The journal line (JSON of `arena_tournament::journal::Entry`).
+    pub entry: String,
+    /// 1-based rank per seat.
+    pub ranks: Vec<u32>,
+    /// The replay, gzipped JSON.
+    pub replay: Option<Vec<u8>>,
+}
+
+/// Who must be beaten to leave each league: the user whose active submission is the boss.
+#[derive(Clone, Debug, Default)]
+pub struct Promotion {
+    pub bosses: Vec<Option<i64>>,
+    pub promotion_games: i64,
+    pub leagues: i64,
+}
+
+/// A finished game as listed.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct GameRow {
+    pub id: i64,
+    pub kind: String,
+    pub league: i64,
+    pub variant: Option<String>,
+    pub seed: String,
+    pub state: String,
+    pub attempts: i64,
+    pub error: Option<String>,
+    pub seats: Vec<i64>,
+    pub entry: Option<serde_json::Value>,
+}
+
+const SUBMISSION_COLUMNS: &str = "s.id, s.user_id, u.name, s.kind, s.source_name, s.source_sha256, \
+     s.state, s.build_log, s.active, s.league, s.mu, s.sigma, s.games, s.created_at";
+
+fn submission_of(row: &sqlx::any::AnyRow) -> Result<Submission, sqlx::Error> {
+    Ok(Submission {
+        id: row.try_get(0)?,
+        user_id: row.try_get(1)?,
+        user: row.try_get(2)?,
+        kind: row.try_get(3)?,
+        source_name: row.try_get(4)?,
+        source_sha256: row.try_get(5)?,
+        state: row.try_get(6)?,
+        build_log: row.try_get(7)?,
+        active: row.try_get::<i64, _>(8)? != 0,
+        league: row.try_get(9)?,
+        mu: row.try_get(10)?,
+        sigma: row.try_get(11)?,
+        games: row.try_get(12)?,
+        created_at: row.try_get(13)?,
+    })
+}
+
+/// Seconds since 1970.
+pub fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+fn db(error: sqlx::Error) -> HostError {
+    HostError::Database(error.to_string())
+}
+
+impl Store {
+    /// Connects to `url` (`sqlite://FILE` — made when missing — or `postgres://...`) and migrates
+    /// the schema. `schema` (PostgreSQL only) puts every table in that schema, made when missing:
+    /// tests use a fresh one each.
+    pub async fn open(url: &str, schema: Option<&str>) -> Result<Store, HostError> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Backend::Postgres
+        } else {
+            return Err(HostError::Config(format!(
+                "--db {url}: give sqlite://FILE or postgres://USER@HOST/DATABASE"
+            )));
+        };
+        let url = match backend {
+            Backend::Sqlite if !url.contains('?') => format!("{url}?mode=rwc"),
+            _ => url.to_string(),
+        };
+        if let Some(name) = schema {
+            if backend != Backend::Postgres {
+                return Err(HostError::Config("a schema is for PostgreSQL only".into()));
+            }
+            if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return Err(HostError::Config(format!("bad schema name {name:?}")));
+            }
+            let options: AnyConnectOptions = url.parse().map_err(db)?;
+            let pool = AnyPoolOptions::new()
+                .max_connections(1)
+                .connect_with(options)
+                .await
+                .map_err(db)?;
+            pool.execute(format!("CREATE SCHEMA IF NOT EXISTS {name}").as_str())
+                .await
+                .map_err(db)?;
+            pool.close().await;
+        }
+        let options: AnyConnectOptions = url.parse().map_err(|e| {
+            HostError::Config(format!("--db: cannot read the database address: {e}"))
+        })?;
+        let schema = schema.map(str::to_string);
+        let pool = AnyPoolOptions::new()
+            // SQLite has one writer at a time anyway; a few connections serve the readers.
+            .max_connections(if backend == Backend::Sqlite { 4 } else { 8 })
+            .after_connect(move |conn, _meta| {
+                let schema = schema.clone();
+                Box::pin(async move {
+                    match backend {
+                        Backend::Sqlite => {
+                            // WAL: readers never block the writer; waiting beats failing on a lock.
+                            conn.execute("PRAGMA journal_mode = WAL").await?;
+                            conn.execute("PRAGMA busy_timeout = 30000").await?;
+                            conn.execute("PRAGMA foreign_keys = ON").await?;
+                            conn.execute("PRAGMA synchronous = NORMAL").await?;
+                        }
+                        Backend::Postgres => {
+                            if let Some(schema) = schema {
+                                conn.execute(format!("SET search_path TO {schema}").as_str())
+                                    .await?;
+                            }
+                        }
+                    }
+                    Ok(())
+                })
+            })
+            .connect_with(options)
+            .await
+            .map_err(|e| HostError::Database(format!("cannot open the database: {e}")))?;
+        MIGRATOR
+            .run(&pool)
+            .await
+            .map_err(|e| HostError::Database(format!("cannot migrate the database: {e}")))?;
+        Ok(Store { pool, backend })
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    async fn next_id(tx: &mut Transaction<'_, Any>, counter: &str) -> Result<i64, HostError> {
+        let row =
+            sqlx::query("UPDATE counters SET value = value + 1 WHERE name = $1 RETURNING value")
+                .bind(counter)
+                .fetch_one(&mut **tx)
+                .await
+                .map_err(db)?;
+        row.try_get(0).map_err(db)
+    }
+
+    /// The current value of a counter (`game`: games ever scheduled).
+    pub async fn counter(&self, name: &str) -> Result<i64, HostError> {
+        let row = sqlx::query("SELECT value FROM counters WHERE name = $1")
+            .bind(name)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db)?;
+        row.try_get(0).map_err(db)
+    }
+
+    // ---- settings ----
+
+    pub async fn setting(&self, name: &str) -> Result<Option<String>, HostError> {
+        let row = sqlx::query("SELECT value FROM settings WHERE name = $1")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+        row.map(|r| r.try_get(0)).transpose().map_err(db)
+    }
+
+    pub async fn set_setting(&self, name: &str, value: Option<&str>) -> Result<(), HostError> {
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        sqlx::query("DELETE FROM settings WHERE name = $1")
+            .bind(name)
+            .execute(&mut *tx)
+            .await
+            .map_err(db)?;
+        if let Some(value) = value {
+            sqlx::query("INSERT INTO settings (name, value) VALUES ($1, $2)")
+                .bind(name)
+                .bind(value)
+                .execute(&mut *tx)
+                .await
+                .map_err(db)?;
+        }
+        tx.commit().await.map_err(db)
+    }
+
+    // ---- users ----
+
+    /// Makes or updates the user `name` (the contest file is the authority on its people).
+    pub async fn ensure_user(
+        &self,
+        name: &str,
+        token_hash: &str,
+        role: Role,
+    ) -> Result<i64, HostError> {
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        // A write first: SQLite takes its write lock here, not halfway through.
+        let updated =
+            sqlx::query("UPDATE users SET token_hash = $1, role = $2, from_file = 1 WHERE name = $3 RETURNING id")
+                .bind(token_hash)
+                .bind(role.as_str())
+                .bind(name)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db)?;
+        let id = match updated {
+            Some(row) => row.try_get(0).map_err(db)?,
+            None => {
+                let id = Self::next_id(&mut tx, "user").await?;
+                sqlx::query(
+                    "INSERT INTO users (id, name, token_hash, role, created_at, from_file) VALUES ($1, $2, $3, $4, $5, 1)",
+                )
+                .bind(id)
+                .bind(name)
+                .bind(token_hash)
+                .bind(role.as_str())
+                .bind(now())
+                .execute(&mut *tx)
+                .await
+                .map_err(db)?;
+                id
+            }
+        };
+        tx.commit().await.map_err(db)?;
+        Ok(id)
+    }
+
+    /// Users of the contest file that it no longer lists (`keep`: the names it lists) can no
+    /// longer sign in, and their submissions stop playing. Returns their names.
+    pub async fn revoke_missing(&self, keep: &[String]) -> Result<Vec<String>, HostError> {
+        let rows = sqlx::query("SELECT id, name FROM users WHERE from_file = 1")
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+        let mut revoked = Vec::new();
+        for row in rows {
+            let id: i64 = row.try_get(0).map_err(db)?;
+            let name: String = row.try_get(1).map_err(db)?;
+            if keep.contains(&name) {
+                continue;
+            }
+            let mut tx = self.pool.begin().await.map_err(db)?;
+            // No SHA-256 looks like this: the old token no longer matches anything.
+            sqlx::query("UPDATE users SET token_hash = $1, from_file = 0 WHERE id = $2")
+                .bind(format!("revoked:{name}"))
+                .bind(id)
+                .execute(&mut *tx)
+                .await
+                .map_err(db)?;
+            sqlx::query("UPDATE submissions SET active = 0 WHERE user_id = $1")
+                .bind(id)
+                .execute(&mut *tx)
+                .await
+                .map_err(db)?;
+            Self::cancel_queued_of_inactive(&mut tx).await?;
+            tx.commit().await.map_err(db)?;
+            revoked.push(name);
+        }
+        Ok(revoked)
+    }
+
+    /// A new contestant (open registration); `None` when the name is taken.
+    pub async fn register(&self, name: &str, token_hash: &str) -> Result<Option<i64>, HostError> {
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        let id = Self::next_id(&mut tx, "user").await?;
+        let taken = sqlx::query("SELECT id FROM users WHERE name = $1")
+            .bind(name)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(db)?;
+        if taken.is_some() {
+            return Ok(None);
+        }
+        sqlx::query(
+            "INSERT INTO users (id, name, token_hash, role, created_at) VALUES ($1, $2, $3, 'contestant', $4)",
+        )
+        .bind(id)
+        .bind(name)
+        .bind(token_hash)
+        .bind(now())
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?;
+        tx.commit().await.map_err(db)?;
+        Ok(Some(id))
+    }
+
+    pub async fn user_by_token(&self, token_hash: &str) -> Result<Option<User>, HostError> {
+        let row = sqlx::query(
+            "SELECT id, name, role FROM users WHERE token_hash = $1 AND role <> 'house'",
+        )
+        .bind(token_hash)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db)?;
+        row.map(|row| {
+            Ok(User {
+                id: row.try_get(0).map_err(db)?,
+                name: row.try_get(1).map_err(db)?,
+                role: Role::parse(&row.try_get::<String, _>(2).map_err(db)?),
+            })
+        })
+        .transpose()
+    }
+
+    pub async fn user_by_name(&self, name: &str) -> Result<Option<i64>, HostError> {
+        let row = sqlx::query("SELECT id FROM users WHERE name = $1")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+        row.map(|r| r.try_get(0)).transpose().map_err(db)
+    }
+
+    // ---- submissions ----
+
+    /// Records a submission (state `building`, or `ready` for a built-in bot) in `league`, with a
+    /// fresh rating. Returns its id.
+    pub async fn add_submission(
+        &self,
+        user_id: i64,
+        kind: &str,
+        source_name: &str,
+        source: Option<&[u8]>,
+        source_sha256: &str,
+        league: i64,
+    ) -> Result<i64, HostError> {
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        let id = Self::next_id(&mut tx, "submission").await?;
+        let fresh = Rating::default();
+        let state = if kind == "builtin" {
+            "ready"
+        } else {
+            "building"
+        };
+        sqlx::query(
+            "INSERT INTO submissions (id, user_id, kind, source_name, source, source_sha256, state, \
+             build_log, active, league, mu, sigma, games, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, '', 0, $8, $9, $10, 0, $11)",
+        )
+        .bind(id)
+        .bind(user_id)
+        .bind(kind)
+        .bind(source_name)
+        .bind(source.map(<[u8]>::to_vec))
+        .bind(source_sha256)
+        .bind(state)
+        .bind(league)
+        .bind(fresh.mu)
+        .bind(fresh.sigma)
+        .bind(now())
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?;
+        tx.commit().await.map_err(db)?;
+        Ok(id)
+    }
+
+    /// The outcome of a build. A submission that built becomes its user's active one (the others
+    /// stop playing; their games already queued are cancelled).
+    pub async fn finish_build(&self, id: i64, ok: bool, log: &str) -> Result<(), HostError> {
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        let row = sqlx::query(
+            "UPDATE submissions SET state = $1, build_log = $2 WHERE id = $3 AND state = 'building' \
+             RETURNING user_id",
+        )
+        .bind(if ok { "ready" } else { "failed" })
+        .bind(log)
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(db)?;
+        if let (true, Some(row)) = (ok, row) {
+            let user: i64 = row.try_get(0).map_err(db)?;
+            Self::activate_in(&mut tx, user, id).await?;
+        }
+        tx.commit().await.map_err(db)
+    }
+
+    async fn activate_in(
+        tx: &mut Transaction<'_, Any>,
+        user: i64,
+        id: i64,
+    ) -> Result<(), HostError> {
+        sqlx::query("UPDATE submissions SET active = 0 WHERE user_id = $1 AND id <> $2")
+            .bind(user)
+            .bind(id)
+            .execute(&mut **tx)
+            .await
+            .map_err(db)?;
+        sqlx::query("UPDATE submissions SET active = 1 WHERE id = $1")
+            .bind(id)
+            .execute(&mut **tx)
+            .await
+            .map_err(db)?;
+        Self::cancel_queued_of_inactive(tx).await
+    }
+
+    async fn cancel_queued_of_inactive(tx: &mut Transaction<'_, Any>) -> Result<(), HostError> {
+        sqlx::query(
+            "UPDATE games SET state = 'cancelled' WHERE state = 'queued' AND id IN \
+             (SELECT gs.game_id FROM game_seats gs JOIN submissions s ON s.id = gs.submission_id \
+              WHERE s.active = 0 OR s.state <> 'ready')",
+        )
+        .execute(&mut **tx)
+        .await
+        .map_err(db)?;
+        Ok(())
+    }
+
+    /// Makes a submission active (a built-in bot at start-up).
+    pub async fn activate(&self, user: i64, id: i64) -> Result<(), HostError> {
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        sqlx::query("UPDATE submissions SET active = active WHERE id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await
+            .map_err(db)?;
+        Self::activate_in(&mut tx, user, id).await?;
+        tx.commit().await.map_err(db)
+    }
+
+    /// An organiser stops a submission (`stopped`: it plays no more) or lets it play again.
+    pub async fn set_stopped(&self, id: i64, stopped: bool) -> Result<bool, HostError> {
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        let (from, to) = if stopped {
+            ("ready", "stopped")
+        } else {
+            ("stopped", "ready")
+        };
+        let changed = sqlx::query("UPDATE submissions SET state = $1 WHERE id = $2 AND state = $3")
+            .bind(to)
+            .bind(id)
+            .bind(from)
+            .execute(&mut *tx)
+            .await
+            .map_err(db)?
+            .rows_affected();
+        Self::cancel_queued_of_inactive(&mut tx).await?;
+        tx.commit().await.map_err(db)?;
+        Ok(changed == 1)
+    }
+
+    /// Rerun: the submission's rating starts afresh in its league (its games stay in the record).
+    pub async fn reset_rating(&self, id: i64) -> Result<bool, HostError> {
+        let fresh = Rating::default();
+        let changed =
+            sqlx::query("UPDATE submissions SET mu = $1, sigma = $2, games = 0 WHERE id = $3")
+                .bind(fresh.mu)
+                .bind(fresh.sigma)
+                .bind(id)
+                .execute(&self.pool)
+                .await
+                .map_err(db)?
+                .rows_affected();
+        Ok(changed == 1)
+    }
+
+    pub async fn submission(&self, id: i64) -> Result<Option<Submission>, HostError> {
+        let row = sqlx::query(&format!(
+            "SELECT {SUBMISSION_COLUMNS} FROM submissions s JOIN users u ON u.id = s.user_id WHERE s.id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db)?;
+        row.map(|r| submission_of(&r)).transpose().map_err(db)
+    }
+
+    /// Submissions of one user (`Some`) or of everyone, newest first.
+    pub async fn submissions(&self, user: Option<i64>) -> Result<Vec<Submission>, HostError> {
+        let rows = match user {
+            Some(user) => sqlx::query(&format!(
+                "SELECT {SUBMISSION_COLUMNS} FROM submissions s JOIN users u ON u.id = s.user_id \
+                 WHERE s.user_id = $1 ORDER BY s.id DESC"
+            ))
+            .bind(user)
+            .fetch_all(&self.pool)
+            .await,
+            None => sqlx::query(&format!(
+                "SELECT {SUBMISSION_COLUMNS} FROM submissions s JOIN users u ON u.id = s.user_id \
+                 ORDER BY s.id DESC"
+            ))
+            .fetch_all(&self.pool)
+            .await,
+        }
+        .map_err(db)?;
+        rows.iter()
+            .map(submission_of)
+            .collect::<Result<_, _>>()
+            .map_err(db)
+    }
+
+    /// The active, ready submissions: who plays.
+    pub async fn players(&self) -> Result<Vec<Submission>, HostError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {SUBMISSION_COLUMNS} FROM submissions s JOIN users u ON u.id = s.user_id \
+             WHERE s.active = 1 AND s.state = 'ready' ORDER BY s.id"
+        ))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        rows.iter()
+            .map(submission_of)
+            .collect::<Result<_, _>>()
+            .map_err(db)
+    }
+
+    pub async fn source(&self, id: i64) -> Result<Option<Vec<u8>>, HostError> {
+        let row = sqlx::query("SELECT source FROM submissions WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(row.and_then(|r| r.try_get::<Option<Vec<u8>>, _>(0).ok().flatten()))
+    }
+
+    /// Uploads by `user` since `since` (seconds): the rate limit counts these.
+    pub async fn uploads_since(&self, user: i64, since: i64) -> Result<i64, HostError> {
+        let row = sqlx::query(
+            "SELECT COUNT(*) FROM submissions WHERE user_id = $1 AND kind = 'upload' AND created_at >= $2",
+        )
+        .bind(user)
+        .bind(since)
+        .fetch_one(&self.pool)
+        .await
+        .map_err(db)?;
+        row.try_get(0).map_err(db)
+    }
+
+    // ---- the queue ----
+
+    /// Queues a game; its seed derives from the contest's seed and the game's id.
+    pub async fn schedule(&self, game: &NewGame, contest_seed: u64) -> Result<i64, HostError> {
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        let id = Self::next_id(&mut tx, "game").await?;
+        let seed = arena_core::seed::derive_seed(contest_seed, id as u64);
+        sqlx::query(
+            "INSERT INTO games (id, kind, league, variant, seed, state, attempts, created_at, round) \
+             VALUES ($1, $2, $3, $4, $5, 'queued', 0, $6, $7)",
+        )
+        .bind(id)
+        .bind(&game.kind)
+        .bind(game.league)
+        .bind(game.variant.clone())
+        .bind(seed.to_string())
+        .bind(now())
+        .bind(game.round)
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?;
+        for (seat, submission) in game.seats.iter().enumerate() {
+            sqlx::query(
+                "INSERT INTO game_seats (game_id, seat, submission_id) VALUES ($1, $2, $3)",
+            )
+            .bind(id)
+            .bind(seat as i64)
+            .bind(*submission)
+            .execute(&mut *tx)
+            .await
+            .map_err(db)?;
+        }
+        tx.commit().await.map_err(db)?;
+        Ok(id)
+    }
+
+    /// Games queued or running per submission (the scheduler balances on played + pending).
+    pub async fn pending_per_submission(&self) -> Result<HashMap<i64, i64>, HostError> {
+        let rows = sqlx::query(
+            "SELECT gs.submission_id, COUNT(*) FROM game_seats gs JOIN games g ON g.id = gs.game_id \
+             WHERE g.state IN ('queued', 'running') GROUP BY gs.submission_id",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        rows.iter()
+            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(db)
+    }
+
+    pub async fn count_games(&self, state: &str) -> Result<i64, HostError> {
+        let row = sqlx::query("SELECT COUNT(*) FROM games WHERE state = $1")
+            .bind(state)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db)?;
+        row.try_get(0).map_err(db)
+    }
+
+    /// Claims the oldest queued game for `worker`.
+    pub async fn claim(&self, worker: &str) -> Result<Option<Claimed>, HostError> {
+        loop {
+            // The outer `state = 'queued'` makes two claimers of the same row on PostgreSQL agree:
+            // the second re-reads the row after the first commits and updates nothing.
+            let row = sqlx::query(
+                "UPDATE games SET state = 'running', worker = $1, attempts = attempts + 1 \
+                 WHERE id = (SELECT id FROM games WHERE state = 'queued' ORDER BY id LIMIT 1) \
+                 AND state = 'queued' RETURNING id, league, variant, seed, attempts, kind",
+            )
+            .bind(worker)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+            let Some(row) = row else {
+                if self.count_games("queued").await? == 0 {
+                    return Ok(None);
+                }
+                continue;
+            };
+            let id: i64 = row.try_get(0).map_err(db)?;
+            let seed_text: String = row.try_get(3).map_err(db)?;
+            let seed = seed_text.parse::<u64>().map_err(|_| {
+                HostError::Database(format!("game {id} has a bad seed {seed_text:?}"))
+            })?;
+            let seats = sqlx::query(&format!(
+                "SELECT {SUBMISSION_COLUMNS} FROM game_seats gs JOIN submissions s ON s.id = gs.submission_id \
+                 JOIN users u ON u.id = s.user_id WHERE gs.game_id = $1 ORDER BY gs.seat"
+            ))
+            .bind(id)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?
+            .iter()
+            .map(submission_of)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(db)?;
+            return Ok(Some(Claimed {
+                id,
+                kind: row.try_get(5).map_err(db)?,
+                league: row.try_get(1).map_err(db)?,
+                variant: row.try_get(2).map_err(db)?,
+                seed,
+                attempts: row.try_get(4).map_err(db)?,
+                seats,
+            }));
+        }
+    }
+
+    /// Completes a claimed game: its result, the ratings of its players in their league and any
+    /// promotion, in one transaction. `false` (and nothing written) when the claim is no longer
+    /// this attempt's (the game was requeued, cancelled or completed meanwhile).
+    pub async fn complete(
+        &self,
+        claimed: &Claimed,
+        finished: &Finished,
+        promotion: &Promotion,
+    ) -> Result<bool, HostError> {
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        let done = sqlx::query(
+            "UPDATE games SET state = 'done', worker = NULL, finished_at = $1 \
+             WHERE id = $2 AND state = 'running' AND attempts = $3",
+        )
+        .bind(now())
+        .bind(claimed.id)
+        .bind(claimed.attempts)
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?
+        .rows_affected();
+        if done != 1 {
+            tx.rollback().await.map_err(db)?;
+            return Ok(false);
+        }
+        // Every completion updates this one row first: on PostgreSQL that orders completions (and
+        // their rating updates) one after another, as SQLite's single writer does.
+        let completion = Self::next_id(&mut tx, "completion").await?;
+        sqlx::query(
+            "INSERT INTO results (game_id, completion, entry, replay) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(claimed.id)
+        .bind(completion)
+        .bind(&finished.entry)
+        .bind(finished.replay.clone())
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?;
+        if claimed.kind != "ladder" && claimed.kind != "placement" {
+            tx.commit().await.map_err(db)?;
+            return Ok(true);
+        }
+        // Ratings: only players still in the game's league are rated (one promoted meanwhile
+        // starts afresh in its new league).
+        let mut current = Vec::new();
+        for seat in &claimed.seats {
+            let row = sqlx::query(
+                "SELECT league, mu, sigma, games, user_id FROM submissions WHERE id = $1",
+            )
+            .bind(seat.id)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(db)?;
+            let league: i64 = row.try_get(0).map_err(db)?;
+            current.push((
+                league == claimed.league,
+                Rating {
+                    mu: row.try_get(1).map_err(db)?,
+                    sigma: row.try_get(2).map_err(db)?,
+                },
+                row.try_get::<i64, _>(3).map_err(db)?,
+                row.try_get::<i64, _>(4).map_err(db)?,
+            ));
+        }
+        let before: Vec<Rating> = current.iter().map(|c| c.1).collect();
+        let after = ladder::rate(&before, &finished.ranks);
+        for (index, seat) in claimed.seats.iter().enumerate() {
+            if !current[index].0 {
+                continue;
+            }
+            sqlx::query(
+                "UPDATE submissions SET mu = $1, sigma = $2, games = games + 1 WHERE id = $3",
+            )
+            .bind(after[index].mu)
+            .bind(after[index].sigma)
+            .bind(seat.id)
+            .execute(&mut *tx)
+            .await
+            .map_err(db)?;
+        }
+        Self::promote(&mut tx, claimed, promotion, completion).await?;
+        tx.commit().await.map_err(db)?;
+        Ok(true)
+    }
+
+    /// Promotes, after a game of league L, every active submission of L (not the boss) that has
+    /// played enough games there and is rated above the boss.
+    async fn promote(
+        tx: &mut Transaction<'_, Any>,
+        claimed: &Claimed,
+        promotion: &Promotion,
+        completion: i64,
+    ) -> Result<(), HostError> {
+        let league = claimed.league;
+        let Some(Some(boss_user)) = promotion.bosses.get(league as usize) else {
+            return Ok(());
+        };
+        if league + 1 >= promotion.leagues {
+            return Ok(());
+        }
+        let boss = sqlx::query(
+            "SELECT mu FROM submissions WHERE user_id = $1 AND active = 1 AND state = 'ready' AND league = $2",
+        )
+        .bind(*boss_user)
+        .bind(league)
+        .fetch_optional(&mut **tx)
+        .await
+        .map_err(db)?;
+        let Some(boss) = boss else {
+            return Ok(());
+        };
+        let boss_mu: f64 = boss.try_get(0).map_err(db)?;
+        let fresh = Rating::default();
+        for seat in &claimed.seats {
+            let row =
+                sqlx::query("SELECT league, mu, games, user_id FROM submissions WHERE id = $1")
+                    .bind(seat.id)
+                    .fetch_one(&mut **tx)
+                    .await
+                    .map_err(db)?;
+            let (now_league, mu, games, user): (i64, f64, i64, i64) = (
+                row.try_get(0).map_err(db)?,
+                row.try_get(1).map_err(db)?,
+                row.try_get(2).map_err(db)?,
+                row.try_get(3).map_err(db)?,
+            );
+            if now_league != league
+                || user == *boss_user
+                || !ladder::promoted(games, mu, boss_mu, promotion.promotion_games)
+            {
+                continue;
+            }
+            sqlx::query(
+                "UPDATE submissions SET league = $1, mu = $2, sigma = $3, games = 0 WHERE id = $4",
+            )
+            .bind(league + 1)
+            .bind(fresh.mu)
+            .bind(fresh.sigma)
+            .bind(seat.id)
+            .execute(&mut **tx)
+            .await
+            .map_err(db)?;
+            sqlx::query(
+                "INSERT INTO promotions (submission_id, from_league, completion) VALUES ($1, $2, $3)",
+            )
+            .bind(seat.id)
+            .bind(league)
+            .bind(completion)
+            .execute(&mut **tx)
+            .await
+            .map_err(db)?;
+            // Its games queued in the old league are no longer its league's.
+            sqlx::query(
+                "UPDATE games SET state = 'cancelled' WHERE state = 'queued' AND league = $1 AND id IN \
+                 (SELECT game_id FROM game_seats WHERE submission_id = $2)",
+            )
+            .bind(league)
+            .bind(seat.id)
+            .execute(&mut **tx)
+            .await
+            .map_err(db)?;
+        }
+        Ok(())
+    }
+
+    /// A game that could not be played (a bot's folder missing, say): kept with the reason, not
+    /// retried forever.
+    pub async fn fail(&self, claimed: &Claimed, error: &str) -> Result<bool, HostError> {
+        let changed = sqlx::query(
+            "UPDATE games SET state = 'failed', worker = NULL, error = $1, finished_at = $2 \
+             WHERE id = $3 AND state = 'running' AND attempts = $4",
+        )
+        .bind(error)
+        .bind(now())
+        .bind(claimed.id)
+        .bind(claimed.attempts)
+        .execute(&self.pool)
+        .await
+        .map_err(db)?
+        .rows_affected();
+        Ok(changed == 1)
+    }
+
+    /// After a restart: games claimed by the previous process go back to the queue.
+    pub async fn requeue_running(&self) -> Result<u64, HostError> {
+        Ok(
+            sqlx::query("UPDATE games SET state = 'queued', worker = NULL WHERE state = 'running'")
+                .execute(&self.pool)
+                .await
+                .map_err(db)?
+                .rows_affected(),
+        )
+    }
+
+    // ---- reading results ----
+
+    /// Games, newest first: all of them, or those where `submission` plays.
+    pub async fn games(
+        &self,
+        submission: Option<i64>,
+        limit: i64,
+    ) -> Result<Vec<GameRow>, HostError> {
+        let base = "SELECT g.id, g.kind, g.league, g.variant, g.seed, g.state, g.attempts, g.error, r.entry \
+                    FROM games g LEFT JOIN results r ON r.game_id = g.id";
+        let rows = match submission {
+            Some(id) => sqlx::query(&format!(
+                "{base} WHERE g.id IN (SELECT game_id FROM game_seats WHERE submission_id = $1) \
+                 ORDER BY g.id DESC LIMIT $2"
+            ))
+            .bind(id)
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await,
+            None => {
+                sqlx::query(&format!("{base} ORDER BY g.id DESC LIMIT $1"))
+                    .bind(limit)
+                    .fetch_all(&self.pool)
+                    .await
+            }
+        }
+        .map_err(db)?;
+        let mut games = Vec::new();
+        for row in rows {
+            let id: i64 = row.try_get(0).map_err(db)?;
+            let entry: Option<String> = row.try_get(8).map_err(db)?;
+            games.push(GameRow {
+                id,
+                kind: row.try_get(1).map_err(db)?,
+                league: row.try_get(2).map_err(db)?,
+                variant: row.try_get(3).map_err(db)?,
+                seed: row.try_get(4).map_err(db)?,
+                state: row.try_get(5).map_err(db)?,
+                attempts: row.try_get(6).map_err(db)?,
+                error: row.try_get(7).map_err(db)?,
+                seats: self.seats(id).await?,
+                entry: entry.and_then(|e| serde_json::from_str(&e).ok()),
+            });
+        }
+        Ok(games)
+    }
+
+    /// The submission in each seat of a game.
+    pub async fn seats(&self, game: i64) -> Result<Vec<i64>, HostError> {
+        let rows =
+            sqlx::query("SELECT submission_id FROM game_seats WHERE game_id = $1 ORDER BY seat")
+                .bind(game)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(db)?;
+        rows.iter()
+            .map(|r| r.try_get(0))
+            .collect::<Result<_, _>>()
+            .map_err(db)
+    }
+
+    /// A finished game's gzipped replay.
+    pub async fn replay(&self, game: i64) -> Result<Option<Vec<u8>>, HostError> {
+        let row = sqlx::query("SELECT replay FROM results WHERE game_id = $1")
+            .bind(game)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(row.and_then(|r| r.try_get::<Option<Vec<u8>>, _>(0).ok().flatten()))
+    }
+
+    /// Every result, in completion order: (game id, completion, journal line).
+    pub async fn results(&self) -> Result<Vec<(i64, i64, String)>, HostError> {
+        let rows =
+            sqlx::query("SELECT game_id, completion, entry FROM results ORDER BY completion")
+                .fetch_all(&self.pool)
+                .await
+                .map_err(db)?;
+        rows.iter()
+            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(db)
+    }
+
+    /// Finished games of one kind in completion order: (seats, journal line).
+    pub async fn finished_of_kind(&self, kind: &str) -> Result<Vec<(Vec<i64>, String)>, HostError> {
+        let rows = sqlx::query(
+            "SELECT g.id, r.entry FROM results r JOIN games g ON g.id = r.game_id \
+             WHERE g.kind = $1 ORDER BY r.completion",
+        )
+        .bind(kind)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let id: i64 = row.try_get(0).map_err(db)?;
+            out.push((self.seats(id).await?, row.try_get(1).map_err(db)?));
+        }
+        Ok(out)
+    }
+
+    /// Games of one kind that are not cancelled: (seats, round).
+    pub async fn games_of_kind(&self, kind: &str) -> Result<Vec<(Vec<i64>, i64)>, HostError> {
+        let rows = sqlx::query(
+            "SELECT id, round FROM games WHERE kind = $1 AND state <> 'cancelled' ORDER BY id",
+        )
+        .bind(kind)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let id: i64 = row.try_get(0).map_err(db)?;
+            out.push((self.seats(id).await?, row.try_get(1).map_err(db)?));
+        }
+        Ok(out)
+    }
+
+    /// Promotions in order: (submission, from league, completion).
+    pub async fn promotions(&self) -> Result<Vec<(i64, i64, i64)>, HostError> {
+        let rows = sqlx::query(
+            "SELECT submission_id, from_league, completion FROM promotions ORDER BY completion, submission_id",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        rows.iter()
+            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(db)
+    }
+}

@@ -1,0 +1,754 @@
+//! The API's security rules, each tested: authentication on every write, a contestant never reads
+//! another's code, build log or stderr, organisers-only actions, upload size and rate limits, and
+//! archives refused with a clear reason (zip bomb, path traversal, symbolic link), an unknown
+//! language and a build failure reported as such.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use arena_host::{Contest, Host, HostOptions};
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use serde_json::Value;
+use tower::ServiceExt;
+
+const ORG: &str = "organiser-token-0123456789";
+const ALICE: &str = "alice-token-0123456789ab";
+const BOB: &str = "bob-token-0123456789abcd";
+
+struct Fixture {
+    host: Arc<Host>,
+    _dir: tempfile::TempDir,
+}
+
+async fn fixture(extra: &str) -> Fixture {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let contest = Contest::parse(&format!(
+        r#"
+name = "api"
+game = "spring2021"
+format = "ladder"
+workers = 1
+# Python bots on a loaded test machine (a g++ build runs beside them): no answer may time out. A
+# bot that times out on its first turn ends the game before the other is ever asked, and that one,
+# frozen since its start, may not have written its stderr yet (seen twice at time_scale 1 and 20).
+# Limits only bound stalls; they cost nothing when the bots answer.
+time_scale = 100.0
+{extra}
+
+[ladder]
+placement_games = 1
+max_games = 1
+
+[[contestants]]
+name = "alice"
+token = "{ALICE}"
+
+[[contestants]]
+name = "bob"
+token = "{BOB}"
+
+[[organisers]]
+name = "org"
+token = "{ORG}"
+"#
+    ))
+    .expect("contest");
+    let host = Host::open(HostOptions {
+        contest,
+        db: format!("sqlite://{}", dir.path().join("c.db").display()),
+        schema: None,
+        data_dir: dir.path().join("data"),
+        game: Arc::from(arena_spring2021::entry()),
+        // The sandbox's helper is the `arena` binary; the command's tests run the sandboxed path.
+        sandbox: None,
+        sandbox_factory: None,
+        pin_cpus: false,
+    })
+    .await
+    .expect("host");
+    Fixture { host, _dir: dir }
+}
+
+async fn call(
+    host: &Arc<Host>,
+    method: &str,
+    uri: &str,
+    token: Option<&str>,
+    body: Vec<u8>,
+) -> (StatusCode, Vec<u8>) {
+    let mut request = Request::builder().method(method).uri(uri);
+    if let Some(token) = token {
+        request = request.header("authorization", format!("Bearer {token}"));
+    }
+    if method == "POST" && uri.starts_with("/api/freeze") {
+        request = request.header("content-type", "application/json");
+    }
+    let response = arena_host::api::router(Arc::clone(host))
+        .oneshot(request.body(Body::from(body)).expect("request"))
+        .await
+        .expect("response");
+    let status = response.status();
+    let bytes = axum::body::to_bytes(response.into_body(), 64 << 20)
+        .await
+        .expect("body");
+    (status, bytes.to_vec())
+}
+
+fn json(bytes: &[u8]) -> Value {
+    serde_json::from_slice(bytes)
+        .unwrap_or_else(|_| panic!("JSON: {}", String::from_utf8_lossy(bytes)))
+}
+
+/// Uploads and waits for the build; returns (id, state, log).
+async fn upload(
+    host: &Arc<Host>,
+    token: &str,
+    name: &str,
+    bytes: Vec<u8>,
+) -> (i64, String, String) {
+    let (status, body) = call(
+        host,
+        "POST",
+        &format!("/api/submissions?name={name}"),
+        Some(token),
+        bytes,
+    )
+    .await;
+    assert_eq!(
+        status,
+        StatusCode::ACCEPTED,
+        "{}",
+        String::from_utf8_lossy(&body)
+    );
+    let id = json(&body)["id"].as_i64().expect("id");
+    for _ in 0..6000 {
+        let (_, body) = call(
+            host,
+            "GET",
+            &format!("/api/submissions/{id}"),
+            Some(token),
+            vec![],
+        )
+        .await;
+        let s = json(&body);
+        if s["state"] != "building" {
+            return (
+                id,
+                s["state"].as_str().unwrap_or("").to_string(),
+                s["build_log"].as_str().unwrap_or("").to_string(),
+            );
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("the build of {name} never finished");
+}
+
+fn bot_saying(secret: &str) -> Vec<u8> {
+    let starter = include_str!("../../arena/starters/spring2021/bot.py");
+    format!("import sys\nsys.stderr.write('{secret}\\n')\nsys.stderr.flush()\n{starter}")
+        .into_bytes()
+}
+
+fn zip_with(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, data) in entries {
+        out.start_file(
+            *name,
+            zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Deflated),
+        )
+        .expect("entry");
+        out.write_all(data).expect("data");
+    }
+    out.finish().expect("zip").into_inner()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_write_needs_a_token_and_organiser_actions_need_an_organiser() {
+    let f = fixture("").await;
+    let writes = [
+        "/api/submissions?name=bot.py",
+        "/api/submissions/1/stop",
+        "/api/submissions/1/resume",
+        "/api/submissions/1/rerun",
+        "/api/freeze",
+    ];
+    for uri in writes {
+        let (status, _) = call(&f.host, "POST", uri, None, b"{\"frozen\":true}".to_vec()).await;
+        assert_eq!(
+            status,
+            StatusCode::UNAUTHORIZED,
+            "POST {uri} without a token"
+        );
+        let (status, _) = call(
+            &f.host,
+            "POST",
+            uri,
+            Some("not-a-token-at-all"),
+            b"{\"frozen\":true}".to_vec(),
+        )
+        .await;
+        assert_eq!(
+            status,
+            StatusCode::UNAUTHORIZED,
+            "POST {uri} with a wrong token"
+        );
+    }
+    // The cookie the pages set is for reading only: a write with it alone is refused.
+    let response = arena_host::api::router(Arc::clone(&f.host))
+        .oneshot(
+            Request::builder()
+                .method("POST")
+                .uri("/api/submissions?name=bot.py")
+                .header("cookie", format!("arena_token={ALICE}"))
+                .body(Body::from(bot_saying("x")))
+                .expect("request"),
+        )
+        .await
+        .expect("response");
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    // Reads need a token too.
+    for uri in [
+        "/api/me",
+        "/api/submissions",
+        "/api/leaderboard",
+        "/api/games",
+        "/api/export/results.jsonl",
+    ] {
+        assert_eq!(
+            call(&f.host, "GET", uri, None, vec![]).await.0,
+            StatusCode::UNAUTHORIZED,
+            "GET {uri}"
+        );
+    }
+    for uri in [
+        "/api/submissions/1/stop",
+        "/api/submissions/1/rerun",
+        "/api/freeze",
+    ] {
+        let (status, _) = call(
+            &f.host,
+            "POST",
+            uri,
+            Some(ALICE),
+            b"{\"frozen\":true}".to_vec(),
+        )
+        .await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "POST {uri} as a contestant");
+    }
+    for uri in ["/api/export/results.jsonl", "/api/export/leaderboard.csv"] {
+        assert_eq!(
+            call(&f.host, "GET", uri, Some(BOB), vec![]).await.0,
+            StatusCode::FORBIDDEN,
+            "GET {uri}"
+        );
+        assert_eq!(
+            call(&f.host, "GET", uri, Some(ORG), vec![]).await.0,
+            StatusCode::OK,
+            "GET {uri}"
+        );
+    }
+    let (status, body) = call(&f.host, "GET", "/api/me", Some(ORG), vec![]).await;
+    assert_eq!(
+        (status, json(&body)["role"].as_str()),
+        (StatusCode::OK, Some("organiser"))
+    );
+    // Registration is closed unless the contest opens it.
+    let (status, _) = call(
+        &f.host,
+        "POST",
+        "/api/register",
+        None,
+        b"{\"name\":\"eve\"}".to_vec(),
+    )
+    .await;
+    assert!(status == StatusCode::FORBIDDEN || status == StatusCode::UNSUPPORTED_MEDIA_TYPE);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_contestant_never_reads_another_contestants_code_log_or_stderr() {
+    let f = fixture("").await;
+    let (a, state, log) = upload(
+        &f.host,
+        ALICE,
+        "alice.py",
+        bot_saying("alice-secret-stderr"),
+    )
+    .await;
+    assert_eq!(state, "ready", "{log}");
+    let (b, state, log) = upload(&f.host, BOB, "bob.py", bot_saying("bob-secret-stderr")).await;
+    assert_eq!(state, "ready", "{log}");
+
+    // Code and build logs: one's own only; someone else's is "not found", like a missing one.
+    for (token, own, other) in [(ALICE, a, b), (BOB, b, a)] {
+        assert_eq!(
+            call(
+                &f.host,
+                "GET",
+                &format!("/api/submissions/{own}/source"),
+                Some(token),
+                vec![]
+            )
+            .await
+            .0,
+            StatusCode::OK
+        );
+        for uri in [
+            format!("/api/submissions/{other}"),
+            format!("/api/submissions/{other}/source"),
+        ] {
+            assert_eq!(
+                call(&f.host, "GET", &uri, Some(token), vec![]).await.0,
+                StatusCode::NOT_FOUND,
+                "{uri}"
+            );
+        }
+        let (_, body) = call(
+            &f.host,
+            "GET",
+            "/api/submissions?all=true",
+            Some(token),
+            vec![],
+        )
+        .await;
+        let ids: Vec<i64> = json(&body)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_i64().unwrap())
+            .collect();
+        assert_eq!(
+            ids,
+            vec![own],
+            "a contestant lists only its own submissions, even asking for all"
+        );
+    }
+    let (_, body) = call(
+        &f.host,
+        "GET",
+        &format!("/api/submissions/{a}/source"),
+        Some(ORG),
+        vec![],
+    )
+    .await;
+    assert_eq!(
+        body,
+        bot_saying("alice-secret-stderr"),
+        "the organiser reads everything"
+    );
+
+    // One game between them.
+    assert_eq!(f.host.schedule().await.expect("schedule"), 1);
+    let host = Arc::clone(&f.host);
+    let workers = host.spawn_workers(1, true);
+    tokio::task::spawn_blocking(move || {
+        for worker in workers {
+            worker.join().expect("worker").expect("worker ran");
+        }
+    })
+    .await
+    .expect("joined");
+    let (_, body) = call(&f.host, "GET", "/api/games", Some(ALICE), vec![]).await;
+    let games = json(&body);
+    let game = games[0]["id"].as_i64().expect("a game");
+    assert_eq!(games[0]["state"], "done", "{games}");
+
+    let replay_as = async |token| {
+        let (status, body) = call(
+            &f.host,
+            "GET",
+            &format!("/api/games/{game}/replay"),
+            Some(token),
+            vec![],
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK);
+        String::from_utf8(body).expect("text")
+    };
+    let alice_view = replay_as(ALICE).await;
+    assert!(
+        alice_view.contains("alice-secret-stderr") && !alice_view.contains("bob-secret-stderr")
+    );
+    let bob_view = replay_as(BOB).await;
+    let bob_players = &serde_json::from_str::<Value>(&bob_view).expect("json")["players"];
+    assert!(
+        bob_view.contains("bob-secret-stderr") && !bob_view.contains("alice-secret-stderr"),
+        "{bob_players:#}"
+    );
+    let org_view = replay_as(ORG).await;
+    assert!(org_view.contains("bob-secret-stderr") && org_view.contains("alice-secret-stderr"));
+    // The viewer page applies the same rule.
+    let (status, page) = call(
+        &f.host,
+        "GET",
+        &format!("/games/{game}"),
+        Some(ALICE),
+        vec![],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let page = String::from_utf8(page).expect("html");
+    assert!(page.contains("<html") || page.contains("<!doctype") || page.contains("<!DOCTYPE"));
+    assert!(!page.contains("bob-secret-stderr"));
+
+    // The export: an `arena tournament` folder, organisers only, its files and nothing else.
+    assert_eq!(
+        call(&f.host, "POST", "/api/export", Some(ALICE), vec![])
+            .await
+            .0,
+        StatusCode::FORBIDDEN
+    );
+    let (status, body) = call(&f.host, "POST", "/api/export", Some(ORG), vec![]).await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+    let export = json(&body);
+    assert_eq!(export["games"], 1);
+    let report = export["report"].as_str().expect("report link").to_string();
+    let (status, page) = call(&f.host, "GET", &report, Some(ORG), vec![]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        String::from_utf8_lossy(&page).contains("alice#"),
+        "the report names the bots"
+    );
+    assert_eq!(
+        call(&f.host, "GET", &report, Some(ALICE), vec![]).await.0,
+        StatusCode::FORBIDDEN
+    );
+    let (status, summary) = call(&f.host, "GET", "/export/1/summary.json", Some(ORG), vec![]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(json(&summary)["stats"]["games"], 1);
+    assert_eq!(
+        call(
+            &f.host,
+            "GET",
+            "/export/1/replays/0.json.gz",
+            Some(ORG),
+            vec![]
+        )
+        .await
+        .0,
+        StatusCode::OK
+    );
+    for uri in [
+        "/export/1/../../c.db",
+        "/export/1/replays/..%2F..%2Fc.db",
+        "/export/1/replays/x.js",
+    ] {
+        assert_eq!(
+            call(&f.host, "GET", uri, Some(ORG), vec![]).await.0,
+            StatusCode::NOT_FOUND,
+            "{uri}"
+        );
+    }
+
+    // A frozen leaderboard is what contestants see; the organiser sees it live.
+    assert_eq!(
+        call(
+            &f.host,
+            "POST",
+            "/api/freeze",
+            Some(ORG),
+            b"{\"frozen\":true}".to_vec()
+        )
+        .await
+        .0,
+        StatusCode::OK
+    );
+    let (_, body) = call(&f.host, "GET", "/api/leaderboard", Some(ALICE), vec![]).await;
+    assert_eq!(json(&body)["frozen"], true);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uploads_are_limited_and_bad_archives_languages_and_builds_are_reported() {
+    let f =
+        fixture("[limits]\nupload_bytes = 200000\nuploads_per_hour = 6\narchive_ratio = 50").await;
+    // Too big: refused before anything is stored.
+    let (status, _) = call(
+        &f.host,
+        "POST",
+        "/api/submissions?name=big.py",
+        Some(ALICE),
+        vec![b'#'; 200_001],
+    )
+    .await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    // A bad name.
+    let (status, body) = call(
+        &f.host,
+        "POST",
+        "/api/submissions?name=..%2F..%2Fetc",
+        Some(ALICE),
+        b"x".to_vec(),
+    )
+    .await;
+    assert_eq!(
+        status,
+        StatusCode::BAD_REQUEST,
+        "{}",
+        String::from_utf8_lossy(&body)
+    );
+
+    let traversal = zip_with(&[("../../evil.py", b"print(1)")]);
+    let (_, state, log) = upload(&f.host, ALICE, "t.zip", traversal).await;
+    assert_eq!(state, "failed");
+    assert!(log.contains("outside the bot's folder"), "{log}");
+
+    let bomb = zip_with(&[("bot.py", &vec![b' '; 4 << 20])]);
+    assert!(bomb.len() < 100_000);
+    let (_, state, log) = upload(&f.host, ALICE, "bomb.zip", bomb).await;
+    assert_eq!(state, "failed");
+    assert!(log.contains("zip bomb"), "{log}");
+
+    let mut link = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    link.add_symlink(
+        "bot.py",
+        "/etc/passwd",
+        zip::write::SimpleFileOptions::default(),
+    )
+    .expect("link");
+    let (_, state, log) = upload(
+        &f.host,
+        ALICE,
+        "link.zip",
+        link.finish().unwrap().into_inner(),
+    )
+    .await;
+    assert_eq!(state, "failed");
+    assert!(log.contains("symbolic link"), "{log}");
+
+    let (_, state, log) = upload(&f.host, ALICE, "bot.xyz", b"whatever".to_vec()).await;
+    assert_eq!(state, "failed");
+    assert!(log.contains("unknown language"), "{log}");
+
+    let (_, state, log) = upload(
+        &f.host,
+        ALICE,
+        "bot.cpp",
+        b"int main() { this is not C++ }".to_vec(),
+    )
+    .await;
+    assert_eq!(state, "failed");
+    assert!(
+        log.contains("build failed") && log.contains("error"),
+        "{log}"
+    );
+
+    let folder = zip_with(&[(
+        "bot.py",
+        include_bytes!("../../arena/starters/spring2021/bot.py"),
+    )]);
+    let (_, state, log) = upload(&f.host, ALICE, "folder.zip", folder).await;
+    assert_eq!(state, "ready", "{log}");
+
+    // That made 6 uploads (the too-big one and the bad name were never stored): the 7th is over
+    // the hourly limit; Bob's quota is his own.
+    let (status, body) = call(
+        &f.host,
+        "POST",
+        "/api/submissions?name=bot.py",
+        Some(ALICE),
+        bot_saying("x"),
+    )
+    .await;
+    assert_eq!(
+        status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        String::from_utf8_lossy(&body)
+    );
+    assert!(
+        json(&body)["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("uploads an hour")
+    );
+    let (status, _) = call(
+        &f.host,
+        "POST",
+        "/api/submissions?name=bot.py",
+        Some(BOB),
+        bot_saying("x"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_registration_gives_a_working_token_once_per_name() {
+    let f = fixture("open_registration = true").await;
+    let register = |name: &str| {
+        let host = Arc::clone(&f.host);
+        let body = format!("{{\"name\":\"{name}\"}}").into_bytes();
+        async move {
+            let response = arena_host::api::router(host)
+                .oneshot(
+                    Request::builder()
+                        .method("POST")
+                        .uri("/api/register")
+                        .header("content-type", "application/json")
+                        .body(Body::from(body))
+                        .expect("request"),
+                )
+                .await
+                .expect("response");
+            let status = response.status();
+            let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+                .await
+                .expect("body");
+            (status, json(&bytes))
+        }
+    };
+    let (status, body) = register("eve").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let token = body["token"].as_str().expect("a token").to_string();
+    assert!(token.len() >= 32);
+    let (status, me) = call(&f.host, "GET", "/api/me", Some(&token), vec![]).await;
+    assert_eq!(
+        (status, json(&me)["name"].clone()),
+        (StatusCode::OK, Value::from("eve"))
+    );
+    assert_eq!(register("eve").await.0, StatusCode::CONFLICT, "a name once");
+    assert_eq!(
+        register("alice").await.0,
+        StatusCode::CONFLICT,
+        "the file's people too"
+    );
+    assert_eq!(register("../x").await.0, StatusCode::BAD_REQUEST);
+    // A registered contestant uploads like any other.
+    let (_, state, log) = upload(&f.host, &token, "eve.py", bot_saying("eve")).await;
+    assert_eq!(state, "ready", "{log}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_build_cut_short_by_a_restart_is_built_again() {
+    let f = fixture("").await;
+    let alice = f
+        .host
+        .store
+        .user_by_name("alice")
+        .await
+        .unwrap()
+        .expect("alice");
+    // As a killed server leaves it: recorded, never built.
+    let bytes = bot_saying("x");
+    let id = f
+        .host
+        .store
+        .add_submission(alice, "upload", "bot.py", Some(&bytes), "sha", 0)
+        .await
+        .unwrap();
+    assert_eq!(f.host.resume_builds().await.unwrap(), 1);
+    for _ in 0..6000 {
+        let s = f.host.store.submission(id).await.unwrap().expect("it");
+        if s.state != "building" {
+            assert_eq!(s.state, "ready", "{}", s.build_log);
+            assert!(s.active, "and it plays");
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("never built");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn someone_removed_from_the_contest_file_is_signed_out_and_stops_playing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let open = |people: &str| {
+        let contest = Contest::parse(&format!(
+            "name = \"r\"\ngame = \"spring2021\"\nformat = \"ladder\"\n{people}"
+        ))
+        .expect("contest");
+        Host::open(HostOptions {
+            contest,
+            db: format!("sqlite://{}", dir.path().join("c.db").display()),
+            schema: None,
+            data_dir: dir.path().join("data"),
+            game: Arc::from(arena_spring2021::entry()),
+            sandbox: None,
+            sandbox_factory: None,
+            pin_cpus: false,
+        })
+    };
+    let both = format!(
+        "[[contestants]]\nname = \"alice\"\ntoken = \"{ALICE}\"\n\
+         [[contestants]]\nname = \"bob\"\ntoken = \"{BOB}\"\n\
+         [[bots]]\nname = \"house\"\nbot = \"builtin:random\"\n"
+    );
+    let host = open(&both).await.expect("host");
+    assert!(host.revoked.is_empty());
+    let (_, state, log) = upload(&host, BOB, "bob.py", bot_saying("b")).await;
+    assert_eq!(state, "ready", "{log}");
+    assert_eq!(
+        call(&host, "GET", "/api/me", Some(BOB), vec![]).await.0,
+        StatusCode::OK
+    );
+    host.store.close().await;
+    drop(host);
+
+    let host = open(&format!(
+        "[[contestants]]\nname = \"alice\"\ntoken = \"{ALICE}\"\n"
+    ))
+    .await
+    .expect("host again");
+    let mut revoked = host.revoked.clone();
+    revoked.sort();
+    assert_eq!(revoked, vec!["bob".to_string(), "house".to_string()]);
+    assert_eq!(
+        call(&host, "GET", "/api/me", Some(BOB), vec![]).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        call(&host, "GET", "/api/me", Some(ALICE), vec![]).await.0,
+        StatusCode::OK
+    );
+    assert!(
+        host.store.players().await.expect("players").is_empty(),
+        "bob's and the house bot's stop"
+    );
+    // Listed again, they are back (the file is the authority).
+    host.store.close().await;
+    drop(host);
+    let host = open(&both).await.expect("host a third time");
+    assert_eq!(
+        call(&host, "GET", "/api/me", Some(BOB), vec![]).await.0,
+        StatusCode::OK
+    );
+    let players: Vec<String> = host
+        .store
+        .players()
+        .await
+        .expect("players")
+        .into_iter()
+        .map(|p| p.user)
+        .collect();
+    assert_eq!(
+        players,
+        vec!["house".to_string()],
+        "a house bot comes back; bob uploads again"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_that_builds_but_cannot_start_is_refused_with_its_stderr() {
+    let f = fixture("").await;
+    let (_, state, log) = upload(
+        &f.host,
+        ALICE,
+        "crash.py",
+        b"import no_such_module_anywhere\n".to_vec(),
+    )
+    .await;
+    assert_eq!(state, "failed", "{log}");
+    assert!(
+        log.contains("built as"),
+        "the build itself went through: {log}"
+    );
+    assert!(log.contains("could not start"), "{log}");
+    assert!(
+        log.contains("no_such_module_anywhere"),
+        "its stderr is in the log: {log}"
+    );
+    let (_, state, log) = upload(&f.host, ALICE, "ok.py", bot_saying("fine")).await;
+    assert_eq!(state, "ready", "{log}");
+    assert!(log.contains("answered its first turn"), "{log}");
+}

@@ -1,0 +1,238 @@
+//! The ladder with real games (Spring 2021's built-in bots, in process, through the host's
+//! workers and database): 20 submissions of known strength converge to the right order, and
+//! promotion past a boss happens exactly when the rule says, checked against the results replayed
+//! in completion order.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arena_host::ladder::{self, Rating};
+use arena_host::{Contest, Host, HostOptions};
+
+/// A host on SQLite (a file in `dir`), or on the real PostgreSQL in a fresh schema.
+async fn host_on(contest: &str, dir: &std::path::Path, postgres: bool) -> Arc<Host> {
+    let (db, schema) = if postgres {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        (
+            "postgres://postgres@127.0.0.1:5432/test".to_string(),
+            Some(format!("t_ladder_{}_{nanos}", std::process::id())),
+        )
+    } else {
+        (format!("sqlite://{}", dir.join("c.db").display()), None)
+    };
+    Host::open(HostOptions {
+        contest: Contest::parse(contest).expect("contest"),
+        db,
+        schema,
+        data_dir: dir.join("data"),
+        game: Arc::from(arena_spring2021::entry()),
+        sandbox: None,
+        sandbox_factory: None,
+        pin_cpus: false,
+    })
+    .await
+    .expect("host (PostgreSQL runs on this machine kind and in CI)")
+}
+
+async fn host(contest: &str, dir: &std::path::Path) -> Arc<Host> {
+    host_on(contest, dir, false).await
+}
+
+/// Schedules and plays until the scheduler has nothing left to queue.
+async fn play_out(host: &Arc<Host>) {
+    loop {
+        let queued = host.schedule().await.expect("schedule");
+        if queued == 0 && host.store.count_games("queued").await.expect("count") == 0 {
+            break;
+        }
+        let workers = host.spawn_workers(2, true);
+        tokio::task::spawn_blocking(move || {
+            for worker in workers {
+                worker.join().expect("worker").expect("worker ran");
+            }
+        })
+        .await
+        .expect("joined");
+    }
+}
+
+/// Handicap (percent of moves played by the random bot) of a house bot named `hNN`.
+fn handicap(name: &str) -> i64 {
+    name.trim_start_matches('h').parse().expect("hNN")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn twenty_bots_of_known_strength_converge_to_the_right_order() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut contest = String::from(
+        "name = \"convergence\"\ngame = \"spring2021\"\nformat = \"ladder\"\nseed = 3\nworkers = 2\n\
+         [ladder]\nplacement_games = 10\nwindow = 6\nmax_games = 80\n",
+    );
+    // planner with 0 %, 5 %, ..., 95 % of its moves replaced by random ones: strength falls with
+    // the handicap.
+    for step in 0..20 {
+        contest.push_str(&format!(
+            "[[bots]]\nname = \"h{:02}\"\nbot = \"builtin:planner@{}\"\n",
+            step * 5,
+            step * 5
+        ));
+    }
+    let host = host(&contest, dir.path()).await;
+    play_out(&host).await;
+    let mut players = host.store.players().await.expect("players");
+    assert_eq!(players.len(), 20);
+    assert!(
+        players.iter().all(|p| p.games >= 80),
+        "every bot played its games"
+    );
+    players.sort_by(|a, b| b.mu.total_cmp(&a.mu));
+    let order: Vec<i64> = players.iter().map(|p| handicap(&p.user)).collect();
+    // Spearman's rank correlation between the ladder's order and the true one.
+    let n = order.len() as f64;
+    let d2: f64 = order
+        .iter()
+        .enumerate()
+        .map(|(rank, h)| {
+            let d = rank as f64 - (*h / 5) as f64;
+            d * d
+        })
+        .sum();
+    let rho = 1.0 - 6.0 * d2 / (n * (n * n - 1.0));
+    eprintln!("ladder order by rating (handicaps): {order:?}, Spearman {rho:.4}");
+    assert!(
+        rho > 0.95,
+        "rank correlation {rho:.3}, order by rating: {order:?}"
+    );
+    // No bot is ranked above one that is 20 points of handicap stronger.
+    for (i, high) in order.iter().enumerate() {
+        for low in &order[i + 1..] {
+            assert!(
+                *low + 20 > *high,
+                "h{high:02} is ranked above h{low:02}: order {order:?}"
+            );
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn promotion_past_the_boss_happens_exactly_when_the_rule_says() {
+    for postgres in [false, true] {
+        promotion_on(postgres).await;
+    }
+}
+
+async fn promotion_on(postgres: bool) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut contest = String::from(
+        "name = \"promotion\"\ngame = \"spring2021\"\nformat = \"ladder\"\nseed = 9\nworkers = 2\n\
+         [ladder]\nplacement_games = 3\npromotion_games = 6\nmax_games = 14\n\
+         [[leagues]]\nname = \"wood1\"\nboss = \"builtin:wood1\"\n[[leagues]]\nname = \"bronze\"\n",
+    );
+    for h in [0, 20, 40, 60, 80, 100] {
+        contest.push_str(&format!(
+            "[[bots]]\nname = \"h{h:02}\"\nbot = \"builtin:planner@{h}\"\nleague = \"wood1\"\n"
+        ));
+    }
+    let host = host_on(&contest, dir.path(), postgres).await;
+    play_out(&host).await;
+
+    let players = host.store.players().await.expect("players");
+    let boss = players
+        .iter()
+        .find(|p| p.user == "wood1-boss")
+        .expect("the boss plays")
+        .id;
+    // Replay every result in completion order with the rule, from fresh ratings.
+    let games = host.store.games(None, 100_000).await.expect("games");
+    let by_id: HashMap<i64, _> = games.iter().map(|g| (g.id, g)).collect();
+    let mut league: HashMap<i64, i64> = players.iter().map(|p| (p.id, 0)).collect();
+    let mut rating: HashMap<i64, Rating> = HashMap::new();
+    let mut played: HashMap<i64, i64> = HashMap::new();
+    let mut expected = Vec::new();
+    for (game, completion, entry) in host.store.results().await.expect("results") {
+        let row = by_id[&game];
+        let entry: serde_json::Value = serde_json::from_str(&entry).expect("entry");
+        let ranks: Vec<u32> = entry["ranks"]
+            .as_array()
+            .expect("ranks")
+            .iter()
+            .map(|r| r.as_u64().expect("rank") as u32)
+            .collect();
+        let before: Vec<Rating> = row
+            .seats
+            .iter()
+            .map(|s| rating.get(s).copied().unwrap_or_default())
+            .collect();
+        let after = ladder::rate(&before, &ranks);
+        for (seat, new) in row.seats.iter().zip(after) {
+            if league[seat] == row.league {
+                rating.insert(*seat, new);
+                *played.entry(*seat).or_default() += 1;
+            }
+        }
+        if row.league == 0 {
+            let boss_mu = rating.get(&boss).copied().unwrap_or_default().mu;
+            for seat in &row.seats {
+                let r = rating.get(seat).copied().unwrap_or_default();
+                let games = played.get(seat).copied().unwrap_or(0);
+                if *seat != boss && league[seat] == 0 && ladder::promoted(games, r.mu, boss_mu, 6) {
+                    league.insert(*seat, 1);
+                    rating.insert(*seat, Rating::default());
+                    played.insert(*seat, 0);
+                    expected.push((*seat, 0, completion));
+                }
+            }
+        }
+    }
+    expected.sort_by_key(|&(s, _, c)| (c, s));
+    let recorded = host.store.promotions().await.expect("promotions");
+    assert_eq!(
+        recorded, expected,
+        "promotions recorded against the rule replayed"
+    );
+    assert!(!recorded.is_empty(), "someone beat the boss");
+    let name_of = |id: i64| {
+        players
+            .iter()
+            .find(|p| p.id == id)
+            .map(|p| p.user.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        recorded.iter().any(|&(s, _, _)| name_of(s) == "h00"),
+        "the unhandicapped planner got past the boss: {recorded:?}"
+    );
+    for p in &players {
+        assert_eq!(p.league, league[&p.id], "{}: its league", p.user);
+    }
+    host.store.close().await;
+    if postgres {
+        drop_schemas_of_this_process().await;
+    }
+}
+
+/// Drops the PostgreSQL schemas this test process made.
+async fn drop_schemas_of_this_process() {
+    use sqlx::{Executor, Row};
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect("postgres://postgres@127.0.0.1:5432/test")
+        .await
+        .expect("PostgreSQL");
+    let prefix = format!("t_ladder_{}_", std::process::id());
+    let rows = sqlx::query("SELECT schema_name::text FROM information_schema.schemata")
+        .fetch_all(&pool)
+        .await
+        .expect("schemas");
+    for row in rows {
+        let name: String = row.try_get(0).expect("name");
+        if name.starts_with(&prefix) {
+            pool.execute(format!("DROP SCHEMA {name} CASCADE").as_str())
+                .await
+                .expect("drop");
+        }
+    }
+    pool.close().await;
+}

@@ -1,0 +1,287 @@
+//! The storage layer against both databases it supports: SQLite (a file) and the real PostgreSQL
+//! of this machine kind (127.0.0.1:5432, database `test`, user `postgres`), each test in a fresh
+//! schema of its own. The same assertions run on both.
+
+use arena_host::ladder::{self, Rating};
+use arena_host::store::{Claimed, Finished, NewGame, Promotion, Role, Store};
+
+const POSTGRES: &str = "postgres://postgres@127.0.0.1:5432/test";
+
+/// Drops a test's schema (the tests' tables do not pile up in the shared database).
+async fn drop_schema(schema: &str) {
+    use sqlx::Executor;
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(POSTGRES).await.expect("PostgreSQL");
+    pool.execute(format!("DROP SCHEMA IF EXISTS {schema} CASCADE").as_str())
+        .await
+        .expect("drop the test's schema");
+    pool.close().await;
+}
+
+/// A fresh store of each kind: (label, store, what keeps it alive, the PostgreSQL schema).
+async fn stores() -> Vec<(
+    &'static str,
+    Store,
+    Option<tempfile::TempDir>,
+    Option<String>,
+)> {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let sqlite = Store::open(
+        &format!("sqlite://{}", dir.path().join("contest.db").display()),
+        None,
+    )
+    .await
+    .expect("SQLite opens");
+    let schema = fresh_schema();
+    let postgres = Store::open(POSTGRES, Some(&schema)).await.unwrap_or_else(|e| {
+        panic!("PostgreSQL at {POSTGRES} must be running for these tests (it is on this machine kind and in CI): {e}")
+    });
+    vec![
+        ("sqlite", sqlite, Some(dir), None),
+        ("postgres", postgres, None, Some(schema)),
+    ]
+}
+
+fn fresh_schema() -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    format!(
+        "t_store_{}_{}_{nanos}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+async fn two_players(store: &Store) -> (i64, i64, i64, i64) {
+    let alice = store
+        .ensure_user("alice", "hash-a", Role::Contestant)
+        .await
+        .unwrap();
+    let bob = store
+        .ensure_user("bob", "hash-b", Role::Contestant)
+        .await
+        .unwrap();
+    let a = store
+        .add_submission(alice, "builtin", "random", None, "x", 0)
+        .await
+        .unwrap();
+    let b = store
+        .add_submission(bob, "builtin", "random", None, "y", 0)
+        .await
+        .unwrap();
+    store.activate(alice, a).await.unwrap();
+    store.activate(bob, b).await.unwrap();
+    (alice, bob, a, b)
+}
+
+fn finished(index: i64, ranks: &[u32]) -> Finished {
+    Finished {
+        entry: format!("{{\"index\":{index}}}"),
+        ranks: ranks.to_vec(),
+        replay: Some(vec![1, 2, 3, 0, 255]),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_completes_once_and_a_requeued_claim_cannot_complete() {
+    for (label, store, _keep, schema) in stores().await {
+        let (_, _, a, b) = two_players(&store).await;
+        let game = NewGame {
+            kind: "ladder".into(),
+            league: 0,
+            variant: None,
+            seats: vec![a, b],
+            round: 0,
+        };
+        let g1 = store.schedule(&game, 7).await.unwrap();
+        let g2 = store.schedule(&game, 7).await.unwrap();
+        assert_eq!((g1, g2), (1, 2), "{label}: ids from the counter");
+
+        let first = store.claim("w1").await.unwrap().expect("a game");
+        assert_eq!(first.id, g1, "{label}: oldest first");
+        assert_eq!(first.attempts, 1);
+        assert_eq!(
+            first.seed,
+            arena_core::seed::derive_seed(7, 1),
+            "{label}: seed kept exactly"
+        );
+        assert_eq!(
+            first.seats.iter().map(|s| s.id).collect::<Vec<_>>(),
+            vec![a, b]
+        );
+        let promotion = Promotion::default();
+        assert!(
+            store
+                .complete(&first, &finished(1, &[1, 2]), &promotion)
+                .await
+                .unwrap()
+        );
+        assert!(
+            !store
+                .complete(&first, &finished(1, &[1, 2]), &promotion)
+                .await
+                .unwrap(),
+            "{label}: a second completion of the same claim is refused"
+        );
+
+        // A crash while game 2 runs: the restart requeues it; the old claim can no longer complete.
+        let stale = store.claim("w1").await.unwrap().expect("game 2");
+        assert_eq!(store.requeue_running().await.unwrap(), 1, "{label}");
+        assert!(
+            !store
+                .complete(&stale, &finished(2, &[2, 1]), &promotion)
+                .await
+                .unwrap()
+        );
+        let again = store.claim("w2").await.unwrap().expect("game 2 again");
+        assert_eq!((again.id, again.attempts), (g2, 2), "{label}");
+        assert!(
+            store
+                .complete(&again, &finished(2, &[2, 1]), &promotion)
+                .await
+                .unwrap()
+        );
+        assert!(
+            store.claim("w2").await.unwrap().is_none(),
+            "{label}: queue empty"
+        );
+
+        let results = store.results().await.unwrap();
+        assert_eq!(
+            results.iter().map(|r| (r.0, r.1)).collect::<Vec<_>>(),
+            vec![(g1, 1), (g2, 2)],
+            "{label}: one result per game, in completion order"
+        );
+        assert_eq!(
+            store.replay(g1).await.unwrap(),
+            Some(vec![1, 2, 3, 0, 255]),
+            "{label}: bytes kept"
+        );
+        // Ratings: each won once and lost once, in that order.
+        let r1 = ladder::rate(&[Rating::default(), Rating::default()], &[1, 2]);
+        let r2 = ladder::rate(&r1, &[2, 1]);
+        let sa = store.submission(a).await.unwrap().unwrap();
+        let sb = store.submission(b).await.unwrap().unwrap();
+        assert_eq!((sa.games, sb.games), (2, 2), "{label}");
+        assert!(
+            (sa.mu - r2[0].mu).abs() < 1e-12 && (sb.mu - r2[1].mu).abs() < 1e-12,
+            "{label}"
+        );
+        store.close().await;
+        if let Some(schema) = schema {
+            drop_schema(&schema).await;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_submission_is_promoted_exactly_when_it_has_its_games_and_is_rated_above_the_boss() {
+    for (label, store, _keep, schema) in stores().await {
+        let boss_user = store
+            .ensure_user("wood2-boss", "house:boss", Role::House)
+            .await
+            .unwrap();
+        let boss = store
+            .add_submission(boss_user, "builtin", "wood2", None, "b", 0)
+            .await
+            .unwrap();
+        store.activate(boss_user, boss).await.unwrap();
+        let carol = store
+            .ensure_user("carol", "hash-c", Role::Contestant)
+            .await
+            .unwrap();
+        let c = store
+            .add_submission(carol, "builtin", "random", None, "c", 0)
+            .await
+            .unwrap();
+        store.activate(carol, c).await.unwrap();
+        let promotion = Promotion {
+            bosses: vec![Some(boss_user), None],
+            promotion_games: 3,
+            leagues: 2,
+        };
+        // Carol beats the boss every game: after game 1 she is above the boss but has 1 game; the
+        // rule promotes her after game 3 exactly, and not before.
+        let mut ratings = [Rating::default(), Rating::default()];
+        for game in 1..=3 {
+            let id = store
+                .schedule(
+                    &NewGame {
+                        kind: "ladder".into(),
+                        league: 0,
+                        variant: Some("wood2".into()),
+                        seats: vec![c, boss],
+                        round: 0,
+                    },
+                    1,
+                )
+                .await
+                .unwrap();
+            let claimed: Claimed = store.claim("w").await.unwrap().expect("the game");
+            assert_eq!(claimed.id, id);
+            assert!(
+                store
+                    .complete(&claimed, &finished(id, &[1, 2]), &promotion)
+                    .await
+                    .unwrap()
+            );
+            ratings = ladder::rate(&ratings, &[1, 2]).try_into().unwrap();
+            let now = store.submission(c).await.unwrap().unwrap();
+            let expect_promoted = ladder::promoted(game, ratings[0].mu, ratings[1].mu, 3);
+            assert_eq!(expect_promoted, game == 3, "{label}: the rule itself");
+            assert_eq!(
+                now.league,
+                i64::from(game == 3),
+                "{label}: league after game {game}"
+            );
+        }
+        let promoted = store.submission(c).await.unwrap().unwrap();
+        assert_eq!(
+            (promoted.games, promoted.mu),
+            (0, Rating::default().mu),
+            "{label}: fresh rating in the new league"
+        );
+        assert_eq!(
+            store.promotions().await.unwrap(),
+            vec![(c, 0, 3)],
+            "{label}"
+        );
+        // The boss is never promoted, however it is rated.
+        assert_eq!(
+            store.submission(boss).await.unwrap().unwrap().league,
+            0,
+            "{label}"
+        );
+        store.close().await;
+        if let Some(schema) = schema {
+            drop_schema(&schema).await;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reopening_runs_no_migration_twice_and_keeps_the_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("c.db").display());
+    let store = Store::open(&url, None).await.unwrap();
+    store.ensure_user("x", "h", Role::Organiser).await.unwrap();
+    store.close().await;
+    let store = Store::open(&url, None).await.unwrap();
+    assert!(store.user_by_token("h").await.unwrap().is_some());
+    let schema = fresh_schema();
+    let pg = Store::open(POSTGRES, Some(&schema)).await.unwrap();
+    pg.ensure_user("x", "h", Role::Organiser).await.unwrap();
+    pg.close().await;
+    let pg = Store::open(POSTGRES, Some(&schema)).await.unwrap();
+    let user = pg.user_by_token("h").await.unwrap().expect("kept");
+    assert_eq!(user.role, Role::Organiser);
+    // House users never sign in, whatever their stored hash.
+    pg.ensure_user("house", "hh", Role::House).await.unwrap();
+    assert!(pg.user_by_token("hh").await.unwrap().is_none());
+    pg.close().await;
+    drop_schema(&schema).await;
+}

@@ -1,0 +1,105 @@
+//! The start-up probe: a process bot plays the start of a game (READY and its first answer in the
+//! 2014 games, its first turn in the others) against built-in bots, in the sandbox its games will
+//! use. `arena tournament` probes every bot before its first game; the contest server probes every
+//! submission after its build, and its owner reads the outcome in the build log.
+
+use std::sync::Arc;
+
+use arena_core::registry::{GameEntry, GameRequest, PlayerSpec, SeatRequest};
+use arena_core::sandbox::Sandbox;
+use arena_core::{FaultKind, MatchOptions};
+
+/// The last `lines` lines of a bot's stderr, indented, or nothing.
+pub fn stderr_tail(stderr: &str, lines: usize) -> String {
+    let all: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    let start = all.len().saturating_sub(lines);
+    all[start..]
+        .iter()
+        .map(|line| format!("      | {line}\n"))
+        .collect()
+}
+
+/// Probes the process bot of `seat` (a built-in seat passes at once). `Err` says why it could not
+/// start: the faults, the command, the launcher of a submission, its exit status and the end of
+/// its stderr.
+pub async fn probe(
+    game: &dyn GameEntry,
+    variant: Option<&str>,
+    seat: &SeatRequest,
+    time_scale: f64,
+    clock: arena_core::ClockKind,
+    sandbox: Option<Arc<Sandbox>>,
+) -> Result<(), String> {
+    let PlayerSpec::Command(argv) = &seat.spec else {
+        return Ok(());
+    };
+    let builtin: Vec<&str> = game.bots().into_iter().map(|(name, _)| name).collect();
+    let partner = builtin
+        .iter()
+        .find(|&&name| name == "random")
+        .or_else(|| builtin.first())
+        .ok_or_else(|| format!("{} has no built-in bot to probe against", game.id()))?
+        .to_string();
+    let mut request_seats = vec![seat.clone()];
+    request_seats.extend((1..game.players()).map(|_| SeatRequest {
+        name: partner.clone(),
+        spec: PlayerSpec::Builtin(partner.clone()),
+        workdir: None,
+    }));
+    let request = GameRequest {
+        variant: variant.map(str::to_string),
+        seed: 1,
+        seats: request_seats,
+        options: MatchOptions {
+            // Cold caches (a JVM, first imports) make a first start slower than later ones.
+            time_scale: time_scale * 3.0,
+            record_frames: false,
+            probe: true,
+            sandbox,
+            clock,
+            ..MatchOptions::default()
+        },
+        stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
+        prepared: Default::default(),
+    };
+    let result = arena_core::registry::play_in_own_folders(game, request).await?;
+    let fatal: Vec<String> = result.faults[0]
+        .iter()
+        .filter(|fault| fault.kind != FaultKind::Illegal)
+        .map(ToString::to_string)
+        .collect();
+    if fatal.is_empty() {
+        return Ok(());
+    }
+    let player = &result.record["players"][0];
+    let mut message = format!(
+        "the bot {} could not start: {}\n  command: `{}`{}\n",
+        seat.name,
+        fatal.join("; "),
+        argv.join(" "),
+        seat.workdir
+            .as_ref()
+            .map(|dir| format!(" in (a copy of) {}", dir.display()))
+            .unwrap_or_default()
+    );
+    if let Some(dir) = &seat.workdir
+        && let Ok(launcher) = std::fs::read_to_string(dir.join(".arena/launch.sh"))
+    {
+        message.push_str("  launcher:\n");
+        for line in launcher.lines() {
+            message.push_str(&format!("      | {line}\n"));
+        }
+    }
+    if let Some(status) = player["exit_status"].as_str() {
+        message.push_str(&format!("  {status}\n"));
+    }
+    let stderr = player["stderr"].as_str().unwrap_or("");
+    if stderr.trim().is_empty() {
+        message.push_str("  (nothing on stderr)\n");
+    } else {
+        message.push_str("  its stderr (last lines):\n");
+        message.push_str(&stderr_tail(stderr, 12));
+    }
+    message.push_str("no game was played");
+    Err(message)
+}

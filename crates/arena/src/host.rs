@@ -1,0 +1,300 @@
+//! `arena host CONTEST.toml` (the contest server, `arena_host`) and `arena submit` (its client).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, anyhow, bail};
+use arena_host::{Contest, Host, HostOptions};
+
+#[derive(clap::Args, Debug)]
+pub struct HostArgs {
+    /// The contest file (see docs/contest.md).
+    contest: PathBuf,
+    /// The database: `sqlite://FILE` (default: CONTEST.db beside the contest file) or
+    /// `postgres://USER@HOST/DATABASE`.
+    #[arg(long)]
+    db: Option<String>,
+    /// Where uploads and their builds are kept (default: CONTEST-data beside the contest file).
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// Address of the web pages and the API (0.0.0.0:PORT to let contestants on other machines in).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: String,
+    /// Games at once (default: the contest file's `workers`, else one per core).
+    #[arg(long, value_parser = crate::cli::parse_jobs)]
+    workers: Option<usize>,
+    /// Do not pin each worker's bots to a core of their own.
+    #[arg(long)]
+    no_pin: bool,
+    /// Write the results as an `arena tournament` folder (report.html, summary.json,
+    /// leaderboard.csv, results.jsonl, replays) in DIR and exit, without serving.
+    #[arg(long, value_name = "DIR")]
+    export: Option<PathBuf>,
+    #[command(flatten)]
+    sandbox: crate::cli::SandboxOptions,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SubmitArgs {
+    /// The contest server (`http://HOST:PORT`).
+    #[arg(long)]
+    server: String,
+    /// Your token (default: the ARENA_TOKEN environment variable, which keeps it out of `ps`).
+    #[arg(long)]
+    token: Option<String>,
+    /// A source file (its extension names the language), a .zip, or a folder (zipped and sent).
+    file: PathBuf,
+    /// Wait for the build and print its log (exit status 1 if it failed).
+    #[arg(long)]
+    wait: bool,
+}
+
+/// `CONTEST.EXT` → `CONTEST` + `suffix`, beside it.
+fn beside(contest: &Path, suffix: &str) -> PathBuf {
+    let stem = contest
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "contest".into());
+    contest.with_file_name(format!("{stem}{suffix}"))
+}
+
+pub fn host(args: HostArgs) -> Result<ExitCode> {
+    let mut contest = Contest::load(&args.contest)?;
+    if let Some(workers) = args.workers {
+        contest.workers = Some(workers);
+    }
+    let game: Arc<dyn arena_core::registry::GameEntry> =
+        Arc::from(crate::cli::find_game(&contest.game)?);
+    let contest_path = std::path::absolute(&args.contest).context("the contest file's path")?;
+    let db = args
+        .db
+        .clone()
+        .unwrap_or_else(|| format!("sqlite://{}", beside(&contest_path, ".db").display()));
+    let data_dir = args
+        .data
+        .clone()
+        .unwrap_or_else(|| beside(&contest_path, "-data"));
+    // Submissions are processes: the sandbox is needed from the start, and made again when a
+    // build finds a toolchain outside the system's folders (it shows them read-only).
+    let options = args.sandbox.clone();
+    let sandbox_factory: arena_host::host::SandboxFactory =
+        Arc::new(move || options.sandbox(true).map_err(|e| format!("{e:#}")));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async move {
+        let host = Host::open(HostOptions {
+            contest,
+            db: db.clone(),
+            schema: None,
+            data_dir,
+            game,
+            sandbox: None,
+            sandbox_factory: Some(sandbox_factory),
+            pin_cpus: !args.no_pin,
+        })
+        .await?;
+        if let Some(dir) = &args.export {
+            let games = host.export(dir, 200).await?;
+            eprintln!("arena host: wrote {games} games to {} (report.html, summary.json, leaderboard.csv)", dir.display());
+            return Ok(ExitCode::SUCCESS);
+        }
+        let listener = tokio::net::TcpListener::bind(&args.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.listen))?;
+        let address = listener.local_addr().context("the listening address")?;
+        let workers = host.workers();
+        // The first line says where: scripts (and the tests) read it.
+        println!("arena host: http://{address}/");
+        eprintln!(
+            "arena host: {} ({}, {}), {workers} workers, database {db}",
+            host.contest.name,
+            host.contest.game,
+            host.contest.format.name()
+        );
+        host.resume_builds().await?;
+        if !host.revoked.is_empty() {
+            eprintln!(
+                "arena host: no longer in the contest file, signed out and their bots stopped: {}",
+                host.revoked.join(", ")
+            );
+        }
+        if host.requeued > 0 {
+            eprintln!(
+                "arena host: {} games the last run left unfinished are queued again",
+                host.requeued
+            );
+        }
+        let scheduler = tokio::spawn(Arc::clone(&host).run_scheduler());
+        let threads = host.spawn_workers(workers, false);
+        let scheduler_ended = watch(&host, &scheduler, workers);
+        let app = arena_host::api::router(Arc::clone(&host));
+        let served = axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                // Ctrl-C, SIGTERM, or a scheduler or worker that stopped (its error is reported
+                // below).
+                tokio::select! {
+                    _ = crate::cli::interruptible(std::future::pending::<()>()) => {}
+                    _ = scheduler_ended.notified() => {}
+                }
+            })
+            .await;
+        eprintln!("arena host: stopping after the games being played");
+        host.stop();
+        let joined = tokio::task::spawn_blocking(move || {
+            threads
+                .into_iter()
+                .map(|t| t.join().map_err(|_| anyhow!("a worker panicked")))
+                .collect::<Result<Vec<_>>>()
+        })
+        .await
+        .context("the workers")??;
+        for counts in joined {
+            counts?;
+        }
+        scheduler.await.context("the scheduler")??;
+        served.context("the web server")?;
+        host.store.close().await;
+        Ok::<_, anyhow::Error>(ExitCode::SUCCESS)
+    })
+}
+
+/// A notification when the scheduler's task ends or a worker stops (either only happens on an
+/// error or a stop): the server then stops rather than serve a contest that no longer plays.
+fn watch(
+    host: &Arc<Host>,
+    scheduler: &tokio::task::JoinHandle<Result<(), arena_host::HostError>>,
+    workers: usize,
+) -> Arc<tokio::sync::Notify> {
+    let ended = Arc::new(tokio::sync::Notify::new());
+    let abort = scheduler.abort_handle();
+    let watcher = Arc::clone(&ended);
+    let host = Arc::clone(host);
+    tokio::spawn(async move {
+        while !abort.is_finished() && host.workers_running() == workers {
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        }
+        watcher.notify_one();
+    });
+    ended
+}
+
+pub fn submit(args: SubmitArgs) -> Result<ExitCode> {
+    let server = args.server.trim_end_matches('/');
+    let (name, bytes) = if args.file.is_dir() {
+        let name = args
+            .file
+            .canonicalize()
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "bot".into());
+        let bytes = arena_host::archive::zip_folder(&args.file).map_err(|e| anyhow!(e))?;
+        (format!("{name}.zip"), bytes)
+    } else {
+        let name = args
+            .file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .ok_or_else(|| anyhow!("{}: not a file or a folder", args.file.display()))?;
+        let bytes = std::fs::read(&args.file)
+            .with_context(|| format!("cannot read {}", args.file.display()))?;
+        (name, bytes)
+    };
+    let name = arena_host::archive::upload_name(&name).map_err(|e| anyhow!("{e}"))?;
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let token = match args.token.clone() {
+        Some(token) => token,
+        None => std::env::var("ARENA_TOKEN").map_err(|_| {
+            anyhow!("give --token TOKEN or set ARENA_TOKEN (the organiser gave it to you)")
+        })?,
+    };
+    let auth = format!("Bearer {token}");
+    let mut response = agent
+        .post(&format!("{server}/api/submissions?name={name}"))
+        .header("Authorization", &auth)
+        .content_type("application/octet-stream")
+        .send(&bytes[..])
+        .with_context(|| format!("cannot reach {server}"))?;
+    let status = response.status();
+    let body: serde_json::Value = read_json(response.body_mut())?;
+    if status.as_u16() == 413 {
+        // axum refuses the body before the contest's handler sees it: say the contest's limit.
+        let limit = agent
+            .get(&format!("{server}/api/contest"))
+            .call()
+            .ok()
+            .and_then(|mut r| read_json(r.body_mut()).ok())
+            .and_then(|c| c["upload_bytes"].as_u64());
+        bail!(
+            "the upload is {} bytes, over this contest's limit{}: make it smaller (a zip of the \
+             sources only, no builds)",
+            bytes.len(),
+            limit.map(|l| format!(" of {l} bytes")).unwrap_or_default()
+        );
+    }
+    if !status.is_success() {
+        bail!(
+            "the server refused the upload ({status}): {}",
+            body["error"].as_str().unwrap_or("no reason given")
+        );
+    }
+    let id = body["id"]
+        .as_i64()
+        .ok_or_else(|| anyhow!("the server's answer has no submission id: {body}"))?;
+    println!("submitted {} as submission {id}", args.file.display());
+    if !args.wait {
+        return Ok(ExitCode::SUCCESS);
+    }
+    loop {
+        let mut response = agent
+            .get(&format!("{server}/api/submissions/{id}"))
+            .header("Authorization", &auth)
+            .call()
+            .with_context(|| format!("cannot reach {server}"))?;
+        let status = response.status();
+        let body = read_json(response.body_mut())?;
+        if !status.is_success() {
+            bail!(
+                "the server answered {status}: {}",
+                body["error"].as_str().unwrap_or("no reason given")
+            );
+        }
+        match body["state"].as_str() {
+            Some("building") => std::thread::sleep(std::time::Duration::from_millis(300)),
+            Some(state) => {
+                let log = body["build_log"].as_str().unwrap_or("");
+                print!("{log}");
+                if !log.is_empty() && !log.ends_with('\n') {
+                    println!();
+                }
+                println!("submission {id}: {state}");
+                return Ok(if state == "failed" {
+                    ExitCode::from(1)
+                } else {
+                    ExitCode::SUCCESS
+                });
+            }
+            None => bail!("the server's answer has no state: {body}"),
+        }
+    }
+}
+
+/// The server's answer as JSON; an answer that is not JSON (a proxy's page, axum's own refusal of
+/// a body over the limit) becomes `{"error": TEXT}`, so that the caller can say it.
+fn read_json(body: &mut ureq::Body) -> Result<serde_json::Value> {
+    let mut text = String::new();
+    body.as_reader()
+        .take(16 << 20)
+        .read_to_string(&mut text)
+        .context("cannot read the server's answer")?;
+    Ok(serde_json::from_str(&text).unwrap_or_else(|_| {
+        let short: String = text.trim().chars().take(300).collect();
+        serde_json::json!({ "error": short })
+    }))
+}
