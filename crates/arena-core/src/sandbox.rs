@@ -1836,7 +1836,8 @@ impl SandboxPool {
             let at = idle.iter().rposition(|(k, _)| *k == key)?;
             Some(idle.remove(at).1)
         });
-        let reusable = match reused {
+        // The last game's reset ran meanwhile; a sandbox that did not come back clean is replaced.
+        let reusable = match reused.and_then(|mut reusable| reusable.settle().then_some(reusable)) {
             Some(reusable) => reusable,
             None => Reusable::start(&self.sandbox, argv, cpu)?,
         };
@@ -1867,6 +1868,8 @@ struct Reusable {
     spawned: Spawned,
     /// The bot's folder inside and out (bound at the same path).
     folder: PathBuf,
+    /// A game's end was asked for and the helper's "clean" not read yet.
+    settling: bool,
 }
 
 impl Reusable {
@@ -1920,7 +1923,69 @@ impl Reusable {
             // Removed with the sandbox.
             jail.scratch = Some(folder.clone());
         }
-        Ok(Reusable { spawned, folder })
+        Ok(Reusable {
+            spawned,
+            folder,
+            settling: false,
+        })
+    }
+
+    /// Waits for the helper to report the last game's leftovers gone (skipping the bot's exit if
+    /// the game did not read it); false if it does not in time or breaks the protocol.
+    fn settle(&mut self) -> bool {
+        if !self.settling {
+            return true;
+        }
+        let until = Instant::now() + RESET_WAIT;
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            match self.read_reply(left, 1) {
+                Ok(Some(reply)) if reply == CLEAN => {
+                    self.settling = false;
+                    return true;
+                }
+                Ok(Some(reply)) if reply == b"X" => {
+                    if !matches!(self.read_reply(left, 4), Ok(Some(_))) {
+                        return false;
+                    }
+                }
+                _ => return false,
+            }
+        }
+    }
+
+    /// Reads one reply of `length` bytes from the helper within `patience`: `Ok(None)` when none
+    /// came in time, `Err` when the helper is gone or the pipe broke.
+    fn read_reply(&mut self, patience: Duration, length: usize) -> Result<Option<Vec<u8>>, ()> {
+        let out = self.spawned.stdout.as_mut().ok_or(())?;
+        let until = Instant::now() + patience;
+        let mut reply = Vec::new();
+        let mut buffer = [0u8; 8];
+        while reply.len() < length {
+            let mut fds = [libc::pollfd {
+                fd: out.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            }];
+            let left = until.saturating_duration_since(Instant::now());
+            // SAFETY: one valid pollfd.
+            let ready = unsafe { libc::poll(fds.as_mut_ptr(), 1, left.as_millis() as i32) };
+            if ready <= 0 {
+                // A reply cut in two would leave the protocol out of step.
+                return if reply.is_empty() { Ok(None) } else { Err(()) };
+            }
+            match out.read(&mut buffer[..length - reply.len()]) {
+                Ok(0) => return Err(()),
+                Ok(n) => reply.extend_from_slice(&buffer[..n]),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+                    ) => {}
+                Err(_) => return Err(()),
+            }
+        }
+        Ok(Some(reply))
     }
 
     /// Copies `from` into the (empty) folder, owned by the bot's user.
@@ -2067,22 +2132,15 @@ impl Lease {
         Some(std::os::unix::process::ExitStatusExt::from_raw(raw))
     }
 
-    /// Ends the game (if not yet) and waits for the sandbox to be clean; it then goes back to its
-    /// pool. A sandbox that does not come back clean in time is killed.
+    /// Ends the game (if not yet) and gives the sandbox back to its pool at once: the helper empties
+    /// it meanwhile, and the next lease waits for it to be clean (off this game's path).
     pub fn finish(mut self) {
         self.end_game();
-        let until = Instant::now() + RESET_WAIT;
-        let clean = loop {
-            let left = until.saturating_duration_since(Instant::now());
-            match self.read_reply(left, 1).as_deref() {
-                Some(CLEAN) => break true,
-                // The bot's exit, not read by the game: skipped.
-                Some([b'X']) if self.read_reply(left, 4).is_some() => continue,
-                _ => break false,
+        match (self.reusable.take(), self.home.upgrade()) {
+            (Some(mut reusable), Some(home)) => {
+                reusable.settling = true;
+                home.give_back(self.key.clone(), reusable);
             }
-        };
-        match (clean, self.reusable.take(), self.home.upgrade()) {
-            (true, Some(reusable), Some(home)) => home.give_back(self.key.clone(), reusable),
             _ => self.discard(),
         }
     }
@@ -2091,40 +2149,16 @@ impl Lease {
         self.reusable = None;
     }
 
-    /// Reads one reply of `length` bytes from the helper within `patience`.
+    /// Reads one reply of `length` bytes from the helper within `patience`; a broken sandbox is
+    /// discarded.
     fn read_reply(&mut self, patience: Duration, length: usize) -> Option<Vec<u8>> {
-        let reusable = self.reusable.as_mut()?;
-        let out = reusable.spawned.stdout.as_mut()?;
-        let until = Instant::now() + patience;
-        let mut reply = Vec::new();
-        let mut buffer = [0u8; 8];
-        while reply.len() < length {
-            let mut fds = [libc::pollfd {
-                fd: out.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            }];
-            let left = until.saturating_duration_since(Instant::now());
-            // SAFETY: one valid pollfd.
-            let ready = unsafe { libc::poll(fds.as_mut_ptr(), 1, left.as_millis() as i32) };
-            if ready <= 0 {
-                return None;
-            }
-            match out.read(&mut buffer[..length - reply.len()]) {
-                Ok(0) => {
-                    self.discard();
-                    return None;
-                }
-                Ok(n) => reply.extend_from_slice(&buffer[..n]),
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => {
-                    self.discard();
-                    return None;
-                }
+        match self.reusable.as_mut()?.read_reply(patience, length) {
+            Ok(reply) => reply,
+            Err(()) => {
+                self.discard();
+                None
             }
         }
-        Some(reply)
     }
 }
 

@@ -3,7 +3,7 @@
 //! thread once their replays are on disk.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -551,17 +551,16 @@ impl ReplayWriter {
     /// (see [`replay_script`]), written first so that a replay on disk always has both.
     fn write(&mut self, dir: &Path, replay: &PendingReplay) -> Result<(), String> {
         let path = dir.join(&replay.relative);
-        let partial = PathBuf::from(format!("{}.part", path.display()));
         let script = path.with_extension("").with_extension("js");
-        let partial_script = PathBuf::from(format!("{}.part", script.display()));
+        // Written in place, without a temporary file and a rename (file creation is the costly part
+        // on some file systems): a replay is read only once its game is in the journal, which is
+        // written after it, and a game cut short by a crash is played again and its files rewritten.
         let mut write = || -> std::io::Result<()> {
             self.json.clear();
             replay.record.write_json(&mut self.json)?;
             self.compressor.compress(&self.json, &mut self.compressed)?;
-            std::fs::write(&partial_script, replay_script(&self.compressed))?;
-            std::fs::rename(&partial_script, &script)?;
-            std::fs::write(&partial, &self.compressed)?;
-            std::fs::rename(&partial, &path)
+            std::fs::write(&script, replay_script(&self.compressed))?;
+            std::fs::write(&path, &self.compressed)
         };
         write().map_err(|e| format!("cannot write the replay {}: {e}", path.display()))
     }
