@@ -1599,23 +1599,7 @@ impl Resident {
         cpu: Option<usize>,
         writable: &[PathBuf],
     ) -> io::Result<ResidentPending> {
-        let helper = sandbox.policy.helper.as_ref().ok_or_else(|| {
-            io::Error::new(
-                io::ErrorKind::NotFound,
-                "the sandbox has no resident helper",
-            )
-        })?;
-        let (uid, gid) = sandbox
-            .run_as
-            .map_or(("-".to_string(), "-".to_string()), |(u, g)| {
-                (u.to_string(), g.to_string())
-            });
-        let argv = [
-            helper.to_string_lossy().into_owned(),
-            HELPER_ARG.to_string(),
-            uid,
-            gid,
-        ];
+        let argv = helper_argv(sandbox)?;
         launch_begin(
             &Launch {
                 argv: &argv,
@@ -1881,23 +1865,7 @@ impl Reusable {
         ));
         std::fs::create_dir(&folder)?;
         let started = (|| {
-            let helper = sandbox.policy.helper.as_ref().ok_or_else(|| {
-                io::Error::new(
-                    io::ErrorKind::NotFound,
-                    "the sandbox has no resident helper",
-                )
-            })?;
-            let (uid, gid) = sandbox
-                .run_as
-                .map_or(("-".to_string(), "-".to_string()), |(u, g)| {
-                    (u.to_string(), g.to_string())
-                });
-            let argv = [
-                helper.to_string_lossy().into_owned(),
-                HELPER_ARG.to_string(),
-                uid,
-                gid,
-            ];
+            let argv = helper_argv(sandbox)?;
             let launch = Launch {
                 argv: &argv,
                 workdir: Some(&folder),
@@ -2183,6 +2151,27 @@ impl Drop for Resident {
     fn drop(&mut self) {
         self.end();
     }
+}
+
+/// The resident helper's command: the program, its marker argument and the user it starts bots as.
+fn helper_argv(sandbox: &Sandbox) -> io::Result<[String; 4]> {
+    let helper = sandbox.policy.helper.as_ref().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::NotFound,
+            "the sandbox has no resident helper",
+        )
+    })?;
+    let (uid, gid) = sandbox
+        .run_as
+        .map_or(("-".to_string(), "-".to_string()), |(u, g)| {
+            (u.to_string(), g.to_string())
+        });
+    Ok([
+        helper.to_string_lossy().into_owned(),
+        HELPER_ARG.to_string(),
+        uid,
+        gid,
+    ])
 }
 
 /// What the helper writes once it runs.
