@@ -138,9 +138,9 @@ pub struct GameRequest {
     pub prepared: PreparedSandboxes,
 }
 
-/// Sandboxes of a game's process seats, set up in advance, by seat; each is taken once.
+/// Pooled sandboxes leased for a game's process seats, by seat; each is taken once.
 #[derive(Clone, Debug, Default)]
-pub struct PreparedSandboxes(std::sync::Arc<std::sync::Mutex<Vec<Option<PreparedSeat>>>>);
+pub struct PreparedSandboxes(std::sync::Arc<std::sync::Mutex<Vec<Option<crate::sandbox::Lease>>>>);
 
 /// A seat's sandbox, ready before its game: one set up for this game (the helper becomes the bot),
 /// or a pooled one (the helper starts the bot and stays).
@@ -151,14 +151,14 @@ pub enum PreparedSeat {
 }
 
 impl PreparedSandboxes {
-    /// Seat `seat`'s sandbox, if one was set up for it and not taken yet.
-    pub fn take(&self, seat: usize) -> Option<PreparedSeat> {
+    /// Seat `seat`'s sandbox, if one was leased for it and not taken yet.
+    pub fn take(&self, seat: usize) -> Option<crate::sandbox::Lease> {
         self.0.lock().ok()?.get_mut(seat)?.take()
     }
 }
 
-/// A game whose seats' folders are copied and whose process seats' sandboxes are set up: playing
-/// it starts each bot with one exec ([`play_ready`]).
+/// A game whose seats' folders are copied and whose process seats' pooled sandboxes are leased
+/// ([`ready_game`]), ready to play ([`play_ready`]).
 #[derive(Debug)]
 pub struct ReadyGame {
     request: GameRequest,
@@ -166,22 +166,27 @@ pub struct ReadyGame {
 }
 
 /// Copies the seats' working folders and, for games whose bots play a whole game each
-/// ([`GameEntry::stream_bots`]) in a sandbox with a resident helper, readies every process seat's
-/// sandbox: taken from `pool` when given (a sandbox kept from an earlier game of the same bot, its
-/// folder refilled), else set up now, all at once. Sandboxes die with the thread that set them up,
-/// so that thread must outlive the game (and the pool).
+/// ([`GameEntry::stream_bots`]) in a sandbox with a resident helper, leases every process seat's
+/// sandbox from `pool` when given (a sandbox kept from an earlier game of the same bot, its folder
+/// refilled). Seats without one get theirs set up by the game, all at once, before any clock runs
+/// (`StreamAgent::prepare_all`). Sandboxes die with the thread that set them up, so that thread
+/// must outlive the game (and the pool).
 pub fn ready_game(
     entry: &dyn GameEntry,
     mut request: GameRequest,
     pool: Option<&std::sync::Arc<crate::sandbox::SandboxPool>>,
 ) -> Result<ReadyGame, String> {
-    let sandbox = request
-        .options
-        .sandbox
-        .clone()
-        .filter(|sandbox| sandbox.policy().helper.is_some() && entry.stream_bots());
-    let mut by_seat: Vec<Option<PreparedSeat>> = (0..request.seats.len()).map(|_| None).collect();
-    if let (Some(pool), Some(_)) = (pool, &sandbox) {
+    let pooled = pool.filter(|_| {
+        entry.stream_bots()
+            && request
+                .options
+                .sandbox
+                .as_ref()
+                .is_some_and(|sandbox| sandbox.policy().helper.is_some())
+    });
+    let mut leases: Vec<Option<crate::sandbox::Lease>> =
+        (0..request.seats.len()).map(|_| None).collect();
+    if let Some(pool) = pooled {
         for (index, seat) in request.seats.iter_mut().enumerate() {
             let PlayerSpec::Command(argv) = &seat.spec else {
                 continue;
@@ -189,7 +194,7 @@ pub fn ready_game(
             // A failed lease leaves the seat to the game's own set-up, which reports any error.
             if let Ok(lease) = pool.lease(argv, request.options.cpu, seat.workdir.as_deref()) {
                 seat.workdir = lease.folder().map(Path::to_path_buf);
-                by_seat[index] = Some(PreparedSeat::Lease(lease));
+                leases[index] = Some(lease);
             }
         }
     }
@@ -197,11 +202,8 @@ pub fn ready_game(
     let leased: Vec<Option<PathBuf>> = request
         .seats
         .iter_mut()
-        .zip(&by_seat)
-        .map(|(seat, prepared)| match prepared {
-            Some(_) => seat.workdir.take(),
-            None => None,
-        })
+        .zip(&leases)
+        .map(|(seat, lease)| lease.as_ref().and_then(|_| seat.workdir.take()))
         .collect();
     let folders = GameFolders::prepare(&mut request.seats)?;
     for (seat, folder) in request.seats.iter_mut().zip(leased) {
@@ -209,32 +211,7 @@ pub fn ready_game(
             seat.workdir = folder;
         }
     }
-    if let Some(sandbox) = sandbox {
-        let seats: Vec<usize> = (0..request.seats.len())
-            .filter(|&i| {
-                by_seat[i].is_none() && matches!(request.seats[i].spec, PlayerSpec::Command(_))
-            })
-            .collect();
-        let wanted: Vec<_> = seats
-            .iter()
-            .filter_map(|&i| match &request.seats[i].spec {
-                PlayerSpec::Command(argv) => Some((
-                    argv.as_slice(),
-                    request.seats[i].workdir.as_deref(),
-                    request.options.cpu,
-                )),
-                PlayerSpec::Builtin(_) => None,
-            })
-            .collect();
-        if !wanted.is_empty() {
-            let started = crate::sandbox::Resident::start_all(&sandbox, &wanted);
-            for (seat, resident) in seats.into_iter().zip(started) {
-                // A failed set-up is tried again at the start, which reports it.
-                by_seat[seat] = resident.ok().map(PreparedSeat::Resident);
-            }
-        }
-        request.prepared = PreparedSandboxes(std::sync::Arc::new(std::sync::Mutex::new(by_seat)));
-    }
+    request.prepared = PreparedSandboxes(std::sync::Arc::new(std::sync::Mutex::new(leases)));
     Ok(ReadyGame { request, folders })
 }
 
@@ -532,8 +509,8 @@ pub fn stream_seats<G: StreamProtocol>(
         })
         .collect();
     for (seat, process) in processes.iter_mut().enumerate() {
-        if let (Some(process), Some(resident)) = (process.as_mut(), request.prepared.take(seat)) {
-            process.give_sandbox(resident);
+        if let (Some(process), Some(lease)) = (process.as_mut(), request.prepared.take(seat)) {
+            process.give_sandbox(PreparedSeat::Lease(lease));
         }
     }
     if request.options.sandbox.is_some() {

@@ -2103,6 +2103,13 @@ impl Lease {
     /// Ends the game (if not yet) and gives the sandbox back to its pool at once: the helper empties
     /// it meanwhile, and the next lease waits for it to be clean (off this game's path).
     pub fn finish(mut self) {
+        self.release();
+    }
+
+    fn release(&mut self) {
+        if self.reusable.is_none() {
+            return;
+        }
         self.end_game();
         match (self.reusable.take(), self.home.upgrade()) {
             (Some(mut reusable), Some(home)) => {
@@ -2132,15 +2139,7 @@ impl Lease {
 
 impl Drop for Lease {
     fn drop(&mut self) {
-        if self.reusable.is_some() {
-            let lease = Lease {
-                reusable: self.reusable.take(),
-                key: self.key.clone(),
-                home: self.home.clone(),
-                ending: self.ending,
-            };
-            lease.finish();
-        }
+        self.release();
     }
 }
 

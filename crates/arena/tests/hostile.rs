@@ -422,6 +422,19 @@ fn sandbox_processes() -> BTreeSet<(i32, String)> {
     found
 }
 
+/// The sandbox user's processes that were not there `before`, after giving them up to 3 s to go
+/// (a killed process takes a moment to be reaped).
+fn processes_left_since(before: &BTreeSet<(i32, String)>) -> Vec<(i32, String)> {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    loop {
+        let left: Vec<_> = sandbox_processes().difference(before).cloned().collect();
+        if left.is_empty() || std::time::Instant::now() >= until {
+            return left;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 fn cgroups_of(pid: u32) -> Vec<PathBuf> {
     let mut left = Vec::new();
     for controller in ["memory", "pids", "cpuset"] {
@@ -703,15 +716,7 @@ fn hostile_bots_are_contained_and_change_nobody_elses_result() {
             }
         }
         // Nothing is left behind.
-        let mut left = sandbox_processes();
-        let until = std::time::Instant::now() + std::time::Duration::from_secs(3);
-        while left.difference(&before_processes).next().is_some()
-            && std::time::Instant::now() < until
-        {
-            std::thread::sleep(std::time::Duration::from_millis(50));
-            left = sandbox_processes();
-        }
-        let new: Vec<_> = left.difference(&before_processes).collect();
+        let new = processes_left_since(&before_processes);
         if !new.is_empty() {
             problems.push(format!("processes left: {new:?}"));
         }
@@ -924,13 +929,7 @@ fn hostile_build_steps_are_contained() {
     );
     assert!(!logs[0].contains("hunter2"));
     // Nothing is left behind, nothing outside the bot's folder changed.
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(3);
-    let mut left = sandbox_processes();
-    while left.difference(&before_processes).next().is_some() && std::time::Instant::now() < until {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        left = sandbox_processes();
-    }
-    let new: Vec<_> = left.difference(&before_processes).collect();
+    let new = processes_left_since(&before_processes);
     assert!(new.is_empty(), "processes left by the build: {new:?}");
     let unchanged = |files: Vec<(PathBuf, Vec<u8>)>| -> Vec<(PathBuf, Vec<u8>)> {
         files
@@ -993,15 +992,7 @@ fn build_steps_that_hang_or_balloon_are_stopped() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(!output.status.success(), "{name}: {stderr}");
         assert!(stderr.contains(expect), "{name}: {stderr}");
-        let until = std::time::Instant::now() + std::time::Duration::from_secs(3);
-        let mut left = sandbox_processes();
-        while left.difference(&before_processes).next().is_some()
-            && std::time::Instant::now() < until
-        {
-            std::thread::sleep(std::time::Duration::from_millis(50));
-            left = sandbox_processes();
-        }
-        let new: Vec<_> = left.difference(&before_processes).collect();
+        let new = processes_left_since(&before_processes);
         assert!(new.is_empty(), "{name}: processes left: {new:?}");
     }
 }
@@ -1092,12 +1083,6 @@ touch /dev/shm/left 2>/dev/null
     // The same sandbox each time: its PID namespace numbers on (a new one starts again low).
     assert_eq!(pids.len(), 6, "{pids:?}");
     assert!(pids.windows(2).all(|w| w[1] > w[0]), "not reused: {pids:?}");
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(3);
-    let mut left = sandbox_processes();
-    while left.difference(&before_processes).next().is_some() && std::time::Instant::now() < until {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        left = sandbox_processes();
-    }
-    let new: Vec<_> = left.difference(&before_processes).collect();
+    let new = processes_left_since(&before_processes);
     assert!(new.is_empty(), "processes left: {new:?}");
 }
