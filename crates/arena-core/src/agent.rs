@@ -7,6 +7,7 @@ use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
 use crate::game::{Answer, Bot, Game};
+use crate::timing::ClockKind;
 
 /// One answer as the runner saw it.
 #[derive(Clone, Debug)]
@@ -72,12 +73,36 @@ pub trait Agent<G: Game>: Send {
 /// An in-process bot behind the agent interface.
 pub struct BuiltinAgent<G: Game> {
     bot: Box<dyn Bot<G>>,
+    /// The clock a searching bot is judged on; `None` for an untimed rule bot.
+    clock: Option<ClockKind>,
 }
 
 impl<G: Game> BuiltinAgent<G> {
+    /// An untimed bot: its answers take no time on the game's clock (rule bots answer in
+    /// microseconds, and timing them would only add noise to the journal).
     pub fn new(bot: Box<dyn Bot<G>>) -> Self {
-        BuiltinAgent { bot }
+        BuiltinAgent { bot, clock: None }
     }
+
+    /// A bot that searches: each answer's wall and CPU time is measured and judged against the
+    /// limit on `clock`, like a process's.
+    pub fn timed(bot: Box<dyn Bot<G>>, clock: ClockKind) -> Self {
+        BuiltinAgent {
+            bot,
+            clock: Some(clock),
+        }
+    }
+}
+
+/// CPU time of the calling thread (the in-process bot runs on it while it answers).
+fn thread_cpu_time() -> Option<Duration> {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes the timespec it is given.
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    (status == 0).then(|| Duration::new(now.tv_sec as u64, now.tv_nsec as u32))
 }
 
 impl<G: Game> Agent<G> for BuiltinAgent<G> {
@@ -85,16 +110,54 @@ impl<G: Game> Agent<G> for BuiltinAgent<G> {
         &'a mut self,
         obs: &'a G::Obs,
         _first: bool,
-        _limit: Duration,
+        limit: Duration,
     ) -> BoxFuture<'a, Reply<G::Action>> {
+        let Some(clock) = self.clock else {
+            let action = self.bot.act(obs);
+            return Box::pin(async move {
+                Reply {
+                    answer: Answer::Action(action),
+                    input: None,
+                    raw_output: None,
+                    elapsed: Duration::ZERO,
+                    cpu: None,
+                }
+            });
+        };
+        let cpu_before = thread_cpu_time();
+        let started = std::time::Instant::now();
         let action = self.bot.act(obs);
+        let elapsed = started.elapsed();
+        let cpu = cpu_before
+            .zip(thread_cpu_time())
+            .map(|(a, b)| b.saturating_sub(a));
+        // A process is stopped at its deadline; an in-process bot cannot be, so an answer that came
+        // after it is refused as the process's would have been.
+        let late = match (clock, cpu) {
+            (ClockKind::Cpu, Some(cpu)) => cpu > limit || elapsed > ClockKind::wall_cap(limit),
+            _ => elapsed > limit,
+        };
+        let answer = if late {
+            Answer::Fault(crate::game::Fault::new(
+                crate::FaultKind::Timeout,
+                format!(
+                    "no answer within the {} ms limit (the built-in answered after {:.1} ms wall, \
+                     {:.1} ms CPU)",
+                    limit.as_millis(),
+                    elapsed.as_secs_f64() * 1000.0,
+                    cpu.unwrap_or_default().as_secs_f64() * 1000.0
+                ),
+            ))
+        } else {
+            Answer::Action(action)
+        };
         Box::pin(async move {
             Reply {
-                answer: Answer::Action(action),
+                answer,
                 input: None,
                 raw_output: None,
-                elapsed: Duration::ZERO,
-                cpu: None,
+                elapsed,
+                cpu,
             }
         })
     }

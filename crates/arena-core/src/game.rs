@@ -204,6 +204,10 @@ pub trait Bot<G: Game>: Send {
 pub struct BotEntry<G: Game> {
     pub name: &'static str,
     pub about: &'static str,
+    /// A bot that searches for as long as the game's time limit allows it. Such a bot is held to the
+    /// limits exactly as a process is (timed, judged by the time policy, its answer times recorded),
+    /// so it never plays on the untimed fast path.
+    pub thinks: bool,
     pub make: fn(seed: u64) -> Box<dyn Bot<G>>,
 }
 

@@ -103,7 +103,11 @@ pub struct SeatTiming {
 impl PlayerRecord {
     /// The seat's timing, `None` for a built-in bot (never timed).
     pub fn timing(&self) -> Option<SeatTiming> {
-        (!self.spec.starts_with("builtin:")).then_some(SeatTiming {
+        // Built-ins that search are timed (their answers take time); rule bots are not.
+        let timed = !self.spec.starts_with("builtin:")
+            || self.total_answer_us > 0
+            || self.total_cpu_us.is_some();
+        timed.then_some(SeatTiming {
             answers: self.answers,
             wall_us: self.total_answer_us,
             max_wall_us: self.max_answer_us,

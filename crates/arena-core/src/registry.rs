@@ -287,6 +287,9 @@ pub trait GameEntry: Send + Sync {
         true
     }
     fn play(&self, request: GameRequest) -> BoxFuture<'static, Result<GameResult, String>>;
+    /// Whether built-in `name` searches within the time limit (it is timed like a process, so a
+    /// game with it never takes the untimed fast path of [`GameEntry::play_builtin`]).
+    fn builtin_thinks(&self, name: &str) -> bool;
     /// Plays a game between built-in bots only, without recording it (tournaments' fast path).
     fn play_builtin(
         &self,
@@ -443,6 +446,30 @@ pub fn split_handicap(name: &str) -> Result<(&str, Option<u32>), String> {
 /// is replaced, with probability P %, by the move the game's `random` bot makes in its place (both
 /// see every observation, so each keeps its own state). Bots of known, graded strength: the contest
 /// server's ladder tests play them. The draws come from the seat's seed.
+/// Whether built-in `name` (a handicap suffix allowed) searches within the time limit, so that its
+/// games must be played on the timed path. An unknown name does not (making it reports the error).
+pub fn bot_thinks<G: Game>(bots: &[BotEntry<G>], name: &str) -> bool {
+    split_handicap(name)
+        .ok()
+        .and_then(|(base, _)| find_bot(bots, base).ok())
+        .is_some_and(|entry| entry.thinks)
+}
+
+/// Built-in `name` behind the agent interface, timed on `clock` when it searches.
+pub fn builtin_agent<G: Game>(
+    bots: &[BotEntry<G>],
+    name: &str,
+    seed: u64,
+    clock: crate::timing::ClockKind,
+) -> Result<BuiltinAgent<G>, String> {
+    let bot = make_bot(bots, name, seed)?;
+    Ok(if bot_thinks(bots, name) {
+        BuiltinAgent::timed(bot, clock)
+    } else {
+        BuiltinAgent::new(bot)
+    })
+}
+
 pub fn make_bot<G: Game>(
     bots: &[BotEntry<G>],
     name: &str,
@@ -534,7 +561,7 @@ pub fn stream_seats<G: StreamProtocol>(
                 (PlayerSpec::Builtin(name), None) => {
                     let seed = bot_seed(request.seed, index);
                     (
-                        Box::new(BuiltinAgent::new(make_bot(bots, name, seed)?)),
+                        Box::new(builtin_agent(bots, name, seed, request.options.clock)?),
                         Some(seed),
                     )
                 }

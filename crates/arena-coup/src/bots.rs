@@ -15,41 +15,49 @@ pub fn all() -> Vec<BotEntry<Coup>> {
         BotEntry {
             name: "random",
             about: "uniform over the legal moves, random keep on Exchange (the question's example Random)",
+            thinks: false,
             make: |seed| Box::new(RandomBot { rng: bot_rng(seed) }),
         },
         BotEntry {
             name: "challenger",
             about: "challenges whenever it can, otherwise Income and Coup at 7 (the question's example Challenger; its exact defaults are unknown)",
+            thinks: false,
             make: |_| Box::new(Simple(Style::Challenger)),
         },
         BotEntry {
             name: "calculator",
             about: "turns-to-win planner written from the description of Brilliand's Calculator (reference §4.1)",
+            thinks: false,
             make: |seed| Box::new(Calculator { rng: bot_rng(seed) }),
         },
         BotEntry {
             name: "taxman",
             about: "STAND-IN inspired by the leaderboard name, not the real bot: Tax every turn, Coup at 7, blocks Foreign Aid",
+            thinks: false,
             make: |_| Box::new(Simple(Style::Taxman)),
         },
         BotEntry {
             name: "bandit",
             about: "STAND-IN inspired by the leaderboard name, not the real bot: Steal whenever legal, Coup at 7, blocks Steal as Captain",
+            thinks: false,
             make: |_| Box::new(Simple(Style::Bandit)),
         },
         BotEntry {
             name: "lawyer",
             about: "STAND-IN inspired by the leaderboard name, not the real bot: claims only cards it holds, blocks truthfully, challenges provably false claims",
+            thinks: false,
             make: |_| Box::new(Simple(Style::Lawyer)),
         },
         BotEntry {
             name: "assassin",
             about: "STAND-IN inspired by the leaderboard name (BloodyMurder), not the real bot: Assassinate whenever it can, else Income",
+            thinks: false,
             make: |_| Box::new(Simple(Style::Assassin)),
         },
         BotEntry {
             name: "income",
             about: "STAND-IN passive baseline, not a leaderboard bot: Income, Coup at 7, never blocks or challenges",
+            thinks: false,
             make: |_| Box::new(Simple(Style::Income)),
         },
     ]

@@ -5,7 +5,7 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use arena_core::agent::{Agent, BuiltinAgent};
+use arena_core::agent::Agent;
 use arena_core::game::{Answer, BotEntry, Game, Outcome};
 use arena_core::registry::{
     self, BenchReport, ConformanceCase, GameEntry, GameRequest, GameResult, PlayerSpec, bot_seed,
@@ -108,9 +108,13 @@ pub fn coup_seats(
         .map(|(index, (name, spec, workdir))| {
             let (agent, seed): (Box<dyn Agent<Coup>>, _) = match spec {
                 PlayerSpec::Builtin(bot) => {
-                    let entry = find_bot(&bots, bot)?;
                     let seed = bot_seed(seed, index);
-                    (Box::new(BuiltinAgent::new((entry.make)(seed))), Some(seed))
+                    (
+                        Box::new(arena_core::registry::builtin_agent(
+                            &bots, bot, seed, clock,
+                        )?),
+                        Some(seed),
+                    )
                 }
                 PlayerSpec::Command(argv) => (
                     Box::new(
@@ -207,6 +211,10 @@ impl GameEntry for CoupEntry {
             return_game_dir(dir);
             result
         })
+    }
+
+    fn builtin_thinks(&self, name: &str) -> bool {
+        registry::bot_thinks(&bots::all(), name)
     }
 
     fn play_builtin(

@@ -12,23 +12,27 @@ pub fn catalog() -> Vec<BotEntry<LangWars>> {
         BotEntry {
             name: "random",
             about: "uniformly random targets, as the official sample AIs of every edition",
+            thinks: false,
             make: |seed| Box::new(RandomBot { rng: bot_rng(seed) }),
         },
         BotEntry {
             name: "spread",
             about: "spreads its actions evenly: every slot on the next target in turn, highest values first",
+            thinks: false,
             make: |_seed| Box::new(SpreadBot::default()),
         },
         BotEntry {
             name: "focus",
             about: "kazunetakahashi's LW2 idea, simplified: win the two most valuable targets, stay off \
                     the bottom of the next three, abandon the rest (by visible counts only)",
+            thinks: false,
             make: |_seed| Box::new(FocusBot),
         },
         BotEntry {
             name: "greedy",
             about: "estimates opponents' hidden holiday actions from the P line and picks the move \
                     (every multiset of targets) with the best expected standing",
+            thinks: false,
             make: |_seed| Box::new(GreedyBot::default()),
         },
     ]

@@ -12,21 +12,25 @@ pub fn catalog() -> Vec<BotEntry<Spring2021>> {
         BotEntry {
             name: "random",
             about: "official boss (config/Boss.py): Python's random.choice of a listed move other than WAIT, seeded with '🌱'",
+            thinks: false,
             make: |_| Box::new(RandomBot::new()),
         },
         BotEntry {
             name: "wood2",
             about: "official Wood 2 boss: sorts the listed moves (COMPLETE, GROW, SEED, lowest index; stable) and plays the second",
+            thinks: false,
             make: |_| Box::new(SortedBoss::new(false)),
         },
         BotEntry {
             name: "wood1",
             about: "official Wood 1 boss: as wood2, but the first COMPLETE while its score is 0",
+            thinks: false,
             make: |_| Box::new(SortedBoss::new(true)),
         },
         BotEntry {
             name: "planner",
             about: "day planner: completes late and on rich cells, grows the biggest tree that can still finish, one free seed away from its own trees",
+            thinks: false,
             make: |_| Box::new(Planner::default()),
         },
     ]

@@ -80,6 +80,10 @@ impl GameEntry for SpringEntry {
         })
     }
 
+    fn builtin_thinks(&self, name: &str) -> bool {
+        registry::bot_thinks(&self.bots, name)
+    }
+
     fn play_builtin(
         &self,
         variant: Option<&str>,

@@ -404,7 +404,11 @@ impl Worker<'_> {
             .map(|&b| plan.bots[b].builtin().map(str::to_string))
             .collect();
         let store_replay = self.stores_replay(game);
-        if let (Some(bots), false) = (&builtin, store_replay) {
+        // Bots that search are timed like processes, so their games take the full path.
+        let untimed = builtin
+            .as_ref()
+            .filter(|bots| !bots.iter().any(|name| self.entry.builtin_thinks(name)));
+        if let (Some(bots), false) = (untimed, store_replay) {
             let outcome = self
                 .entry
                 .play_builtin(plan.variant.as_deref(), bots, game.seed)?;
@@ -437,7 +441,7 @@ impl Worker<'_> {
                 .iter()
                 .map(|faults| faults.iter().map(|f| f.kind).collect())
                 .collect(),
-            timing: if builtin.is_some() {
+            timing: if untimed.is_some() {
                 Vec::new()
             } else {
                 result.timing
@@ -445,7 +449,7 @@ impl Worker<'_> {
             outcome: result.outcome,
             replay,
             record: store_replay.then_some(result.record),
-            slow: builtin.is_none(),
+            slow: untimed.is_none(),
         }))
     }
 }

@@ -1,0 +1,81 @@
+//! A built-in that searches is held to the time limits as a process is: its answers are timed
+//! (wall and CPU) and one that takes longer than the limit is a timeout. Rule bots stay untimed.
+
+use std::time::{Duration, Instant};
+
+use arena_core::game::Bot;
+use arena_core::runner::{MatchOptions, Seat, run_match};
+use arena_core::{BuiltinAgent, ClockKind, FaultKind};
+use arena_langwars::{Edition, LangWars, Move, Observation};
+
+/// Spins on the CPU for `think` per answer, then targets 0.
+struct Spinner {
+    think: Duration,
+}
+
+impl Bot<LangWars> for Spinner {
+    fn act(&mut self, obs: &Observation) -> Move {
+        let started = Instant::now();
+        while started.elapsed() < self.think {
+            std::hint::spin_loop();
+        }
+        Move::new(&vec![0u8; obs.slots()])
+    }
+}
+
+/// Seat 0 is the spinner (timed or not) against three `greedy`; returns seat 0's record.
+fn play(think: Duration, timed: bool) -> arena_core::record::PlayerRecord {
+    let bots = arena_langwars::bots::catalog();
+    let spinner = Box::new(Spinner { think });
+    let mut seats: Vec<Seat<LangWars>> = vec![Seat {
+        name: "spinner".into(),
+        spec: "builtin:spinner".into(),
+        bot_seed: Some(0),
+        agent: Box::new(if timed {
+            BuiltinAgent::timed(spinner, ClockKind::Wall)
+        } else {
+            BuiltinAgent::new(spinner)
+        }),
+    }];
+    let greedy = bots.iter().find(|b| b.name == "greedy").expect("greedy");
+    for seat in 1..4u64 {
+        seats.push(Seat {
+            name: format!("greedy{seat}"),
+            spec: "builtin:greedy".into(),
+            bot_seed: Some(seat),
+            agent: Box::new(BuiltinAgent::new((greedy.make)(seat))),
+        });
+    }
+    // The 1 s limit scaled to 40 ms.
+    let options = MatchOptions {
+        time_scale: 0.04,
+        ..MatchOptions::default()
+    };
+    let record =
+        futures::executor::block_on(run_match::<LangWars>(&Edition::Lw2, 4, seats, &options));
+    record.players[0].clone()
+}
+
+#[test]
+fn a_timed_builtin_inside_the_limit_plays_and_its_times_are_recorded() {
+    let record = play(Duration::from_millis(4), true);
+    assert!(record.faults.is_empty(), "{:?}", record.faults);
+    let timing = record.timing().expect("a timed built-in has answer times");
+    assert!(timing.answers > 0);
+    assert!(timing.max_wall_us >= 4_000, "{timing:?}");
+    assert!(timing.cpu_us.is_some_and(|cpu| cpu >= 2_000), "{timing:?}");
+}
+
+#[test]
+fn a_timed_builtin_beyond_the_limit_times_out() {
+    let record = play(Duration::from_millis(120), true);
+    let kinds: Vec<FaultKind> = record.faults.iter().map(|f| f.fault.kind).collect();
+    assert_eq!(kinds, vec![FaultKind::Timeout]);
+}
+
+#[test]
+fn an_untimed_builtin_is_never_judged() {
+    let record = play(Duration::from_millis(120), false);
+    assert!(record.faults.is_empty(), "{:?}", record.faults);
+    assert!(record.timing().is_none());
+}
