@@ -103,6 +103,8 @@ pub struct BotProcess {
     /// The group leader: the bot itself, or bubblewrap around it when sandboxed.
     pid: i32,
     pgid: Pid,
+    /// The group the last pause stopped (resumed by the next resume).
+    paused_group: std::cell::Cell<Option<Pid>>,
     /// The sandbox, when there is one (dropped after the leader is reaped).
     jail: Option<crate::sandbox::Jail>,
     /// A pooled sandbox the bot runs in for this game (then `pid` is the sandbox's bwrap, which
@@ -173,6 +175,7 @@ impl BotProcess {
         let process = BotProcess {
             pid: spawned.pid,
             pgid: Pid::from_raw(spawned.pid),
+            paused_group: std::cell::Cell::new(None),
             jail: spawned.jail,
             lease: None,
             oom_before: 0,
@@ -442,11 +445,27 @@ impl BotProcess {
 
     /// Stops the whole group (SIGSTOP), so an idle bot cannot use the CPU while another one thinks.
     pub fn pause(&self) {
-        let _ = killpg(self.pgid, Signal::SIGSTOP);
+        let group = self.pause_group();
+        self.paused_group.set(Some(group));
+        let _ = killpg(group, Signal::SIGSTOP);
     }
 
     pub fn resume(&self) {
-        let _ = killpg(self.pgid, Signal::SIGCONT);
+        let group = self
+            .paused_group
+            .take()
+            .unwrap_or_else(|| self.pause_group());
+        let _ = killpg(group, Signal::SIGCONT);
+    }
+
+    /// The group that pausing stops: in a pooled sandbox the bot's own group once the helper
+    /// announced it (bwrap, the sandbox's init and the helper need not stop: four processes woken
+    /// twice per answer instead of one), else the group arena started.
+    pub fn pause_group(&self) -> Pid {
+        self.lease
+            .as_ref()
+            .and_then(crate::sandbox::Lease::bot_group)
+            .map_or(self.pgid, Pid::from_raw)
     }
 
     /// Kills the whole group, reaps the leader and collects stderr, at the end of the game.

@@ -681,7 +681,9 @@ fn launch_begin(
     let (stderr_read, stderr_write) = pipe()?;
     let (info_read, info_write) = pipe()?;
     let (block_read, block_write) = pipe()?;
-    let seccomp = seccomp_memfd()?;
+    // A resident helper may give each game's bot a process group of its own; the bot itself gets
+    // the whole filter from the helper, stacked on this one (see `become_bot`).
+    let seccomp = seccomp_memfd(resident.is_some())?;
     let stdin_fd = stdin_read
         .as_ref()
         .map_or(null.as_raw_fd(), AsRawFd::as_raw_fd);
@@ -1114,8 +1116,9 @@ fn chown_tree(path: &Path, uid: u32, gid: u32) -> io::Result<()> {
 /// `setsid` and `setpgid` (a process that left the bot's group would escape pausing), `mq_open`, the terminal
 /// input injection ioctl `TIOCSTI`, and syscalls of a foreign ABI (32-bit or x32 entry points, whose
 /// numbers differ).
-fn seccomp_memfd() -> io::Result<OwnedFd> {
-    let program = seccomp_program();
+/// With `for_helper`, `setpgid` is allowed (the helper's only use of it: see `helper_game`).
+fn seccomp_memfd(for_helper: bool) -> io::Result<OwnedFd> {
+    let program = seccomp_program(for_helper);
     let mut bytes = Vec::with_capacity(program.len() * 8);
     for (code, jt, jf, k) in program {
         bytes.extend_from_slice(&code.to_ne_bytes());
@@ -1140,8 +1143,9 @@ const AUDIT_ARCH: u32 = 0xC000_003E;
 #[cfg(target_arch = "aarch64")]
 const AUDIT_ARCH: u32 = 0xC000_00B7;
 
-/// `(code, jump if true, jump if false, k)` instructions.
-fn seccomp_program() -> Vec<(u16, u8, u8, u32)> {
+/// `(code, jump if true, jump if false, k)` instructions. With `allow_setpgid`, `setpgid` is
+/// let through (for a resident helper, never for a bot).
+fn seccomp_program(allow_setpgid: bool) -> Vec<(u16, u8, u8, u32)> {
     const LD_ABS: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
     const JEQ: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
     const JGE: u16 = 0x35; // BPF_JMP | BPF_JGE | BPF_K
@@ -1159,7 +1163,17 @@ fn seccomp_program() -> Vec<(u16, u8, u8, u32)> {
         // x32 system calls are numbered from 0x40000000 on x86_64.
         (JGE, 7, 0, 0x4000_0000),
         (JEQ, 6, 0, libc::SYS_setsid as u32),
-        (JEQ, 5, 0, libc::SYS_setpgid as u32),
+        // A syscall number never used: the rule then matches nothing.
+        (
+            JEQ,
+            5,
+            0,
+            if allow_setpgid {
+                u32::MAX
+            } else {
+                libc::SYS_setpgid as u32
+            },
+        ),
         // POSIX message queues outlive their processes in the IPC namespace and cannot be listed
         // without mounting mqueue: refused, so a reused sandbox carries nothing between games.
         (JEQ, 4, 0, libc::SYS_mq_open as u32),
@@ -1200,6 +1214,9 @@ struct BotCgroups {
     tasks: PathBuf,
     /// Where the group's CPU time is: v1 `cpuacct.usage` (ns), v2 `cpu.stat` (`usage_usec`).
     cpu: Option<PathBuf>,
+    /// That file, opened on first use: it is read twice per answer, and a `pread` of an open file
+    /// costs a fraction of an open, read and close (a path walk in the cgroup filesystem).
+    cpu_file: std::sync::OnceLock<Option<File>>,
 }
 
 fn cgroup_mounts() -> Vec<(String, String, String)> {
@@ -1363,6 +1380,7 @@ impl CgroupRoot {
             oom: (PathBuf::new(), "oom_kill"),
             tasks: PathBuf::new(),
             cpu: None,
+            cpu_file: std::sync::OnceLock::new(),
         };
         let mkdir = |made: &mut BotCgroups, base: &Path| -> Result<PathBuf, String> {
             let dir = base.join(&name);
@@ -1472,8 +1490,17 @@ impl BotCgroups {
 
     /// CPU time used by every process that ever ran in the group (exited ones included).
     fn cpu_time(&self) -> Option<Duration> {
+        use std::os::unix::fs::FileExt;
         let path = self.cpu.as_ref()?;
-        let text = std::fs::read_to_string(path).ok()?;
+        let file = self
+            .cpu_file
+            .get_or_init(|| File::open(path).ok())
+            .as_ref()?;
+        // Both files are short (v2's cpu.stat is a few hundred bytes); the kernel regenerates the
+        // text on every read at offset 0.
+        let mut buffer = [0u8; 1024];
+        let length = file.read_at(&mut buffer, 0).ok()?;
+        let text = std::str::from_utf8(&buffer[..length]).ok()?;
         if path.ends_with("cpuacct.usage") {
             text.trim().parse::<u64>().ok().map(Duration::from_nanos)
         } else {
@@ -1833,6 +1860,7 @@ impl SandboxPool {
             key,
             home: std::sync::Arc::downgrade(self),
             ending: false,
+            bot_group: std::cell::Cell::new(None),
         })
     }
 
@@ -1890,6 +1918,20 @@ impl Reusable {
         if let Some(jail) = spawned.jail.as_mut() {
             // Removed with the sandbox.
             jail.scratch = Some(folder.clone());
+        }
+        if let Some(control) = spawned.stdin.as_ref() {
+            let on: libc::c_int = 1;
+            // SAFETY: setsockopt with a valid int option on our own socket. Without it the
+            // games' bot groups are not announced and pausing stops the whole sandbox.
+            unsafe {
+                libc::setsockopt(
+                    control.as_raw_fd(),
+                    libc::SOL_SOCKET,
+                    libc::SO_PASSCRED,
+                    (&on as *const libc::c_int).cast(),
+                    std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+                );
+            }
         }
         Ok(Reusable {
             spawned,
@@ -1993,6 +2035,8 @@ pub struct Lease {
     home: std::sync::Weak<SandboxPool>,
     /// The end of the game was asked for (once: the helper reads one request per game end).
     ending: bool,
+    /// This game's bot process group, once announced (see [`Lease::bot_group`]).
+    bot_group: std::cell::Cell<Option<i32>>,
 }
 
 /// What [`Lease::spawn`] gives: the bot's pipes (arena's ends) and its process group (for pausing).
@@ -2024,6 +2068,10 @@ impl Lease {
             .stdin
             .as_mut()
             .ok_or_else(|| io::Error::other("no control socket"))?;
+        // A group announced in an earlier game (whose bot never needed pausing) is stale: drop it,
+        // so that the next announcement read is this game's.
+        announced_groups(control.as_raw_fd());
+        self.bot_group.set(None);
         let mut request = helper_request(GAME, argv);
         send_with_fds(
             control.as_raw_fd(),
@@ -2042,6 +2090,17 @@ impl Lease {
             stdout: File::from(stdout_read),
             stderr: File::from(stderr_read),
         })
+    }
+
+    /// The process group of this game's bot (in arena's PID namespace), once the helper's child
+    /// announced it; `None` before that (pause the sandbox's whole group then).
+    pub fn bot_group(&self) -> Option<i32> {
+        if self.bot_group.get().is_none() {
+            let control = self.reusable.as_ref()?.spawned.stdin.as_ref()?;
+            self.bot_group
+                .set(announced_groups(control.as_raw_fd()).last().copied());
+        }
+        self.bot_group.get()
     }
 
     /// The sandbox's out-of-memory kills so far (compare before and after a game).
@@ -2504,8 +2563,12 @@ fn helper_game(
     // SAFETY: the helper is single-threaded (started by run_helper_if_asked before anything else).
     let pid = unsafe { libc::fork() };
     if pid == 0 {
-        // SAFETY: in the child: the game's pipes become 0-2, then become the bot.
+        // SAFETY: in the child: a process group of its own, announced to arena (which pauses that
+        // group alone, not bwrap, init and the helper with it); then the game's pipes become 0-2,
+        // then become the bot.
         unsafe {
+            libc::setpgid(0, 0);
+            announce_group(0);
             libc::dup2(pipes[0].as_raw_fd(), 0);
             libc::dup2(pipes[1].as_raw_fd(), 1);
             libc::dup2(pipes[2].as_raw_fd(), 2);
@@ -2571,6 +2634,88 @@ fn helper_game(
             }
             reset_for_the_next_game();
             return control_out.write_all(CLEAN);
+        }
+    }
+}
+
+/// Marks the message that carries a game's bot process group (its leader's credentials).
+const GROUP: u8 = b'P';
+
+/// Sends [`GROUP`] on the control socket `fd` with this process's credentials: the kernel gives
+/// arena the pid in arena's own PID namespace, which the sandbox's processes do not know.
+fn announce_group(fd: RawFd) {
+    let mut data = [GROUP];
+    let mut iov = libc::iovec {
+        iov_base: data.as_mut_ptr().cast(),
+        iov_len: 1,
+    };
+    let mut control = [0u64; 8];
+    // SAFETY: an all-zero msghdr is valid; the control message is written within `control`.
+    unsafe {
+        let credentials = libc::ucred {
+            pid: libc::getpid(),
+            uid: libc::getuid(),
+            gid: libc::getgid(),
+        };
+        let mut message: libc::msghdr = std::mem::zeroed();
+        message.msg_iov = &mut iov;
+        message.msg_iovlen = 1;
+        message.msg_control = control.as_mut_ptr().cast();
+        message.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<libc::ucred>() as u32) as _;
+        let header = libc::CMSG_FIRSTHDR(&message);
+        (*header).cmsg_level = libc::SOL_SOCKET;
+        (*header).cmsg_type = libc::SCM_CREDENTIALS;
+        (*header).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<libc::ucred>() as u32) as _;
+        libc::CMSG_DATA(header)
+            .cast::<libc::ucred>()
+            .write_unaligned(credentials);
+        // Best effort: without it arena pauses the whole sandbox's group, as before.
+        libc::sendmsg(fd, &message, libc::MSG_NOSIGNAL);
+    }
+}
+
+/// The process groups announced on `fd` (arena's end of a control socket with `SO_PASSCRED`) and
+/// not read yet, oldest first; never waits.
+fn announced_groups(fd: RawFd) -> Vec<i32> {
+    let mut groups = Vec::new();
+    loop {
+        let mut byte = [0u8; 1];
+        let mut iov = libc::iovec {
+            iov_base: byte.as_mut_ptr().cast(),
+            iov_len: 1,
+        };
+        let mut control = [0u64; 8];
+        // SAFETY: an all-zero msghdr is valid; its pointers are set below.
+        let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
+        message.msg_iov = &mut iov;
+        message.msg_iovlen = 1;
+        message.msg_control = control.as_mut_ptr().cast();
+        message.msg_controllen = std::mem::size_of_val(&control) as _;
+        // SAFETY: recvmsg into buffers that live across the call.
+        let n = unsafe { libc::recvmsg(fd, &mut message, libc::MSG_DONTWAIT) };
+        if n <= 0 {
+            if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return groups;
+        }
+        // SAFETY: walking the control messages the kernel wrote into `message`.
+        unsafe {
+            let mut header = libc::CMSG_FIRSTHDR(&message);
+            while !header.is_null() {
+                if (*header).cmsg_level == libc::SOL_SOCKET
+                    && (*header).cmsg_type == libc::SCM_CREDENTIALS
+                    && byte[0] == GROUP
+                {
+                    let credentials = libc::CMSG_DATA(header)
+                        .cast::<libc::ucred>()
+                        .read_unaligned();
+                    if credentials.pid > 0 {
+                        groups.push(credentials.pid);
+                    }
+                }
+                header = libc::CMSG_NXTHDR(&message, header);
+            }
         }
     }
 }
@@ -2655,6 +2800,26 @@ unsafe fn become_bot(argv: &[CString], uid: Option<u32>, gid: Option<u32>) -> ! 
         let mut header = [0x2008_0522u32, 0]; // _LINUX_CAPABILITY_VERSION_3, this process
         let data = [0u32; 6];
         libc::syscall(libc::SYS_capset, header.as_mut_ptr(), data.as_ptr());
+        // The bot's whole filter (the helper's lets `setpgid` through), stacked on the helper's.
+        let mut filter: Vec<libc::sock_filter> = seccomp_program(false)
+            .into_iter()
+            .map(|(code, jt, jf, k)| libc::sock_filter { code, jt, jf, k })
+            .collect();
+        let program = libc::sock_fprog {
+            len: filter.len() as u16,
+            filter: filter.as_mut_ptr(),
+        };
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+            || libc::prctl(
+                libc::PR_SET_SECCOMP,
+                libc::SECCOMP_MODE_FILTER,
+                &program as *const libc::sock_fprog,
+            ) != 0
+        {
+            let message = b"arena sandbox: cannot install the bot's seccomp filter\n";
+            libc::write(2, message.as_ptr().cast(), message.len());
+            libc::_exit(126);
+        }
         libc::execvp(pointers[0], pointers.as_ptr());
         let message = b"arena sandbox: cannot run the command\n";
         libc::write(2, message.as_ptr().cast(), message.len());
@@ -2809,7 +2974,7 @@ mod tests {
 
     #[test]
     fn the_seccomp_program_jumps_stay_inside_it() {
-        let program = seccomp_program();
+        let program = seccomp_program(false);
         for (at, (code, jt, jf, _)) in program.iter().enumerate() {
             if code & 0x07 == 0x05 {
                 assert!(at + 1 + (*jt as usize) < program.len());
