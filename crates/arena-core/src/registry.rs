@@ -176,8 +176,9 @@ pub fn ready_game(
     mut request: GameRequest,
     pool: Option<&std::sync::Arc<crate::sandbox::SandboxPool>>,
 ) -> Result<ReadyGame, String> {
+    let calls = entry.pooled_calls();
     let pooled = pool.filter(|_| {
-        entry.stream_bots()
+        (entry.stream_bots() || calls)
             && request
                 .options
                 .sandbox
@@ -192,7 +193,13 @@ pub fn ready_game(
                 continue;
             };
             // A failed lease leaves the seat to the game's own set-up, which reports any error.
-            if let Ok(lease) = pool.lease(argv, request.options.cpu, seat.workdir.as_deref()) {
+            let folder = seat.workdir.as_deref();
+            let leased = if calls {
+                pool.lease_for_calls(argv, request.options.cpu, folder)
+            } else {
+                pool.lease(argv, request.options.cpu, folder)
+            };
+            if let Ok(lease) = leased {
                 seat.workdir = lease.folder().map(Path::to_path_buf);
                 leases[index] = Some(lease);
             }
@@ -285,6 +292,11 @@ pub trait GameEntry: Send + Sync {
     /// the game: [`ready_game`]); false for games that start a process per move (Coup).
     fn stream_bots(&self) -> bool {
         true
+    }
+    /// Whether process bots are called once per move in a sandbox kept for the game (Coup): their
+    /// sandboxes can be kept between games too ([`ready_game`] leases them for calls).
+    fn pooled_calls(&self) -> bool {
+        false
     }
     fn play(&self, request: GameRequest) -> BoxFuture<'static, Result<GameResult, String>>;
     /// Whether built-in `name` searches within the time limit (it is timed like a process, so a

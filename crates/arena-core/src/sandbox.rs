@@ -380,6 +380,8 @@ pub struct Jail {
     init: Option<OwnedFd>,
     cgroups: Option<BotCgroups>,
     scratch: Option<PathBuf>,
+    /// A pooled sandbox's folder for the referee's files (see `Reusable::calls`), removed with it.
+    scratch_calls: Option<PathBuf>,
 }
 
 impl Jail {
@@ -426,7 +428,10 @@ impl Drop for Jail {
         if let Some(cgroups) = self.cgroups.take() {
             cgroups.remove();
         }
-        if let Some(dir) = self.scratch.take() {
+        for dir in [self.scratch.take(), self.scratch_calls.take()]
+            .into_iter()
+            .flatten()
+        {
             let _ = std::fs::remove_dir_all(dir);
         }
     }
@@ -480,6 +485,7 @@ fn launch_begin(
         init: None,
         cgroups: None,
         scratch: None,
+        scratch_calls: None,
     };
     let workdir = match launch.workdir {
         Some(dir) => std::path::absolute(dir)?,
@@ -1663,110 +1669,12 @@ impl Resident {
             .spawned
             .as_mut()
             .ok_or_else(|| io::Error::other("the resident sandbox is gone"))?;
-        let message = helper_request(CALL, argv);
-        let oom_before = spawned.jail.as_ref().map_or(0, Jail::oom_kills);
-        let started = Instant::now();
-        let deadline = started + limit;
-        let control = spawned
-            .stdin
-            .as_mut()
-            .ok_or_else(|| io::Error::other("no control pipe"))?;
-        if let Err(e) = control.write_all(&message) {
-            self.end();
-            return Err(io::Error::other(format!(
-                "the resident sandbox's helper is gone: {e}"
-            )));
-        }
-        let mut reply = Vec::new();
-        let mut stderr = Vec::new();
-        let mut timed_out = false;
-        let complete = |reply: &[u8]| -> Option<usize> {
-            let length = u32::from_le_bytes(reply.get(5..9)?.try_into().ok()?) as usize;
-            (reply.len() >= 9 + length).then_some(9 + length)
-        };
-        loop {
-            if complete(&reply).is_some() {
-                break;
-            }
-            let now = Instant::now();
-            if now >= deadline || crate::process::interrupted() {
-                timed_out = true;
-                break;
-            }
-            let (Some(out), Some(err)) = (&spawned.stdout, &spawned.stderr) else {
-                break;
-            };
-            let mut fds = vec![
-                libc::pollfd {
-                    fd: out.as_raw_fd(),
-                    events: libc::POLLIN,
-                    revents: 0,
-                },
-                libc::pollfd {
-                    fd: err.as_raw_fd(),
-                    events: libc::POLLIN,
-                    revents: 0,
-                },
-            ];
-            if let Some(fd) = crate::process::interrupt_fd() {
-                fds.push(libc::pollfd {
-                    fd,
-                    events: libc::POLLIN,
-                    revents: 0,
-                });
-            }
-            let left = deadline.saturating_duration_since(now);
-            let timeout = libc::timespec {
-                tv_sec: left.as_secs() as libc::time_t,
-                tv_nsec: left.subsec_nanos() as libc::c_long,
-            };
-            // SAFETY: valid pollfds for descriptors we own; `timeout` outlives the call.
-            unsafe {
-                libc::ppoll(
-                    fds.as_mut_ptr(),
-                    fds.len() as libc::nfds_t,
-                    &timeout,
-                    std::ptr::null(),
-                )
-            };
-            if !read_available(spawned.stderr.as_mut(), &mut stderr, stderr_cap) {
-                spawned.stderr = None;
-            }
-            if !read_available(spawned.stdout.as_mut(), &mut reply, usize::MAX) {
-                spawned.stdout = None;
-            }
-            if reply.len() > 9 + HELPER_STDOUT_CAP + 64 {
-                break;
-            }
-        }
-        let elapsed = started.elapsed();
-        read_available(spawned.stderr.as_mut(), &mut stderr, stderr_cap);
-        let memory_exceeded = spawned.jail.as_ref().map_or(0, Jail::oom_kills) > oom_before;
-        let status = match complete(&reply) {
-            Some(end) if !timed_out && reply[0] == 0 && end == reply.len() => {
-                let raw = i32::from_le_bytes([reply[1], reply[2], reply[3], reply[4]]);
-                reply.drain(..9);
-                Some(std::os::unix::process::ExitStatusExt::from_raw(raw))
-            }
-            _ => None,
-        };
-        if status.is_none() {
+        let call = call_in(spawned, argv, limit, stderr_cap);
+        if !matches!(&call, Ok(call) if call.status.is_some()) {
             // Out of time, or a helper that broke its protocol: the sandbox goes with the call.
             self.end();
-            if !timed_out && !memory_exceeded {
-                return Err(io::Error::other(
-                    "the resident sandbox's helper ended unexpectedly",
-                ));
-            }
-            reply.clear();
         }
-        Ok(ResidentCall {
-            status,
-            stdout: reply,
-            stderr,
-            elapsed,
-            memory_exceeded,
-        })
+        call
     }
 
     /// Turns the helper into `argv` (the bot's stream process) and returns it: a sandbox set up in
@@ -1816,7 +1724,8 @@ pub struct SandboxPool {
     idle: std::sync::Mutex<Vec<(PoolKey, Reusable)>>,
 }
 
-type PoolKey = (Vec<String>, Option<usize>);
+/// (the bot's command, its CPU, whether it is called once per move).
+type PoolKey = (Vec<String>, Option<usize>, bool);
 
 impl SandboxPool {
     /// A pool for `sandbox`, which must have a resident helper (`SandboxPolicy::helper`).
@@ -1842,7 +1751,28 @@ impl SandboxPool {
         cpu: Option<usize>,
         folder: Option<&Path>,
     ) -> io::Result<Lease> {
-        let key: PoolKey = (argv.to_vec(), cpu);
+        self.lease_as(argv, cpu, folder, false)
+    }
+
+    /// [`SandboxPool::lease`] for a bot called once per move ([`Lease::call`]): its sandbox also
+    /// has a folder for the game's files ([`Lease::calls_folder`]), emptied between games.
+    pub fn lease_for_calls(
+        self: &std::sync::Arc<Self>,
+        argv: &[String],
+        cpu: Option<usize>,
+        folder: Option<&Path>,
+    ) -> io::Result<Lease> {
+        self.lease_as(argv, cpu, folder, true)
+    }
+
+    fn lease_as(
+        self: &std::sync::Arc<Self>,
+        argv: &[String],
+        cpu: Option<usize>,
+        folder: Option<&Path>,
+        calls: bool,
+    ) -> io::Result<Lease> {
+        let key: PoolKey = (argv.to_vec(), cpu, calls);
         let reused = self.idle.lock().ok().and_then(|mut idle| {
             let at = idle.iter().rposition(|(k, _)| *k == key)?;
             Some(idle.remove(at).1)
@@ -1850,7 +1780,7 @@ impl SandboxPool {
         // The last game's reset ran meanwhile; a sandbox that did not come back clean is replaced.
         let reusable = match reused.and_then(|mut reusable| reusable.settle().then_some(reusable)) {
             Some(reusable) => reusable,
-            None => Reusable::start(&self.sandbox, argv, cpu)?,
+            None => Reusable::start(&self.sandbox, argv, cpu, calls)?,
         };
         if let Some(folder) = folder.filter(|folder| folder.is_dir()) {
             reusable.fill(folder, self.sandbox.run_as)?;
@@ -1861,6 +1791,7 @@ impl SandboxPool {
             home: std::sync::Arc::downgrade(self),
             ending: false,
             bot_group: std::cell::Cell::new(None),
+            game_started: false,
         })
     }
 
@@ -1880,18 +1811,41 @@ struct Reusable {
     spawned: Spawned,
     /// The bot's folder inside and out (bound at the same path).
     folder: PathBuf,
+    /// For bots called once per move: a second writable folder for the game's files that are not
+    /// the bot's own (Coup's history file), bound at the same path and emptied between games.
+    calls: Option<PathBuf>,
     /// A game's end was asked for and the helper's "clean" not read yet.
     settling: bool,
 }
 
 impl Reusable {
-    fn start(sandbox: &Sandbox, bot_argv: &[String], cpu: Option<usize>) -> io::Result<Reusable> {
+    fn start(
+        sandbox: &Sandbox,
+        bot_argv: &[String],
+        cpu: Option<usize>,
+        with_calls: bool,
+    ) -> io::Result<Reusable> {
         let folder = std::env::temp_dir().join(format!(
             "arena-sandbox-{}-{}",
             std::process::id(),
             MADE.fetch_add(1, Ordering::Relaxed)
         ));
         std::fs::create_dir(&folder)?;
+        // Inside the bot's scratch folder (removed with the sandbox), beside its own folder.
+        let calls = with_calls.then(|| folder.with_extension("calls"));
+        let made_calls = match &calls {
+            Some(dir) => std::fs::create_dir(dir).and_then(|()| {
+                // Only the referee's files are put here; the bot's user may change them (a call
+                // appends to its history file) as the original arbiter's directory allowed.
+                std::fs::set_permissions(dir, std::os::unix::fs::PermissionsExt::from_mode(0o1777))
+            }),
+            None => Ok(()),
+        };
+        if let Err(e) = made_calls {
+            let _ = std::fs::remove_dir_all(&folder);
+            return Err(e);
+        }
+        let writable: Vec<PathBuf> = calls.iter().cloned().collect();
         let started = (|| {
             let argv = helper_argv(sandbox)?;
             let launch = Launch {
@@ -1899,25 +1853,32 @@ impl Reusable {
                 workdir: Some(&folder),
                 cpu,
                 stdin: true,
-                writable: &[],
+                writable: &writable,
             };
             let pending = launch_begin(&launch, sandbox, Some(bot_argv), true)?;
             Resident::finish(ResidentPending(pending), sandbox)
         })();
+        let remove = || {
+            let _ = std::fs::remove_dir_all(&folder);
+            if let Some(dir) = &calls {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+        };
         let mut resident = match started {
             Ok(resident) => resident,
             Err(e) => {
-                let _ = std::fs::remove_dir_all(&folder);
+                remove();
                 return Err(e);
             }
         };
         let Some(mut spawned) = resident.spawned.take() else {
-            let _ = std::fs::remove_dir_all(&folder);
+            remove();
             return Err(io::Error::other("the sandbox's helper is gone"));
         };
         if let Some(jail) = spawned.jail.as_mut() {
             // Removed with the sandbox.
             jail.scratch = Some(folder.clone());
+            jail.scratch_calls = calls.clone();
         }
         if let Some(control) = spawned.stdin.as_ref() {
             let on: libc::c_int = 1;
@@ -1936,6 +1897,7 @@ impl Reusable {
         Ok(Reusable {
             spawned,
             folder,
+            calls,
             settling: false,
         })
     }
@@ -2037,6 +1999,8 @@ pub struct Lease {
     ending: bool,
     /// This game's bot process group, once announced (see [`Lease::bot_group`]).
     bot_group: std::cell::Cell<Option<i32>>,
+    /// A stream game was started ([`Lease::spawn`]); otherwise the sandbox served calls, or nothing.
+    game_started: bool,
 }
 
 /// What [`Lease::spawn`] gives: the bot's pipes (arena's ends) and its process group (for pausing).
@@ -2072,6 +2036,7 @@ impl Lease {
         // so that the next announcement read is this game's.
         announced_groups(control.as_raw_fd());
         self.bot_group.set(None);
+        self.game_started = true;
         let mut request = helper_request(GAME, argv);
         send_with_fds(
             control.as_raw_fd(),
@@ -2101,6 +2066,46 @@ impl Lease {
                 .set(announced_groups(control.as_raw_fd()).last().copied());
         }
         self.bot_group.get()
+    }
+
+    /// False once a call ran out of time or the helper failed (the sandbox is then gone).
+    pub fn is_alive(&self) -> bool {
+        self.reusable.is_some()
+    }
+
+    /// The folder for the game's own files (Coup's history file) in a sandbox leased with
+    /// [`SandboxPool::lease_for_calls`]: writable by the bot, emptied between games.
+    pub fn calls_folder(&self) -> Option<&Path> {
+        self.reusable.as_ref()?.calls.as_deref()
+    }
+
+    /// Makes `path` (a file arena put in [`Lease::calls_folder`]) the bot's user's, so that the bot
+    /// can change it as the game allows (Coup's history file, which a call appends to).
+    pub fn give_to_bot(&self, path: &Path) -> io::Result<()> {
+        let run_as = self.home.upgrade().and_then(|pool| pool.sandbox.run_as);
+        match run_as {
+            Some((uid, gid)) => std::os::unix::fs::lchown(path, Some(uid), Some(gid)),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs `argv` once in the sandbox (a bot called once per move) and waits for it up to
+    /// `limit`. A call that ran out of time takes the sandbox down: later calls fail.
+    pub fn call(
+        &mut self,
+        argv: &[String],
+        limit: Duration,
+        stderr_cap: usize,
+    ) -> io::Result<ResidentCall> {
+        let reusable = self
+            .reusable
+            .as_mut()
+            .ok_or_else(|| io::Error::other("the sandbox is gone"))?;
+        let call = call_in(&mut reusable.spawned, argv, limit, stderr_cap);
+        if !matches!(&call, Ok(call) if call.status.is_some()) {
+            self.discard();
+        }
+        call
     }
 
     /// The sandbox's out-of-memory kills so far (compare before and after a game).
@@ -2138,11 +2143,22 @@ impl Lease {
             nix::unistd::Pid::from_raw(reusable.spawned.pid),
             nix::sys::signal::Signal::SIGCONT,
         );
+        // A stream game's helper waits in the game for END; after calls (or nothing) it waits for a
+        // request, and RESET names the calls folder to empty with the rest.
+        let request = if self.game_started {
+            vec![END]
+        } else {
+            let calls = reusable
+                .calls
+                .as_ref()
+                .map_or_else(|| ".".to_string(), |dir| dir.to_string_lossy().into_owned());
+            helper_request(RESET, &[calls])
+        };
         let sent = reusable
             .spawned
             .stdin
             .as_mut()
-            .map(|control| control.write_all(&[END]));
+            .map(|control| control.write_all(&request));
         if !matches!(sent, Some(Ok(()))) {
             self.discard();
         }
@@ -2236,6 +2252,9 @@ fn helper_argv(sandbox: &Sandbox) -> io::Result<[String; 4]> {
 const READY: &[u8] = b"R";
 /// Helper requests: run a call and report, or become the command.
 const CALL: u8 = b'C';
+/// After a game of calls: kill what is left and empty the sandbox (the request names the calls
+/// folder); answered with [`CLEAN`].
+const RESET: u8 = b'R';
 const EXEC: u8 = b'E';
 /// A game in a reused sandbox (the kind byte comes with the game's three pipes), and the helper's
 /// answers: the end of a game asked, the sandbox clean again.
@@ -2244,6 +2263,118 @@ const END: u8 = b'K';
 const CLEAN: &[u8] = b"C";
 
 /// `kind, u32 length, arguments each followed by NUL`.
+/// Runs `argv` once in the sandbox of helper `spawned` and waits for it up to `limit`. A call
+/// without a status (out of time, killed, or a helper that broke its protocol) leaves the sandbox
+/// unusable: the caller ends it.
+fn call_in(
+    spawned: &mut Spawned,
+    argv: &[String],
+    limit: Duration,
+    stderr_cap: usize,
+) -> io::Result<ResidentCall> {
+    let message = helper_request(CALL, argv);
+    let oom_before = spawned.jail.as_ref().map_or(0, Jail::oom_kills);
+    let started = Instant::now();
+    let deadline = started + limit;
+    let control = spawned
+        .stdin
+        .as_mut()
+        .ok_or_else(|| io::Error::other("no control pipe"))?;
+    if let Err(e) = control.write_all(&message) {
+        return Err(io::Error::other(format!(
+            "the resident sandbox's helper is gone: {e}"
+        )));
+    }
+    let mut reply = Vec::new();
+    let mut stderr = Vec::new();
+    let mut timed_out = false;
+    let complete = |reply: &[u8]| -> Option<usize> {
+        let length = u32::from_le_bytes(reply.get(5..9)?.try_into().ok()?) as usize;
+        (reply.len() >= 9 + length).then_some(9 + length)
+    };
+    loop {
+        if complete(&reply).is_some() {
+            break;
+        }
+        let now = Instant::now();
+        if now >= deadline || crate::process::interrupted() {
+            timed_out = true;
+            break;
+        }
+        let (Some(out), Some(err)) = (&spawned.stdout, &spawned.stderr) else {
+            break;
+        };
+        let mut fds = vec![
+            libc::pollfd {
+                fd: out.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: err.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            },
+        ];
+        if let Some(fd) = crate::process::interrupt_fd() {
+            fds.push(libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            });
+        }
+        let left = deadline.saturating_duration_since(now);
+        let timeout = libc::timespec {
+            tv_sec: left.as_secs() as libc::time_t,
+            tv_nsec: left.subsec_nanos() as libc::c_long,
+        };
+        // SAFETY: valid pollfds for descriptors we own; `timeout` outlives the call.
+        unsafe {
+            libc::ppoll(
+                fds.as_mut_ptr(),
+                fds.len() as libc::nfds_t,
+                &timeout,
+                std::ptr::null(),
+            )
+        };
+        if !read_available(spawned.stderr.as_mut(), &mut stderr, stderr_cap) {
+            spawned.stderr = None;
+        }
+        if !read_available(spawned.stdout.as_mut(), &mut reply, usize::MAX) {
+            spawned.stdout = None;
+        }
+        if reply.len() > 9 + HELPER_STDOUT_CAP + 64 {
+            break;
+        }
+    }
+    let elapsed = started.elapsed();
+    read_available(spawned.stderr.as_mut(), &mut stderr, stderr_cap);
+    let memory_exceeded = spawned.jail.as_ref().map_or(0, Jail::oom_kills) > oom_before;
+    let status = match complete(&reply) {
+        Some(end) if !timed_out && reply[0] == 0 && end == reply.len() => {
+            let raw = i32::from_le_bytes([reply[1], reply[2], reply[3], reply[4]]);
+            reply.drain(..9);
+            Some(std::os::unix::process::ExitStatusExt::from_raw(raw))
+        }
+        _ => None,
+    };
+    if status.is_none() {
+        if !timed_out && !memory_exceeded {
+            return Err(io::Error::other(
+                "the resident sandbox's helper ended unexpectedly",
+            ));
+        }
+        reply.clear();
+    }
+    Ok(ResidentCall {
+        status,
+        stdout: reply,
+        stderr,
+        elapsed,
+        memory_exceeded,
+    })
+}
+
 fn helper_request(kind: u8, argv: &[String]) -> Vec<u8> {
     let mut payload = Vec::new();
     for arg in argv {
@@ -2420,6 +2551,14 @@ fn helper_loop(uid: Option<u32>, gid: Option<u32>) -> i32 {
             .split(|&b| b == 0)
             .filter_map(|arg| CString::new(arg).ok())
             .collect();
+        if header[0] == RESET {
+            kill_the_rest();
+            reset_for_the_next_game(&argv);
+            if control_out.write_all(CLEAN).is_err() {
+                return 1;
+            }
+            continue;
+        }
         if argv.is_empty() || argv[0].is_empty() {
             return 0;
         }
@@ -2632,7 +2771,7 @@ fn helper_game(
                 // SAFETY: closing the descriptor we opened.
                 unsafe { libc::close(pidfd) };
             }
-            reset_for_the_next_game();
+            reset_for_the_next_game(&[]);
             return control_out.write_all(CLEAN);
         }
     }
@@ -2735,8 +2874,14 @@ fn kill_the_rest() {
 
 /// Empties what a bot could write in its sandbox (its folder, /tmp, /dev/shm) and removes its System
 /// V IPC objects: the next game starts from nothing the last one left.
-fn reset_for_the_next_game() {
-    for dir in [Path::new("."), Path::new("/tmp"), Path::new("/dev/shm")] {
+fn reset_for_the_next_game(more: &[CString]) {
+    let more = more
+        .iter()
+        .map(|dir| Path::new(OsStr::from_bytes(dir.as_bytes())));
+    for dir in [Path::new("."), Path::new("/tmp"), Path::new("/dev/shm")]
+        .into_iter()
+        .chain(more)
+    {
         if let Ok(entries) = std::fs::read_dir(dir) {
             for entry in entries.flatten() {
                 let path = entry.path();

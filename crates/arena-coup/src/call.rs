@@ -19,7 +19,7 @@ use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use arena_core::sandbox::{Jail, Launch, Resident, Sandbox, read_available};
+use arena_core::sandbox::{Jail, Launch, Lease, Resident, ResidentCall, Sandbox, read_available};
 
 use arena_core::agent::{Agent, AgentLog, Reply};
 use arena_core::game::{Answer, Fault, FaultKind};
@@ -354,22 +354,54 @@ pub struct CallReport {
 /// Makes one call for `obs`: writes the history file, runs the bot, judges what it did. Sandboxed,
 /// every call builds a sandbox of its own (see [`call_bot_in`] for one per game).
 pub fn call_bot(spec: &CallSpec, obs: &CoupObs, limit: Duration, stderr_cap: usize) -> CallReport {
-    call_bot_in(spec, obs, limit, stderr_cap, &mut None)
+    call_bot_in(spec, obs, limit, stderr_cap, &mut GameSandbox::PerGame)
 }
 
-/// Runs one call in `resident`, the bot's sandbox for the game, started on the first call (and again
-/// after a call that ran out of time took it down).
-fn call_resident(
+/// A bot's sandbox for one game of calls.
+#[derive(Debug, Default)]
+pub enum GameSandbox {
+    /// Set up on the first call when the spec's sandbox has a resident helper (and again after a
+    /// call that ran out of time took it down), ended with the game.
+    #[default]
+    PerGame,
+    Resident(Resident),
+    /// Kept from the bot's earlier games by a tournament worker's pool, emptied between games; its
+    /// calls folder holds this bot's copy of the history file.
+    Leased(Lease),
+}
+
+impl GameSandbox {
+    /// Where the history file is for this bot: its leased sandbox's calls folder (under the game's
+    /// file name), or the game's own file.
+    fn history_path(&self, shared: &Path) -> io::Result<PathBuf> {
+        match self {
+            GameSandbox::Leased(lease) => match (lease.calls_folder(), shared.file_name()) {
+                (Some(dir), Some(name)) => Ok(dir.join(name)),
+                _ => Err(io::Error::other("the leased sandbox has no calls folder")),
+            },
+            _ => std::path::absolute(shared),
+        }
+    }
+}
+
+/// Runs one call in the bot's sandbox for the game (`kept`): a leased one, or one set up on the
+/// first call.
+fn call_kept(
     spec: &CallSpec,
     sandbox: &Sandbox,
-    resident: &mut Option<Resident>,
+    kept: &mut GameSandbox,
     argv: &[String],
     writable: &[PathBuf],
     limit: Duration,
     stderr_cap: usize,
 ) -> io::Result<RawCall> {
-    if !resident.as_ref().is_some_and(Resident::is_alive) {
-        *resident = Some(Resident::start(
+    let alive = match kept {
+        GameSandbox::PerGame => false,
+        GameSandbox::Resident(resident) => resident.is_alive(),
+        GameSandbox::Leased(lease) => lease.is_alive(),
+    };
+    if !alive {
+        *kept = GameSandbox::Resident(Resident::start(
             sandbox,
             &spec.argv,
             spec.workdir.as_deref(),
@@ -377,16 +409,33 @@ fn call_resident(
             writable,
         )?);
     }
-    let Some(running) = resident.as_mut() else {
-        return Err(io::Error::other("no resident sandbox"));
+    let (cpu_before, call, cpu_after) = match kept {
+        GameSandbox::Resident(running) => {
+            let before = running.cpu_time();
+            let call = running.call(argv, limit, stderr_cap)?;
+            (before, call, running.cpu_time())
+        }
+        GameSandbox::Leased(lease) => {
+            let before = lease.cpu_time();
+            let call = lease.call(argv, limit, stderr_cap)?;
+            (before, call, lease.cpu_time())
+        }
+        GameSandbox::PerGame => return Err(io::Error::other("no resident sandbox")),
     };
-    let cpu_before = running.cpu_time();
-    let call = running.call(argv, limit, stderr_cap)?;
-    // The sandbox is gone after a call that ran out of time: its CPU time is then unknown.
+    Ok(raw_call(call, cpu_before, cpu_after))
+}
+
+/// A call in a kept sandbox as [`RawCall`]. The sandbox is gone after a call that ran out of time:
+/// its CPU time is then unknown.
+fn raw_call(
+    call: ResidentCall,
+    cpu_before: Option<Duration>,
+    cpu_after: Option<Duration>,
+) -> RawCall {
     let cpu = cpu_before
-        .zip(running.cpu_time())
+        .zip(cpu_after)
         .map(|(before, after)| after.saturating_sub(before));
-    Ok(RawCall {
+    RawCall {
         cpu,
         end: match call.status {
             Some(status) => CallEnd::Exited(status),
@@ -398,16 +447,17 @@ fn call_resident(
         elapsed: call.elapsed,
         pgid: 0,
         memory_exceeded: call.memory_exceeded,
-    })
+    }
 }
 
-/// [`call_bot`], in `resident` when the spec's sandbox has a resident helper.
+/// [`call_bot`], in the bot's sandbox for the game (`kept`) when it is leased or the spec's sandbox
+/// has a resident helper.
 pub fn call_bot_in(
     spec: &CallSpec,
     obs: &CoupObs,
     limit: Duration,
     stderr_cap: usize,
-    resident: &mut Option<Resident>,
+    kept: &mut GameSandbox,
 ) -> CallReport {
     let args = obs.args();
     let mut report = CallReport {
@@ -421,7 +471,7 @@ pub fn call_bot_in(
         exit_status: None,
         pgid: None,
     };
-    let history = match std::path::absolute(&spec.history) {
+    let history = match kept.history_path(&spec.history) {
         Ok(path) => path,
         Err(e) => {
             report.answer = Answer::Fault(Fault::new(
@@ -439,14 +489,28 @@ pub fn call_bot_in(
         ));
         return report;
     }
+    if let GameSandbox::Leased(lease) = kept
+        && let Err(e) = lease.give_to_bot(&history)
+    {
+        report.answer = Answer::Fault(Fault::new(
+            FaultKind::SpawnFailed,
+            format!(
+                "cannot give the history file {} to the bot: {e}",
+                history.display()
+            ),
+        ));
+        return report;
+    }
     let mut argv = Vec::with_capacity(spec.argv.len() + 1 + report.args.len());
     argv.extend(spec.argv.iter().cloned());
     argv.push(history.to_string_lossy().into_owned());
     argv.extend(report.args.iter().cloned());
     let writable = [history.clone()];
     let run = match spec.sandbox.as_deref() {
-        Some(sandbox) if sandbox.policy().helper.is_some() => {
-            call_resident(spec, sandbox, resident, &argv, &writable, limit, stderr_cap)
+        Some(sandbox)
+            if sandbox.policy().helper.is_some() || matches!(kept, GameSandbox::Leased(_)) =>
+        {
+            call_kept(spec, sandbox, kept, &argv, &writable, limit, stderr_cap)
         }
         sandbox => run_process_in(
             &argv,
@@ -537,7 +601,7 @@ pub struct CallAgent {
     spec: CallSpec,
     log: AgentLog,
     /// The bot's sandbox for the whole game, when the sandbox has a resident helper.
-    resident: Option<Resident>,
+    kept: GameSandbox,
     clock: ClockKind,
 }
 
@@ -546,9 +610,16 @@ impl CallAgent {
         CallAgent {
             spec,
             log: AgentLog::default(),
-            resident: None,
+            kept: GameSandbox::PerGame,
             clock: ClockKind::Wall,
         }
+    }
+
+    /// Calls the bot in `lease`, a sandbox kept from its earlier games (see
+    /// [`arena_core::sandbox::SandboxPool::lease_for_calls`]), instead of one set up for this game.
+    pub fn with_lease(mut self, lease: Lease) -> Self {
+        self.kept = GameSandbox::Leased(lease);
+        self
     }
 
     /// Judged on `clock`: on the CPU clock a call may run up to the clock's wall-clock cap, and the
@@ -591,28 +662,28 @@ impl Agent<Coup> for CallAgent {
                 // thread, and the runtime moves its other tasks elsewhere meanwhile.
                 Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
                     tokio::task::block_in_place(|| {
-                        call_bot_in(&self.spec, obs, limit, cap, &mut self.resident)
+                        call_bot_in(&self.spec, obs, limit, cap, &mut self.kept)
                     })
                 }
                 // A current-thread runtime runs one game (a tournament worker, `arena play`): calling
                 // in place saves two thread hand-offs per call, which under load cost more than the
                 // call itself; the game waits for the call either way.
                 Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::CurrentThread => {
-                    call_bot_in(&self.spec, obs, limit, cap, &mut self.resident)
+                    call_bot_in(&self.spec, obs, limit, cap, &mut self.kept)
                 }
                 Ok(handle) => {
                     let spec = self.spec.clone();
                     let owned = obs.clone();
-                    let mut resident = self.resident.take();
+                    let mut kept = std::mem::take(&mut self.kept);
                     match handle
                         .spawn_blocking(move || {
-                            let report = call_bot_in(&spec, &owned, limit, cap, &mut resident);
-                            (report, resident)
+                            let report = call_bot_in(&spec, &owned, limit, cap, &mut kept);
+                            (report, kept)
                         })
                         .await
                     {
-                        Ok((report, resident)) => {
-                            self.resident = resident;
+                        Ok((report, kept)) => {
+                            self.kept = kept;
                             report
                         }
                         Err(e) => CallReport {
@@ -631,7 +702,7 @@ impl Agent<Coup> for CallAgent {
                         },
                     }
                 }
-                Err(_) => call_bot_in(&self.spec, obs, limit, cap, &mut self.resident),
+                Err(_) => call_bot_in(&self.spec, obs, limit, cap, &mut self.kept),
             };
             self.keep_stderr(&report.stderr);
             if report.exit_status.is_some() {
@@ -652,8 +723,8 @@ impl Agent<Coup> for CallAgent {
     }
 
     fn finish(&mut self) -> BoxFuture<'_, AgentLog> {
-        // The game is over: its sandbox goes.
-        self.resident = None;
+        // The game is over: its own sandbox goes, a leased one back to its pool (emptied).
+        self.kept = GameSandbox::PerGame;
         Box::pin(async move { std::mem::take(&mut self.log) })
     }
 

@@ -100,6 +100,7 @@ pub fn coup_seats(
     stderr_cap: usize,
     sandbox: Option<std::sync::Arc<arena_core::sandbox::Sandbox>>,
     clock: arena_core::ClockKind,
+    prepared: &arena_core::registry::PreparedSandboxes,
 ) -> Result<Vec<Seat<Coup>>, String> {
     let bots = bots::all();
     seats
@@ -116,19 +117,22 @@ pub fn coup_seats(
                         Some(seed),
                     )
                 }
-                PlayerSpec::Command(argv) => (
-                    Box::new(
-                        CallAgent::new(CallSpec {
-                            argv: argv.clone(),
-                            workdir: workdir.clone(),
-                            history: history.to_path_buf(),
-                            stderr_cap,
-                            sandbox: sandbox.clone(),
-                        })
-                        .with_clock(clock),
-                    ),
-                    None,
-                ),
+                PlayerSpec::Command(argv) => {
+                    let agent = CallAgent::new(CallSpec {
+                        argv: argv.clone(),
+                        workdir: workdir.clone(),
+                        history: history.to_path_buf(),
+                        stderr_cap,
+                        sandbox: sandbox.clone(),
+                    })
+                    .with_clock(clock);
+                    // A sandbox kept from the bot's earlier games, when the tournament leased one.
+                    let agent = match prepared.take(index) {
+                        Some(lease) => agent.with_lease(lease),
+                        None => agent,
+                    };
+                    (Box::new(agent), None)
+                }
             };
             Ok(Seat {
                 name: name.clone(),
@@ -144,6 +148,12 @@ impl GameEntry for CoupEntry {
     // A process per move: each call's sandbox comes from the game (one per bot and game).
     fn stream_bots(&self) -> bool {
         false
+    }
+
+    // Each command bot is called in a sandbox kept for the game, which a tournament keeps between
+    // games too.
+    fn pooled_calls(&self) -> bool {
+        true
     }
 
     fn id(&self) -> &'static str {
@@ -201,6 +211,7 @@ impl GameEntry for CoupEntry {
                 request.stderr_cap,
                 request.options.sandbox.clone(),
                 request.options.clock,
+                &request.prepared,
             ) {
                 Ok(seats) => {
                     registry::play_seats::<Coup>(config, request.seed, seats, request.options).await

@@ -108,7 +108,7 @@ pub fn play_local(
     let mut obs = CoupObs::default();
     let mut faults: [Vec<Fault>; 2] = Default::default();
     // Each command bot's sandbox for this game (when sandboxed with a resident helper).
-    let mut residents: [Option<arena_core::sandbox::Resident>; 2] = Default::default();
+    let mut residents: [crate::call::GameSandbox; 2] = Default::default();
     while let Some(player) = game.to_act() {
         game.observe(player, &mut obs);
         let limit = game.time_limit(player);

@@ -328,9 +328,10 @@ impl Worker<'_> {
     }
 
     /// Whether bots' sandboxes are kept between games ([`arena_core::sandbox::SandboxPool`]): process
-    /// bots, in a sandbox with a resident helper, in a game whose bots are one process each.
+    /// bots, in a sandbox with a resident helper, in a game whose bots are one process each or are
+    /// called in a sandbox kept for the game.
     fn pooled(&self) -> bool {
-        self.entry.stream_bots()
+        (self.entry.stream_bots() || self.entry.pooled_calls())
             && self.plan.bots.iter().any(|bot| bot.builtin().is_none())
             && self
                 .sandbox

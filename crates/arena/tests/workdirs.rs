@@ -168,3 +168,60 @@ fn coup_bots_keep_their_state_between_the_calls_of_a_game_and_only_there() {
     }
     assert!(!workdir.join("state.txt").exists());
 }
+
+/// A Coup tournament keeps each bot's sandbox between its games (a worker's pool): the bot's state
+/// is kept between the calls of a game and never carried into the next game, the history file it
+/// appends to is its own copy, and the results equal those of unsandboxed bots.
+#[test]
+fn coup_tournament_bots_keep_state_within_a_game_only_in_kept_sandboxes() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let workdir = root.path().join("bot");
+    std::fs::create_dir(&workdir).unwrap();
+    std::fs::write(workdir.join("bot.sh"), COUP_BOT).unwrap();
+    let run = |out: &Path, sandbox: &str| {
+        let status = Command::new(ARENA)
+            .args(["tournament", "coup", "--seed", "9", "--seeds", "4"])
+            .args(["--jobs", "1", "--sandbox", sandbox])
+            .args(["--bot", "A=sh bot.sh", "--bot", "B=sh bot.sh"])
+            .arg("--workdir")
+            .arg(&workdir)
+            .arg("--out")
+            .arg(out)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("arena runs");
+        assert!(status.success());
+    };
+    let (kept, bare) = (root.path().join("kept"), root.path().join("bare"));
+    run(&kept, "bwrap");
+    run(&bare, "none");
+    let journal_kept = journal(&kept);
+    assert_eq!(journal_kept.len(), 8);
+    assert_eq!(journal_kept, journal(&bare));
+    for index in journal_kept.keys() {
+        let path = kept.join(format!("replays/{index:06}.json.gz"));
+        let mut text = String::new();
+        std::io::Read::read_to_string(
+            &mut flate2::read::GzDecoder::new(std::fs::File::open(&path).expect("a replay")),
+            &mut text,
+        )
+        .expect("gzip");
+        let record: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let steps = record["steps"].as_array().expect("steps");
+        for seat in 0..2 {
+            let calls = steps.iter().filter(|s| s["player"] == seat).count();
+            let stderr = record["players"][seat]["stderr"].as_str().unwrap_or("");
+            let last: usize = stderr
+                .lines()
+                .last()
+                .and_then(|line| line.strip_prefix("calls "))
+                .and_then(|n| n.trim().parse().ok())
+                .unwrap_or(0);
+            // This game's calls of this seat, none from an earlier game in the same sandbox.
+            assert_eq!(last, calls, "game {index}, seat {seat}");
+            assert!(calls > 1);
+        }
+    }
+    assert!(!workdir.join("state.txt").exists());
+}
