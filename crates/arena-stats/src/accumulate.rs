@@ -179,11 +179,62 @@ impl Accumulator {
     pub fn add(&mut self, game: &GameResult) -> Result<(), InputError> {
         let index = usize::try_from(self.games).unwrap_or(usize::MAX);
         game.check(index, self.bot_names.len())?;
+        self.trueskill.add(game);
+        self.add_checked_but_trueskill(game, false);
+        Ok(())
+    }
+
+    /// Adds the next games in order, exactly as [`Accumulator::add`] on each would (with
+    /// [`Accumulator::hold_sprt`] first where `gap_before` is true), but the TrueSkill tally, the
+    /// costliest, runs on a second thread meanwhile. For long journals: worth it from a few
+    /// hundred games per call. Stops at the first rejected game, which changes nothing; the games
+    /// before it are added.
+    pub fn add_batch(
+        &mut self,
+        games: &[GameResult],
+        gap_before: &[bool],
+    ) -> Result<(), InputError> {
+        let first = usize::try_from(self.games).unwrap_or(usize::MAX);
+        let mut accepted = games.len();
+        let mut rejected = None;
+        for (offset, game) in games.iter().enumerate() {
+            if let Err(error) = game.check(first.saturating_add(offset), self.bot_names.len()) {
+                accepted = offset;
+                rejected = Some(error);
+                break;
+            }
+        }
+        let games = &games[..accepted];
+        // Out of `self` for the batch, so that the two threads hold disjoint parts.
+        let placeholder = SkillTally::new(0, self.config.trueskill);
+        let mut trueskill = std::mem::replace(&mut self.trueskill, placeholder);
+        std::thread::scope(|scope| {
+            let helper = scope.spawn(|| {
+                for game in games {
+                    trueskill.add(game);
+                }
+            });
+            for (offset, game) in games.iter().enumerate() {
+                self.add_checked_but_trueskill(game, gap_before.get(offset).copied() == Some(true));
+            }
+            // A panic there would be a bug in the tally; it is passed on as one.
+            if let Err(panic) = helper.join() {
+                std::panic::resume_unwind(panic);
+            }
+        });
+        self.trueskill = trueskill;
+        rejected.map_or(Ok(()), Err)
+    }
+
+    /// Every tally but TrueSkill's, for a game that passed the checks.
+    fn add_checked_but_trueskill(&mut self, game: &GameResult, gap_before: bool) {
+        if gap_before {
+            self.hold_sprt();
+        }
         self.games += 1;
         self.max_seats = self.max_seats.max(game.seat_count());
         self.summary.add(game);
         self.pairwise.add(game);
-        self.trueskill.add(game);
         self.weng_lin.add(game);
         self.elo.add(game);
         self.sample.add(game);
@@ -197,7 +248,6 @@ impl Accumulator {
         for (&bot, &score) in game.players.iter().zip(&game.scores) {
             self.histograms[bot].add(score);
         }
-        Ok(())
     }
 
     /// Stops feeding the sequential test: later games count everywhere else but are reported as

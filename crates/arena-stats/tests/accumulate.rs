@@ -151,6 +151,46 @@ proptest! {
             }
         }
     }
+
+    /// Batches (TrueSkill on a second thread) give the report of one game at a time, SPRT holds at
+    /// the gaps included, and a rejected game stops a batch where `add` would.
+    #[test]
+    fn batches_equal_one_game_at_a_time(
+        (bots, games) in bots_and_games(),
+        batch in 1usize..40,
+        gap in proptest::option::of(0usize..60),
+        bad in proptest::option::of(0usize..60),
+    ) {
+        let setup = SprtSetup { config: sprt_config(), a: 0, b: 1, unit_games: 2 };
+        let config = stats_config(1_000, Some(setup));
+        let mut games = games;
+        if let Some(bad) = bad.filter(|&bad| bad < games.len()) {
+            games[bad].players[0] = bots;
+        }
+        let gaps: Vec<bool> = (0..games.len()).map(|index| Some(index) == gap).collect();
+        let mut single = Accumulator::new(names(bots), config);
+        let mut single_error = None;
+        for (game, &gap) in games.iter().zip(&gaps) {
+            if gap {
+                single.hold_sprt();
+            }
+            if let Err(error) = single.add(game) {
+                single_error = Some(error);
+                break;
+            }
+        }
+        let mut batched = Accumulator::new(names(bots), config);
+        let mut batched_error = None;
+        for (chunk, chunk_gaps) in games.chunks(batch).zip(gaps.chunks(batch)) {
+            if let Err(error) = batched.add_batch(chunk, chunk_gaps) {
+                batched_error = Some(error);
+                break;
+            }
+        }
+        prop_assert_eq!(batched_error, single_error);
+        prop_assert_eq!(batched.games(), single.games());
+        prop_assert_eq!(batched.report(), single.report());
+    }
 }
 
 /// `units` two-game units (pair ids 0..units) of bots drawn round-robin among `bots`; the two

@@ -224,14 +224,9 @@ pub fn compute(
         });
         for batch in receiver {
             let mut batch = batch?;
-            for (game, &gap) in batch.games[..batch.len].iter().zip(&batch.gap_before) {
-                if gap {
-                    stats.hold_sprt();
-                }
-                stats
-                    .add(game)
-                    .map_err(|e| TournamentError::Invalid(format!("in the journal: {e}")))?;
-            }
+            stats
+                .add_batch(&batch.games[..batch.len], &batch.gap_before[..batch.len])
+                .map_err(|e| TournamentError::Invalid(format!("in the journal: {e}")))?;
             batch.len = 0;
             // The reader makes a new batch when none comes back in time.
             let _ = recycle.try_send(batch);
@@ -242,7 +237,7 @@ pub fn compute(
 }
 
 /// Games parsed per message from the reading thread.
-const PARSE_BATCH: usize = 256;
+const PARSE_BATCH: usize = 1024;
 
 /// Stops a two-bot tournament as soon as the sequential probability ratio test decides.
 ///
