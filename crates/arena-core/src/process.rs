@@ -105,6 +105,8 @@ pub struct BotProcess {
     pgid: Pid,
     /// The group the last pause stopped (resumed by the next resume).
     paused_group: std::cell::Cell<Option<Pid>>,
+    /// CPU time of an unconfined bot, from `/proc` (opened on first use).
+    cpu_probe: std::sync::OnceLock<TreeCpuProbe>,
     /// The sandbox, when there is one (dropped after the leader is reaped).
     jail: Option<crate::sandbox::Jail>,
     /// A pooled sandbox the bot runs in for this game (then `pid` is the sandbox's bwrap, which
@@ -176,6 +178,7 @@ impl BotProcess {
             pid: spawned.pid,
             pgid: Pid::from_raw(spawned.pid),
             paused_group: std::cell::Cell::new(None),
+            cpu_probe: std::sync::OnceLock::new(),
             jail: spawned.jail,
             lease: None,
             oom_before: 0,
@@ -260,7 +263,9 @@ impl BotProcess {
         if self.reaped {
             return None;
         }
-        process_tree_cpu(self.pid)
+        self.cpu_probe
+            .get_or_init(|| TreeCpuProbe::open(self.pid))
+            .read()
     }
 
     /// Processes and threads in the bot's sandbox now (`None` unsandboxed).
@@ -631,11 +636,65 @@ impl Drop for BotProcess {
     }
 }
 
+/// [`process_tree_cpu`] for one bot, read twice per answer: the leader's `stat` and its main
+/// thread's `children` stay open, so a single-threaded bot without children (the usual case) costs
+/// two `pread`s instead of a walk of `/proc` (a dozen system calls and path lookups).
+#[derive(Debug)]
+struct TreeCpuProbe {
+    pid: i32,
+    stat: Option<File>,
+    children: Option<File>,
+}
+
+impl TreeCpuProbe {
+    fn open(pid: i32) -> TreeCpuProbe {
+        TreeCpuProbe {
+            pid,
+            stat: File::open(format!("/proc/{pid}/stat")).ok(),
+            children: File::open(format!("/proc/{pid}/task/{pid}/children")).ok(),
+        }
+    }
+
+    fn read(&self) -> Option<Duration> {
+        use std::os::unix::fs::FileExt;
+        let (Some(stat), Some(children)) = (&self.stat, &self.children) else {
+            return process_tree_cpu(self.pid);
+        };
+        let mut buffer = [0u8; 1024];
+        let length = stat.read_at(&mut buffer, 0).ok()?;
+        let text = std::str::from_utf8(&buffer[..length]).ok()?;
+        let after = text.rfind(')').and_then(|at| text.get(at + 2..))?;
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        // num_threads is field 20 of stat (17 after the command): other threads' children are only
+        // found by the whole walk.
+        if fields.get(17).and_then(|n| n.parse::<u32>().ok()) != Some(1) {
+            return process_tree_cpu(self.pid);
+        }
+        let mut list = [0u8; 64];
+        match children.read_at(&mut list, 0) {
+            Ok(0) => {}
+            _ => return process_tree_cpu(self.pid),
+        }
+        Some(ticks_to_duration(
+            fields
+                .get(11..15)
+                .into_iter()
+                .flatten()
+                .filter_map(|field| field.parse::<u64>().ok())
+                .sum(),
+        ))
+    }
+}
+
+fn ticks_to_duration(ticks: u64) -> Duration {
+    // SAFETY: sysconf only reads a constant.
+    let ticks_per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    Duration::from_nanos(ticks.saturating_mul(1_000_000_000) / ticks_per_second)
+}
+
 /// CPU time of process `pid` and every live descendant, from `/proc` (user + system, with the
 /// times of reaped children). `None` if `pid` itself cannot be read.
 pub fn process_tree_cpu(pid: i32) -> Option<Duration> {
-    // SAFETY: sysconf only reads a constant.
-    let ticks_per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
     let mut ticks = 0u64;
     let mut pending = vec![pid];
     let mut seen = 0usize;
@@ -674,9 +733,7 @@ pub fn process_tree_cpu(pid: i32) -> Option<Duration> {
             }
         }
     }
-    Some(Duration::from_nanos(
-        ticks.saturating_mul(1_000_000_000) / ticks_per_second,
-    ))
+    Some(ticks_to_duration(ticks))
 }
 
 /// How a process ended, in words: `exited (code N)` or `killed by signal N (NAME)`.
@@ -859,6 +916,38 @@ mod tests {
             .expect("Cpus_allowed_list")
             .trim()
             .to_string()
+    }
+
+    /// The probe's short path (the leader alone) and its walk (children, threads) both count
+    /// every process of the bot: a busy child while it runs, then a child that ran and exited.
+    #[test]
+    fn an_unconfined_bots_cpu_time_counts_its_children_live_and_reaped() {
+        let script = "(while :; do :; done) & echo started; read line; kill $!; wait; \
+                      (i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done); \
+                      echo done; read line";
+        let argv: Vec<String> = vec!["sh".into(), "-c".into(), script.into()];
+        let mut bot = BotProcess::spawn_in(&argv, None, 4096, None, None).expect("starts");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        assert!(matches!(bot.next_chunk(deadline), Chunk::Data(_)));
+        // The shell waits while its child spins: only the walk sees the time grow.
+        let start = bot.cpu_time().expect("readable");
+        let live = loop {
+            let now = bot.cpu_time().expect("readable");
+            if now >= start + Duration::from_millis(50) {
+                break now;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "a live child's CPU time is not counted"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        bot.write(b"go\n");
+        assert!(matches!(bot.next_chunk(deadline), Chunk::Data(_)));
+        // Children gone: the short path, with the reaped children's times.
+        let reaped = bot.cpu_time().expect("readable");
+        assert!(reaped > live, "{live:?} → {reaped:?}");
+        bot.end();
     }
 
     #[test]

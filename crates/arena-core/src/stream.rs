@@ -238,6 +238,12 @@ pub struct StreamAgent<G: StreamProtocol> {
     /// `resume` was asked for: continue the bot right after its next input is written, so that it wakes
     /// once, with its input already there.
     resume_pending: bool,
+    /// The bot's CPU time read at the end of its last answer, while it has been paused since: the
+    /// start of its next answer then (what it used before the pause took hold is its own, counted
+    /// with the next answer). Saves one of the two readings per answer.
+    cpu_at_pause: Option<Duration>,
+    /// The CPU time read at the end of the last answer.
+    last_cpu: Option<Duration>,
     _game: std::marker::PhantomData<fn() -> G>,
 }
 
@@ -250,6 +256,8 @@ impl<G: StreamProtocol> StreamAgent<G> {
             lines: LineBuffer::default(),
             log: AgentLog::default(),
             resume_pending: false,
+            cpu_at_pause: None,
+            last_cpu: None,
             _game: std::marker::PhantomData,
         }
     }
@@ -396,7 +404,10 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
             }
             // Read before the input goes out, while the bot waits for it: the clock starts right
             // after the write, with nothing of arena's in between.
-            let cpu_before = process.cpu_time();
+            let cpu_before = match self.cpu_at_pause.take() {
+                Some(cpu) => Some(cpu),
+                None => process.cpu_time(),
+            };
             process.write(input.as_bytes());
             if std::mem::take(&mut self.resume_pending) {
                 process.resume();
@@ -417,8 +428,10 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
                 ),
             };
             let elapsed = started.elapsed();
+            let cpu_after = process.cpu_time();
+            self.last_cpu = cpu_after;
             let cpu = cpu_before
-                .zip(process.cpu_time())
+                .zip(cpu_after)
                 .map(|(before, after)| after.saturating_sub(before));
             let (answer, raw_output) = match read {
                 LineRead::Line(line) => {
@@ -455,6 +468,7 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
         self.resume_pending = false;
         if let Some(process) = &self.process {
             process.pause();
+            self.cpu_at_pause = self.last_cpu.take();
         }
     }
 
