@@ -11,9 +11,10 @@
 //! 3. arena moves that init into the bot's cgroups and sets its resource limits (both inherited by
 //!    everything started inside), then releases it.
 //!
-//! The bot's processes stay in the process group arena made for bwrap (the seccomp filter refuses
-//! `setsid` and `setpgid`), so pausing stays one `killpg(SIGSTOP)`; killing the sandbox's init (pid 1
-//! of its PID namespace) kills everything in it.
+//! The bot's processes stay in one process group (the seccomp filter refuses `setsid` and
+//! `setpgid`), so pausing stays one `killpg(SIGSTOP)`: the group arena made for bwrap, or in a
+//! sandbox kept between games the group the helper made for the game's bot (see `helper_game`);
+//! killing the sandbox's init (pid 1 of its PID namespace) kills everything in it.
 
 use std::ffi::{CString, OsStr};
 use std::fs::File;
