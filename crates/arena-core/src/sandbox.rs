@@ -2060,11 +2060,32 @@ impl Lease {
 
     /// The process group of this game's bot (in arena's PID namespace), once the helper's child
     /// announced it; `None` before that (pause the sandbox's whole group then).
+    ///
+    /// Waits for the announcement (a fork away) rather than guess: a stop sent to the sandbox's
+    /// whole group while the bot's process is between its fork and its own group would reach it,
+    /// take hold once it is in its own group, and the continue sent to the whole group would then
+    /// miss it.
     pub fn bot_group(&self) -> Option<i32> {
-        if self.bot_group.get().is_none() {
+        if self.bot_group.get().is_none() && self.game_started {
             let control = self.reusable.as_ref()?.spawned.stdin.as_ref()?;
-            self.bot_group
-                .set(announced_groups(control.as_raw_fd()).last().copied());
+            let until = Instant::now() + GROUP_WAIT;
+            loop {
+                if let Some(&group) = announced_groups(control.as_raw_fd()).last() {
+                    self.bot_group.set(Some(group));
+                    break;
+                }
+                let left = until.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    break;
+                }
+                let mut fds = [libc::pollfd {
+                    fd: control.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                }];
+                // SAFETY: one valid pollfd.
+                unsafe { libc::poll(fds.as_mut_ptr(), 1, left.as_millis() as i32 + 1) };
+            }
         }
         self.bot_group.get()
     }
@@ -2777,6 +2798,10 @@ fn helper_game(
         }
     }
 }
+
+/// How long the pause of a bot in a pooled sandbox waits for the helper's child to announce its
+/// process group (it takes a fork); a helper that never does is paused with its whole sandbox.
+const GROUP_WAIT: Duration = Duration::from_secs(1);
 
 /// Marks the message that carries a game's bot process group (its leader's credentials).
 const GROUP: u8 = b'P';
