@@ -1,0 +1,90 @@
+//! `cargo run --release -p arena-spring2021 --example search_timing [GAMES] [OPPONENT] [LEAGUE]`:
+//! plays `search` against a built-in bot in both seats and prints its decision times (median, p99,
+//! max; first answers apart) and its results.
+
+use std::time::Instant;
+
+use arena_core::{Answer, Game};
+use arena_spring2021::bots::catalog;
+use arena_spring2021::search::SearchBot;
+use arena_spring2021::{League, Obs, Spring2021};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let games: u64 = args.first().and_then(|s| s.parse().ok()).unwrap_or(20);
+    let opponent = args.get(1).map_or("planner", String::as_str);
+    let league = args
+        .get(2)
+        .map_or(Ok(League::Bronze), |s| League::parse(s))
+        .unwrap_or(League::Bronze);
+    let Some(entry) = catalog().into_iter().find(|b| b.name == opponent) else {
+        eprintln!("no built-in bot `{opponent}`");
+        return;
+    };
+    let mut first = Vec::new();
+    let mut later = Vec::new();
+    let (mut wins, mut draws, mut margin) = (0u64, 0u64, 0i64);
+    for g in 0..games {
+        let seed = g.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5EED;
+        for seat in 0..2 {
+            let mut game = Spring2021::new(&league, seed);
+            let mut me = SearchBot::default();
+            let mut other = (entry.make)(seed);
+            let mut obs = Obs::default();
+            let mut asked = false;
+            while let Some(p) = game.to_act() {
+                game.observe(p, &mut obs);
+                let action = if p == seat {
+                    let t = Instant::now();
+                    let a = arena_core::Bot::act(&mut me, &obs);
+                    let ms = t.elapsed().as_secs_f64() * 1e3;
+                    if asked {
+                        later.push(ms)
+                    } else {
+                        first.push(ms)
+                    }
+                    asked = true;
+                    a
+                } else {
+                    other.act(&obs)
+                };
+                game.apply(p, Answer::Action(action));
+            }
+            assert!(
+                game.rule_faults().is_empty(),
+                "rule faults: {:?}",
+                game.rule_faults()
+            );
+            let s = game.score();
+            let sun = game.sun();
+            let f = |p: usize| s[p] + sun[p] / 3;
+            let out = game.outcome();
+            match out.winner {
+                Some(w) if w == seat => wins += 1,
+                None => draws += 1,
+                _ => {}
+            }
+            margin += i64::from(f(seat) - f(1 - seat));
+        }
+    }
+    let n = games * 2;
+    println!(
+        "{n} games vs {opponent} ({league:?}): {wins} wins, {draws} draws, {} losses; mean margin {:.1}",
+        n - wins - draws,
+        margin as f64 / n as f64
+    );
+    for (name, v) in [("first", &mut first), ("later", &mut later)] {
+        v.sort_by(|a, b| a.total_cmp(b));
+        if v.is_empty() {
+            continue;
+        }
+        let q = |p: f64| v[((v.len() - 1) as f64 * p).round() as usize];
+        println!(
+            "{name}: {} answers, median {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+            v.len(),
+            q(0.5),
+            q(0.99),
+            v[v.len() - 1]
+        );
+    }
+}

@@ -1,0 +1,207 @@
+//! `search`: a rollout search with the exact rules.
+//!
+//! Each answer rebuilds the position from the observation (`Spring2021::from_obs`), lists the legal
+//! moves exactly as the referee does (`Obs::for_each_possible`, so an illegal move is impossible),
+//! keeps a handful of candidates, and plays each to the end of the game with the engine itself: the
+//! candidate now, then `planner` for both players (the opponent model: a sensible rule player, and
+//! the same position it would see). The value of a candidate is the final score difference (points,
+//! sun / 3, the tie-break on trees). This is one step of policy improvement over `planner`, redone
+//! at every answer, so the day's sequence of moves is chosen one move at a time with full lookahead.
+//!
+//! The search is bounded by a step budget (one step = one simulated answer), never by the clock:
+//! the move depends only on the position, so a game is reproducible. The budget is calibrated so
+//! that an answer takes a few milliseconds (see the `search_timing` example).
+
+use arena_core::{Answer, Bot, Game};
+
+use crate::board::{BOARD, DIST, bits};
+use crate::bots::Planner;
+use crate::game::{Action, Cmd, Obs, Spring2021};
+
+/// Simulated answers per decision (later answers).
+pub const STEP_BUDGET: u64 = 6_000;
+/// Simulated answers for the first answer of a game (1000 ms limit instead of 100 ms).
+pub const FIRST_STEP_BUDGET: u64 = 20_000;
+/// SEED candidates kept (best targets by a cheap score).
+const SEED_CANDIDATES: usize = 4;
+
+/// The search bot; `budget` and `first_budget` are in simulated answers.
+#[derive(Clone, Debug)]
+pub struct SearchBot {
+    pub budget: u64,
+    pub first_budget: u64,
+    first: bool,
+    policy: Planner,
+    obs: Obs,
+    legal: Vec<Cmd>,
+    candidates: Vec<Cmd>,
+    seeds: Vec<(i32, Cmd)>,
+}
+
+impl Default for SearchBot {
+    fn default() -> Self {
+        SearchBot::with_budget(STEP_BUDGET, FIRST_STEP_BUDGET)
+    }
+}
+
+impl SearchBot {
+    pub fn with_budget(budget: u64, first_budget: u64) -> Self {
+        SearchBot {
+            budget,
+            first_budget,
+            first: true,
+            policy: Planner::default(),
+            obs: Obs::default(),
+            legal: Vec::new(),
+            candidates: Vec::new(),
+            seeds: Vec::new(),
+        }
+    }
+
+    /// The candidates in the order they are tried (the budget may stop before the last): the rule
+    /// player's move, WAIT, every COMPLETE and GROW, the best few SEEDs.
+    fn candidates(&mut self, obs: &Obs) {
+        self.legal.clear();
+        obs.for_each_possible(|_, cmd| self.legal.push(cmd));
+        self.candidates.clear();
+        let mut policy = self.policy;
+        let first = policy.act(obs).cmd;
+        // The rule player only picks listed moves; checked anyway, as a bot must never play an
+        // illegal move.
+        if first == Cmd::Wait || self.legal.contains(&first) {
+            self.candidates.push(first);
+        }
+        if !self.candidates.contains(&Cmd::Wait) {
+            self.candidates.push(Cmd::Wait);
+        }
+        for &cmd in &self.legal {
+            if matches!(cmd, Cmd::Complete(_)) && !self.candidates.contains(&cmd) {
+                self.candidates.push(cmd);
+            }
+        }
+        // Bigger trees first: they are the likelier good growths.
+        for size in (0..3).rev() {
+            for &cmd in &self.legal {
+                if let Cmd::Grow(cell) = cmd
+                    && obs.size[size] >> cell & 1 == 1
+                    && !self.candidates.contains(&cmd)
+                {
+                    self.candidates.push(cmd);
+                }
+            }
+        }
+        // One source per target (the smallest tree: seeding puts the source to sleep), targets
+        // ranked by richness, away from my trees (they would shade each other), away from crowds.
+        self.seeds.clear();
+        let free = BOARD & !obs.holes & !obs.trees();
+        for &cmd in &self.legal {
+            let Cmd::Seed(source, target) = cmd else {
+                continue;
+            };
+            let (source, target) = (source as usize, target as usize);
+            if free >> target & 1 == 0 {
+                continue;
+            }
+            let near_own = bits(obs.mine).filter(|&t| DIST[t][target] <= 1).count() as i32;
+            let crowd = bits(obs.trees()).filter(|&t| DIST[t][target] <= 2).count() as i32;
+            let source_size = obs.size_of(source).unwrap_or(3) as i32;
+            let value =
+                i32::from(obs.richness(target)) * 16 - near_own * 24 - crowd * 4 - source_size;
+            if let Some(slot) = self
+                .seeds
+                .iter_mut()
+                .find(|(_, c)| matches!(c, Cmd::Seed(_, t) if *t as usize == target))
+            {
+                if value > slot.0 {
+                    *slot = (value, cmd);
+                }
+            } else {
+                self.seeds.push((value, cmd));
+            }
+        }
+        // Stable sort: equal values keep the listing order, so the choice is reproducible.
+        self.seeds
+            .sort_by_key(|&(value, _)| std::cmp::Reverse(value));
+        for &(_, cmd) in self.seeds.iter().take(SEED_CANDIDATES) {
+            if !self.candidates.contains(&cmd) {
+                self.candidates.push(cmd);
+            }
+        }
+    }
+
+    /// The move to play.
+    pub fn decide(&mut self, obs: &Obs) -> Cmd {
+        let budget = if self.first {
+            self.first_budget
+        } else {
+            self.budget
+        };
+        self.first = false;
+        self.candidates(obs);
+        if self.candidates.len() == 1 {
+            return self.candidates[0];
+        }
+        let me = usize::from(obs.player & 1);
+        let root = Spring2021::from_obs(obs);
+        let mut steps = 0u64;
+        let mut best: Option<(i64, Cmd)> = None;
+        for i in 0..self.candidates.len() {
+            // At least the rule player's move and WAIT are weighed.
+            if i >= 2 && steps >= budget {
+                break;
+            }
+            let cmd = self.candidates[i];
+            let mut game = root.clone();
+            let value = self.rollout(&mut game, me, cmd, &mut steps);
+            if best.is_none_or(|(v, _)| value > v) {
+                best = Some((value, cmd));
+            }
+        }
+        best.map_or(Cmd::Wait, |(_, cmd)| cmd)
+    }
+
+    /// Plays `cmd` for `me`, then the rule player for both to the end; my final margin.
+    fn rollout(&mut self, game: &mut Spring2021, me: usize, cmd: Cmd, steps: &mut u64) -> i64 {
+        let mut policy = self.policy;
+        let mut mine_done = false;
+        while let Some(player) = game.to_act() {
+            game.observe(player, &mut self.obs);
+            let action = if player == me && !mine_done {
+                mine_done = true;
+                Action::new(cmd)
+            } else {
+                policy.act(&self.obs)
+            };
+            game.apply(player, Answer::Action(action));
+            *steps += 1;
+        }
+        margin(game, me)
+    }
+}
+
+/// Final score difference from `me`'s side, with the tie-break on trees, plus a bonus for the sign
+/// (winning matters more than the margin).
+fn margin(game: &Spring2021, me: usize) -> i64 {
+    let score = game.score();
+    let sun = game.sun();
+    let final_of = |p: usize| i64::from(score[p]) + i64::from(sun[p] / 3);
+    let mut diff = final_of(me) - final_of(1 - me);
+    let trees =
+        i64::from(game.trees_of(me).count_ones()) - i64::from(game.trees_of(1 - me).count_ones());
+    if diff == 0 {
+        diff = trees.signum();
+        return diff * 4;
+    }
+    diff * 4 + diff.signum() * 20 + trees.signum()
+}
+
+impl Bot<Spring2021> for SearchBot {
+    fn act(&mut self, obs: &Obs) -> Action {
+        Action::new(self.decide(obs))
+    }
+
+    fn reset(&mut self, _seed: u64) -> bool {
+        self.first = true;
+        true
+    }
+}
