@@ -23,6 +23,8 @@ fn main() {
     };
     let mut first = Vec::new();
     let mut later = Vec::new();
+    let mut per_step = Vec::new();
+    let mut slowest = (0.0f64, 0u64, 0u32);
     let (mut wins, mut draws, mut margin) = (0u64, 0u64, 0i64);
     for g in 0..games {
         let seed = g.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5EED;
@@ -38,6 +40,12 @@ fn main() {
                     let t = Instant::now();
                     let a = arena_core::Bot::act(&mut me, &obs);
                     let ms = t.elapsed().as_secs_f64() * 1e3;
+                    if ms > slowest.0 {
+                        slowest = (ms, me.last_steps, obs.day);
+                    }
+                    if me.last_steps > 0 {
+                        per_step.push(ms * 1e3 / me.last_steps as f64);
+                    }
                     if asked {
                         later.push(ms)
                     } else {
@@ -73,7 +81,15 @@ fn main() {
         n - wins - draws,
         margin as f64 / n as f64
     );
-    for (name, v) in [("first", &mut first), ("later", &mut later)] {
+    println!(
+        "slowest answer: {:.2} ms, {} simulated answers, day {}",
+        slowest.0, slowest.1, slowest.2
+    );
+    for (name, v) in [
+        ("first", &mut first),
+        ("later", &mut later),
+        ("us/step", &mut per_step),
+    ] {
         v.sort_by(|a, b| a.total_cmp(b));
         if v.is_empty() {
             continue;

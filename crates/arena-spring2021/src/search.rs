@@ -30,6 +30,8 @@ const SEED_CANDIDATES: usize = 4;
 pub struct SearchBot {
     pub budget: u64,
     pub first_budget: u64,
+    /// Simulated answers spent on the last decision (for measurements).
+    pub last_steps: u64,
     first: bool,
     policy: Planner,
     obs: Obs,
@@ -49,6 +51,7 @@ impl SearchBot {
         SearchBot {
             budget,
             first_budget,
+            last_steps: 0,
             first: true,
             policy: Planner::default(),
             obs: Obs::default(),
@@ -138,6 +141,7 @@ impl SearchBot {
         };
         self.first = false;
         self.candidates(obs);
+        self.last_steps = 0;
         if self.candidates.len() == 1 {
             return self.candidates[0];
         }
@@ -157,6 +161,7 @@ impl SearchBot {
                 best = Some((value, cmd));
             }
         }
+        self.last_steps = steps;
         best.map_or(Cmd::Wait, |(_, cmd)| cmd)
     }
 
