@@ -17,10 +17,22 @@ fn main() {
         .get(2)
         .map_or(Ok(League::Bronze), |s| League::parse(s))
         .unwrap_or(League::Bronze);
-    let Some(entry) = catalog().into_iter().find(|b| b.name == opponent) else {
+    // `search:DEEPEN:SEEDS` is a variant of the search as the opponent; the 4th argument sets the
+    // measured bot's `DEEPEN:SEEDS`.
+    let variant = |spec: &str| -> Option<SearchBot> {
+        let mut parts = spec.split(':');
+        let mut bot = SearchBot::default();
+        bot.deepen = parts.next()?.parse().ok()?;
+        bot.seed_candidates = parts.next()?.parse().ok()?;
+        Some(bot)
+    };
+    let mine = args.get(3).and_then(|s| variant(s)).unwrap_or_default();
+    let opponent_variant = opponent.strip_prefix("search:").and_then(variant);
+    let entry = catalog().into_iter().find(|b| b.name == opponent);
+    if entry.is_none() && opponent_variant.is_none() {
         eprintln!("no built-in bot `{opponent}`");
         return;
-    };
+    }
     let mut first = Vec::new();
     let mut later = Vec::new();
     let mut per_step = Vec::new();
@@ -30,8 +42,13 @@ fn main() {
         let seed = g.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5EED;
         for seat in 0..2 {
             let mut game = Spring2021::new(&league, seed);
-            let mut me = SearchBot::default();
-            let mut other = (entry.make)(seed);
+            let mut me = mine.clone();
+            let mut other: Box<dyn arena_core::Bot<Spring2021>> = match (&entry, &opponent_variant)
+            {
+                (Some(entry), _) => (entry.make)(seed),
+                (None, Some(bot)) => Box::new(bot.clone()),
+                (None, None) => return,
+            };
             let mut obs = Obs::default();
             let mut asked = false;
             while let Some(p) = game.to_act() {

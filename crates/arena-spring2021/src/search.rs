@@ -24,6 +24,8 @@ pub const STEP_BUDGET: u64 = 6_000;
 pub const FIRST_STEP_BUDGET: u64 = 20_000;
 /// SEED candidates kept (best targets by a cheap score).
 const SEED_CANDIDATES: usize = 4;
+/// Root candidates searched one move deeper.
+const DEEPEN: usize = 3;
 
 /// The search bot; `budget` and `first_budget` are in simulated answers.
 #[derive(Clone, Debug)]
@@ -37,7 +39,12 @@ pub struct SearchBot {
     obs: Obs,
     legal: Vec<Cmd>,
     candidates: Vec<Cmd>,
+    second: Vec<Cmd>,
     seeds: Vec<(i32, Cmd)>,
+    /// SEED candidates kept per position (best targets by a cheap score).
+    pub seed_candidates: usize,
+    /// Root candidates (best first) searched one move deeper.
+    pub deepen: usize,
 }
 
 impl Default for SearchBot {
@@ -57,29 +64,32 @@ impl SearchBot {
             obs: Obs::default(),
             legal: Vec::new(),
             candidates: Vec::new(),
+            second: Vec::new(),
             seeds: Vec::new(),
+            seed_candidates: SEED_CANDIDATES,
+            deepen: DEEPEN,
         }
     }
 
     /// The candidates in the order they are tried (the budget may stop before the last): the rule
     /// player's move, WAIT, every COMPLETE and GROW, the best few SEEDs.
-    fn candidates(&mut self, obs: &Obs) {
+    fn candidates(&mut self, obs: &Obs, out: &mut Vec<Cmd>) {
         self.legal.clear();
         obs.for_each_possible(|_, cmd| self.legal.push(cmd));
-        self.candidates.clear();
+        out.clear();
         let mut policy = self.policy;
         let first = policy.act(obs).cmd;
         // The rule player only picks listed moves; checked anyway, as a bot must never play an
         // illegal move.
         if first == Cmd::Wait || self.legal.contains(&first) {
-            self.candidates.push(first);
+            out.push(first);
         }
-        if !self.candidates.contains(&Cmd::Wait) {
-            self.candidates.push(Cmd::Wait);
+        if !out.contains(&Cmd::Wait) {
+            out.push(Cmd::Wait);
         }
         for &cmd in &self.legal {
-            if matches!(cmd, Cmd::Complete(_)) && !self.candidates.contains(&cmd) {
-                self.candidates.push(cmd);
+            if matches!(cmd, Cmd::Complete(_)) && !out.contains(&cmd) {
+                out.push(cmd);
             }
         }
         // Bigger trees first: they are the likelier good growths.
@@ -87,9 +97,9 @@ impl SearchBot {
             for &cmd in &self.legal {
                 if let Cmd::Grow(cell) = cmd
                     && obs.size[size] >> cell & 1 == 1
-                    && !self.candidates.contains(&cmd)
+                    && !out.contains(&cmd)
                 {
-                    self.candidates.push(cmd);
+                    out.push(cmd);
                 }
             }
         }
@@ -125,14 +135,16 @@ impl SearchBot {
         // Stable sort: equal values keep the listing order, so the choice is reproducible.
         self.seeds
             .sort_by_key(|&(value, _)| std::cmp::Reverse(value));
-        for &(_, cmd) in self.seeds.iter().take(SEED_CANDIDATES) {
-            if !self.candidates.contains(&cmd) {
-                self.candidates.push(cmd);
+        for &(_, cmd) in self.seeds.iter().take(self.seed_candidates) {
+            if !out.contains(&cmd) {
+                out.push(cmd);
             }
         }
     }
 
-    /// The move to play.
+    /// The move to play: every candidate played out once; then, best first while the budget lasts,
+    /// the candidates followed by each of my candidate moves of the same day (my moves of a day are
+    /// a sequence, and a move can be worth it only for the one it allows next).
     pub fn decide(&mut self, obs: &Obs) -> Cmd {
         let budget = if self.first {
             self.first_budget
@@ -140,29 +152,95 @@ impl SearchBot {
             self.budget
         };
         self.first = false;
-        self.candidates(obs);
+        let mut root_moves = std::mem::take(&mut self.candidates);
+        self.candidates(obs, &mut root_moves);
         self.last_steps = 0;
-        if self.candidates.len() == 1 {
-            return self.candidates[0];
+        if root_moves.len() == 1 {
+            let only = root_moves[0];
+            self.candidates = root_moves;
+            return only;
         }
         let me = usize::from(obs.player & 1);
         let root = Spring2021::from_obs(obs);
         let mut steps = 0u64;
-        let mut best: Option<(i64, Cmd)> = None;
-        for i in 0..self.candidates.len() {
+        let mut values: Vec<(i64, usize)> = Vec::with_capacity(root_moves.len());
+        for (i, &cmd) in root_moves.iter().enumerate() {
             // At least the rule player's move and WAIT are weighed.
             if i >= 2 && steps >= budget {
                 break;
             }
-            let cmd = self.candidates[i];
             let mut game = root.clone();
             let value = self.rollout(&mut game, me, cmd, &mut steps);
-            if best.is_none_or(|(v, _)| value > v) {
-                best = Some((value, cmd));
+            values.push((value, i));
+        }
+        // Best first; equal values keep the candidates' order (stable sort), so ties are reproducible.
+        values.sort_by_key(|&(value, _)| std::cmp::Reverse(value));
+        let mut second = std::mem::take(&mut self.second);
+        for slot in 0..values.len().min(self.deepen) {
+            if steps >= budget {
+                break;
+            }
+            let first = root_moves[values[slot].1];
+            let mut game = root.clone();
+            // The other player may be asked first in this frame.
+            if !self.play_until_mine(&mut game, me, obs.day, &mut steps) {
+                continue;
+            }
+            game.apply(me, Answer::Action(Action::new(first)));
+            if !self.play_until_mine(&mut game, me, obs.day, &mut steps) {
+                continue;
+            }
+            game.observe(me, &mut self.obs);
+            let next_obs = self.obs.clone();
+            self.candidates(&next_obs, &mut second);
+            for &cmd in &second {
+                if steps >= budget {
+                    break;
+                }
+                let mut line = game.clone();
+                let value = self.rollout(&mut line, me, cmd, &mut steps);
+                if value > values[slot].0 {
+                    values[slot].0 = value;
+                }
             }
         }
+        self.second = second;
+        // The first best (candidate order among equals).
+        let mut best = values[0];
+        for &(value, i) in &values {
+            if value > best.0 || (value == best.0 && i < best.1) {
+                best = (value, i);
+            }
+        }
+        let cmd = root_moves[best.1];
+        self.candidates = root_moves;
         self.last_steps = steps;
-        best.map_or(Cmd::Wait, |(_, cmd)| cmd)
+        cmd
+    }
+
+    /// Plays the other player's answers (the rule player) until I am asked again on `day`: false if
+    /// the day or the game ended first.
+    fn play_until_mine(
+        &mut self,
+        game: &mut Spring2021,
+        me: usize,
+        day: u32,
+        steps: &mut u64,
+    ) -> bool {
+        let mut policy = self.policy;
+        while let Some(player) = game.to_act() {
+            if game.day() != day {
+                return false;
+            }
+            if player == me {
+                return true;
+            }
+            game.observe(player, &mut self.obs);
+            let action = policy.act(&self.obs);
+            game.apply(player, Answer::Action(action));
+            *steps += 1;
+        }
+        false
     }
 
     /// Plays `cmd` for `me`, then the rule player for both to the end; my final margin.
