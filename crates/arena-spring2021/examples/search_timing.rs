@@ -24,6 +24,9 @@ fn main() {
         let mut bot = SearchBot::default();
         bot.deepen = parts.next()?.parse().ok()?;
         bot.seed_candidates = parts.next()?.parse().ok()?;
+        if let Some(max) = parts.next() {
+            bot.max_own_seeds = max.parse().ok()?;
+        }
         Some(bot)
     };
     let mine = args.get(3).and_then(|s| variant(s)).unwrap_or_default();
@@ -37,6 +40,8 @@ fn main() {
     let mut later = Vec::new();
     let mut per_step = Vec::new();
     let mut slowest = (0.0f64, 0u64, 0u32);
+    let mut total = (0.0f64, 0u64);
+    let mut most_steps = 0u64;
     let (mut wins, mut draws, mut margin) = (0u64, 0u64, 0i64);
     for g in 0..games {
         let seed = g.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5EED;
@@ -60,6 +65,9 @@ fn main() {
                     if ms > slowest.0 {
                         slowest = (ms, me.last_steps, obs.day);
                     }
+                    total.0 += ms;
+                    most_steps = most_steps.max(me.last_steps);
+                    total.1 += me.last_steps;
                     if me.last_steps > 0 {
                         per_step.push(ms * 1e3 / me.last_steps as f64);
                     }
@@ -97,6 +105,13 @@ fn main() {
         "{n} games vs {opponent} ({league:?}): {wins} wins, {draws} draws, {} losses; mean margin {:.1}",
         n - wins - draws,
         margin as f64 / n as f64
+    );
+    println!(
+        "{} simulated answers in {:.0} ms: {:.3} us each; the most in one answer: {}",
+        total.1,
+        total.0,
+        total.0 * 1e3 / total.1.max(1) as f64,
+        most_steps
     );
     println!(
         "slowest answer: {:.2} ms, {} simulated answers, day {}",

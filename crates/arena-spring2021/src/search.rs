@@ -19,13 +19,15 @@ use crate::bots::Planner;
 use crate::game::{Action, Cmd, Obs, Spring2021};
 
 /// Simulated answers per decision (later answers).
-pub const STEP_BUDGET: u64 = 6_000;
+pub const STEP_BUDGET: u64 = 20_000;
 /// Simulated answers for the first answer of a game (1000 ms limit instead of 100 ms).
-pub const FIRST_STEP_BUDGET: u64 = 20_000;
+pub const FIRST_STEP_BUDGET: u64 = 100_000;
 /// SEED candidates kept (best targets by a cheap score).
 const SEED_CANDIDATES: usize = 4;
 /// Root candidates searched one move deeper.
 const DEEPEN: usize = 3;
+/// See `SearchBot::max_own_seeds`.
+const MAX_OWN_SEEDS: u32 = 1;
 
 /// The search bot; `budget` and `first_budget` are in simulated answers.
 #[derive(Clone, Debug)]
@@ -45,6 +47,9 @@ pub struct SearchBot {
     pub seed_candidates: usize,
     /// Root candidates (best first) searched one move deeper.
     pub deepen: usize,
+    /// No SEED candidate while I have this many seeds on the board (the rollouts, where seeds are
+    /// grown by the rule player, tend to overrate more).
+    pub max_own_seeds: u32,
 }
 
 impl Default for SearchBot {
@@ -68,6 +73,7 @@ impl SearchBot {
             seeds: Vec::new(),
             seed_candidates: SEED_CANDIDATES,
             deepen: DEEPEN,
+            max_own_seeds: MAX_OWN_SEEDS,
         }
     }
 
@@ -106,6 +112,9 @@ impl SearchBot {
         // One source per target (the smallest tree: seeding puts the source to sleep), targets
         // ranked by richness, away from my trees (they would shade each other), away from crowds.
         self.seeds.clear();
+        if (obs.mine & obs.size[0]).count_ones() >= self.max_own_seeds {
+            return;
+        }
         let free = BOARD & !obs.holes & !obs.trees();
         for &cmd in &self.legal {
             let Cmd::Seed(source, target) = cmd else {
