@@ -29,7 +29,25 @@ fn main() {
         }
         Some(bot)
     };
-    let mine = args.get(3).and_then(|s| variant(s)).unwrap_or_default();
+    let mut mine = args.get(3).and_then(|s| variant(s)).unwrap_or_default();
+    // Experiments: `MY_POLICY` / `MY_MODEL` = `first_complete_day,tall_cap,endgame_days,max_seed_cost,min_seed_days`.
+    let params = |name: &str| -> Option<arena_spring2021::bots::PlannerParams> {
+        let text = std::env::var(name).ok()?;
+        let v: Vec<i64> = text.split(',').filter_map(|x| x.parse().ok()).collect();
+        (v.len() == 5).then(|| arena_spring2021::bots::PlannerParams {
+            first_complete_day: v[0] as u32,
+            tall_cap: v[1] as u32,
+            endgame_days: v[2] as u32,
+            max_seed_cost: v[3] as i32,
+            min_seed_days: v[4] as u32,
+        })
+    };
+    if let Some(p) = params("MY_POLICY") {
+        mine.policy.params = p;
+    }
+    if let Some(p) = params("MY_MODEL") {
+        mine.model.params = p;
+    }
     let opponent_variant = opponent.strip_prefix("search:").and_then(variant);
     let entry = catalog().into_iter().find(|b| b.name == opponent);
     if entry.is_none() && opponent_variant.is_none() {
