@@ -42,6 +42,15 @@ fn main() {
             min_seed_days: v[4] as u32,
         })
     };
+    if let Some(bonus) = std::env::var("MY_WIN_BONUS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        mine.win_bonus = bonus;
+    }
+    if std::env::var("MY_NO_ADJACENT_SEED").is_ok() {
+        mine.seed_next_to_own = false;
+    }
     if let Some(p) = params("MY_POLICY") {
         mine.policy.params = p;
     }
