@@ -1,8 +1,22 @@
-//! `cargo run --release -p arena-spring2021 --example search_timing [GAMES] [OPPONENT] [LEAGUE]`:
-//! plays `search` against a built-in bot in both seats and prints its decision times (median, p99,
-//! max; first answers apart) and its results.
+//! `cargo run --release -p arena-spring2021 --example search_timing [GAMES] [OPPONENT] [LEAGUE] [D:S:M]`:
+//! plays `search` against a built-in bot (or `search:D:S:M`, a variant: deepened candidates, SEED
+//! candidates, own seeds allowed) on GAMES seeds in both seats, and prints its results and decision
+//! times, wall and thread CPU (median, p99, max; first answers apart), and the simulated answers.
+//! `MY_POLICY`, `MY_MODEL`, `MY_WIN_BONUS`, `MY_NO_ADJACENT_SEED` set the measured bot's parameters
+//! (the self-play experiments of the notes).
 
 use std::time::Instant;
+
+/// CPU time of this thread in ms (what the bot used, whatever the machine's load).
+fn thread_cpu_ms() -> f64 {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes the timespec it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    now.tv_sec as f64 * 1e3 + now.tv_nsec as f64 / 1e6
+}
 
 use arena_core::{Answer, Game};
 use arena_spring2021::bots::catalog;
@@ -65,7 +79,7 @@ fn main() {
     }
     let mut first = Vec::new();
     let mut later = Vec::new();
-    let mut per_step = Vec::new();
+    let (mut first_cpu, mut later_cpu) = (Vec::new(), Vec::new());
     let mut slowest = (0.0f64, 0u64, 0u32);
     let mut total = (0.0f64, 0u64);
     let mut most_steps = 0u64;
@@ -87,17 +101,21 @@ fn main() {
                 game.observe(p, &mut obs);
                 let action = if p == seat {
                     let t = Instant::now();
+                    let c = thread_cpu_ms();
                     let a = arena_core::Bot::act(&mut me, &obs);
                     let ms = t.elapsed().as_secs_f64() * 1e3;
+                    let cpu = thread_cpu_ms() - c;
+                    if asked {
+                        later_cpu.push(cpu)
+                    } else {
+                        first_cpu.push(cpu)
+                    }
                     if ms > slowest.0 {
                         slowest = (ms, me.last_steps, obs.day);
                     }
                     total.0 += ms;
                     most_steps = most_steps.max(me.last_steps);
                     total.1 += me.last_steps;
-                    if me.last_steps > 0 {
-                        per_step.push(ms * 1e3 / me.last_steps as f64);
-                    }
                     if asked {
                         later.push(ms)
                     } else {
@@ -145,9 +163,10 @@ fn main() {
         slowest.0, slowest.1, slowest.2
     );
     for (name, v) in [
-        ("first", &mut first),
-        ("later", &mut later),
-        ("us/step", &mut per_step),
+        ("first (wall)", &mut first),
+        ("first (cpu)", &mut first_cpu),
+        ("later (wall)", &mut later),
+        ("later (cpu)", &mut later_cpu),
     ] {
         v.sort_by(|a, b| a.total_cmp(b));
         if v.is_empty() {
