@@ -62,6 +62,9 @@ fn main() {
     {
         mine.win_bonus = bonus;
     }
+    if let Some(depth) = std::env::var("MY_DEPTH").ok().and_then(|v| v.parse().ok()) {
+        mine.depth = depth;
+    }
     if std::env::var("MY_NO_ADJACENT_SEED").is_ok() {
         mine.seed_next_to_own = false;
     }
