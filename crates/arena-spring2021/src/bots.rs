@@ -33,6 +33,12 @@ pub fn catalog() -> Vec<BotEntry<Spring2021>> {
             thinks: false,
             make: |_| Box::new(Planner::default()),
         },
+        BotEntry {
+            name: "search",
+            about: "rollout search with the exact rules: each listed COMPLETE/GROW, WAIT and the best SEEDs played to the end of the game against planner, best final margin; step budget (deterministic), a few ms per answer",
+            thinks: true,
+            make: |_| Box::new(crate::search::SearchBot::default()),
+        },
     ]
 }
 

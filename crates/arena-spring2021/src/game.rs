@@ -612,6 +612,35 @@ impl Spring2021 {
         game
     }
 
+    /// The position a player is asked in, rebuilt from its observation, waiting for that player's
+    /// answer in the current ACTIONS frame: searching bots play it on with the exact rules. What the
+    /// observation does not hold is not needed by the rules: the game's random generator (it only
+    /// orders the listed actions) starts afresh, and the frame counter at 0.
+    pub fn from_obs(obs: &Obs) -> Self {
+        let mut game = Spring2021::new(&obs.league, 0);
+        let me = usize::from(obs.player & 1);
+        let other = 1 - me;
+        game.holes = obs.holes;
+        game.size = obs.size;
+        game.owner[me] = obs.mine;
+        game.owner[other] = obs.theirs;
+        game.dormant = obs.dormant;
+        game.sun[me] = obs.sun[0];
+        game.sun[other] = obs.sun[1];
+        game.score[me] = obs.score[0];
+        game.score[other] = obs.score[1];
+        game.nutrients = obs.nutrients;
+        game.day = obs.day;
+        // The sun turns once a day from direction 0 on day 0.
+        game.sun_dir = (obs.day % 6) as u8;
+        game.waiting = [false; 2];
+        game.waiting[other] = obs.opp_waiting;
+        game.asked_before = [true; 2];
+        game.compute_shadows();
+        game.begin_actions();
+        game
+    }
+
     /// Gives the trees' sun for the current shadows (the gathering step), returning what each got.
     pub fn gather_now(&mut self) -> [i32; 2] {
         self.gather()

@@ -16,6 +16,7 @@ pub mod game;
 pub mod jrand;
 pub mod protocol;
 pub mod pyrand;
+pub mod search;
 
 use std::io::{BufRead, Write};
 use std::path::Path;
