@@ -94,6 +94,31 @@ impl<G: Game> BuiltinAgent<G> {
     }
 }
 
+/// Runs `think` with the calling thread at an ordinary priority. A tournament worker that times
+/// process bots runs at a real-time priority; a built-in that searches must think as a process bot
+/// does (nice 0, sharing the cores), not win every core from the others while it thinks.
+fn as_ordinary_thread<T>(think: impl FnOnce() -> T) -> T {
+    // SAFETY: sched_getscheduler/sched_getparam on the calling thread.
+    let policy = unsafe { libc::sched_getscheduler(0) };
+    let real_time = policy >= 0
+        && matches!(
+            policy & !libc::SCHED_RESET_ON_FORK,
+            libc::SCHED_RR | libc::SCHED_FIFO
+        );
+    let mut priority = libc::sched_param { sched_priority: 0 };
+    // SAFETY: as above; `priority` outlives the call.
+    if !real_time || unsafe { libc::sched_getparam(0, &mut priority) } != 0 {
+        return think();
+    }
+    let ordinary = libc::sched_param { sched_priority: 0 };
+    // SAFETY: lowering the calling thread's own policy is always allowed.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_OTHER, &ordinary) };
+    let result = think();
+    // SAFETY: restoring what the thread had (arena could set it, so it can again).
+    unsafe { libc::sched_setscheduler(0, policy, &priority) };
+    result
+}
+
 /// CPU time of the calling thread (the in-process bot runs on it while it answers).
 fn thread_cpu_time() -> Option<Duration> {
     let mut now = libc::timespec {
@@ -126,7 +151,7 @@ impl<G: Game> Agent<G> for BuiltinAgent<G> {
         };
         let cpu_before = thread_cpu_time();
         let started = std::time::Instant::now();
-        let action = self.bot.act(obs);
+        let action = as_ordinary_thread(|| self.bot.act(obs));
         let elapsed = started.elapsed();
         let cpu = cpu_before
             .zip(thread_cpu_time())

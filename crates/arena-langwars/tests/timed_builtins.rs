@@ -79,3 +79,57 @@ fn an_untimed_builtin_is_never_judged() {
     assert!(record.faults.is_empty(), "{:?}", record.faults);
     assert!(record.timing().is_none());
 }
+
+/// Records the scheduling policy it thinks under.
+struct PolicyProbe {
+    seen: std::sync::Arc<std::sync::atomic::AtomicI32>,
+}
+
+impl Bot<LangWars> for PolicyProbe {
+    fn act(&mut self, obs: &Observation) -> Move {
+        // SAFETY: sched_getscheduler on the calling thread.
+        let policy = unsafe { libc::sched_getscheduler(0) };
+        self.seen.store(policy, std::sync::atomic::Ordering::SeqCst);
+        Move::new(&vec![0u8; obs.slots()])
+    }
+}
+
+/// A worker that times process bots runs at a real-time priority; a built-in that searches thinks
+/// at an ordinary one (as a process bot would), and the worker gets its priority back after.
+#[test]
+fn a_timed_builtin_thinks_at_an_ordinary_priority() {
+    std::thread::spawn(|| {
+        if !arena_core::process::favour_this_thread_realtime() {
+            return;
+        }
+        // SAFETY: sched_getscheduler on the calling thread.
+        let before = unsafe { libc::sched_getscheduler(0) };
+        if before & !libc::SCHED_RESET_ON_FORK != libc::SCHED_RR {
+            eprintln!("skipped: no real-time priority here");
+            return;
+        }
+        let seen = std::sync::Arc::new(std::sync::atomic::AtomicI32::new(-1));
+        let mut agent = BuiltinAgent::timed(
+            Box::new(PolicyProbe { seen: seen.clone() }),
+            ClockKind::Wall,
+        );
+        let mut game = LangWars::with_edition(Edition::Lw2, 4);
+        let mut obs = Observation::default();
+        arena_core::Game::observe(&mut game, 0, &mut obs);
+        let reply = futures::executor::block_on(arena_core::Agent::act(
+            &mut agent,
+            &obs,
+            true,
+            Duration::from_secs(1),
+        ));
+        assert!(matches!(reply.answer, arena_core::Answer::Action(_)));
+        assert_eq!(
+            seen.load(std::sync::atomic::Ordering::SeqCst),
+            libc::SCHED_OTHER
+        );
+        // SAFETY: as above.
+        assert_eq!(unsafe { libc::sched_getscheduler(0) }, before);
+    })
+    .join()
+    .expect("the test thread");
+}
