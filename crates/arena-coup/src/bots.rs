@@ -34,7 +34,7 @@ pub fn all() -> Vec<BotEntry<Coup>> {
             name: "oracle",
             about: "determinized Monte Carlo: samples the hidden cards (weighted by the opponent's claims), \
                     tries every legal move (every keep of an Exchange) and plays each sample out with \
-                    calculator on both sides; about 0.1 s a call",
+                    calculator on both sides; a few milliseconds a call",
             thinks: true,
             make: |seed| Box::new(crate::search::OracleBot::new(seed, crate::search::SAMPLES)),
         },

@@ -19,7 +19,7 @@ use crate::bots::{Calculator, read_history};
 use crate::rules::{Card, Coup, CoupAction, CoupObs, Hand, Move};
 
 /// Guesses at the hidden cards per call in the built-in bot.
-pub const SAMPLES: usize = 48;
+pub const SAMPLES: usize = 200;
 
 /// The determinized Monte Carlo bot (module documentation).
 pub struct OracleBot {
