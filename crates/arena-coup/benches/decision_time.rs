@@ -17,7 +17,10 @@ fn main() {
         .unwrap_or(200);
     let catalog = bots::all();
     let make = |name: &str, seed: u64| -> Box<dyn Bot<Coup>> {
-        let entry = catalog.iter().find(|b| b.name == name).expect("in the catalog");
+        let entry = catalog
+            .iter()
+            .find(|b| b.name == name)
+            .expect("in the catalog");
         (entry.make)(seed)
     };
     let mut times = Vec::new();
@@ -25,7 +28,12 @@ fn main() {
     for seed in 0..games {
         let seat = (seed % 2) as usize;
         let mut players: Vec<Box<dyn Bot<Coup>>> = (0..2)
-            .map(|s| make(if s == seat { "oracle" } else { "calculator" }, seed * 2 + s as u64))
+            .map(|s| {
+                make(
+                    if s == seat { "oracle" } else { "calculator" },
+                    seed * 2 + s as u64,
+                )
+            })
             .collect();
         let mut game = Coup::new(&CoupConfig::default(), seed / 2);
         let mut obs = CoupObs::default();

@@ -112,7 +112,7 @@ fn play_out(mut game: Coup, me: usize, seed: u64) -> f64 {
 
 impl OracleBot {
     /// A guess at the opponent's hand and the deck, consistent with everything this call shows.
-    fn determinize(&self, obs: &CoupObs, rng: &mut BotRng) -> Option<Coup> {
+    pub fn determinize(&self, obs: &CoupObs, rng: &mut BotRng) -> Option<Coup> {
         let reading = read_history(&obs.history);
         let me = obs.player.min(1);
         let opp = 1 - me;
