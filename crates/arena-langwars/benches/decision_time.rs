@@ -16,7 +16,10 @@ fn main() {
         .unwrap_or(100);
     let catalog = bots::catalog();
     let make = |name: &str, seed: u64| -> Box<dyn Bot<LangWars>> {
-        let entry = catalog.iter().find(|b| b.name == name).expect("in the catalog");
+        let entry = catalog
+            .iter()
+            .find(|b| b.name == name)
+            .expect("in the catalog");
         (entry.make)(seed)
     };
     for edition in Edition::ALL {
@@ -24,7 +27,12 @@ fn main() {
         for seed in 0..games {
             let seat = (seed % 4) as usize;
             let mut players: Vec<Box<dyn Bot<LangWars>>> = (0..4)
-                .map(|s| make(if s == seat { "montecarlo" } else { "greedy" }, seed * 4 + s as u64))
+                .map(|s| {
+                    make(
+                        if s == seat { "montecarlo" } else { "greedy" },
+                        seed * 4 + s as u64,
+                    )
+                })
                 .collect();
             let mut game = LangWars::with_edition(edition, seed);
             let mut obs = Observation::default();
