@@ -132,8 +132,8 @@ impl World {
         let gain = if odd { 1 } else { rules.holiday_gain };
         self.counts = [0; MAX_TARGETS];
         for (player, counts) in moves.iter().enumerate() {
-            for target in 0..rules.targets {
-                let n = counts[target] as u16;
+            for (target, &n) in counts.iter().enumerate().take(rules.targets) {
+                let n = n as u16;
                 self.real[player][target] += n * gain;
                 if odd {
                     self.visible[player][target] += n;
@@ -221,14 +221,18 @@ impl MonteCarloBot {
         let revealed = rules.reveal_after == previous;
         if previous % 2 == 1 {
             if !revealed {
-                for column in 1..PLAYERS {
-                    for target in 0..rules.targets {
-                        let seen = obs
-                            .visible(target, column)
-                            .saturating_sub(world.visible[column][target]);
-                        moves[column][target] = seen.min(MAX_SLOTS as u16) as u8;
-                    }
-                    self.check_fit(column, &moves[column]);
+                for (column, slot) in moves.iter_mut().enumerate().skip(1) {
+                    let seen: Counts = std::array::from_fn(|target| {
+                        let delta = if target < rules.targets {
+                            obs.visible(target, column)
+                                .saturating_sub(world.visible[column][target])
+                        } else {
+                            0
+                        };
+                        delta.min(MAX_SLOTS as u16) as u8
+                    });
+                    *slot = seen;
+                    self.check_fit(column, &seen);
                 }
             }
         } else {
@@ -333,9 +337,13 @@ impl MonteCarloBot {
             .collect();
         // Stable: equal standings keep the enumeration order, so the choice is reproducible.
         ranked.sort_by_key(|&(total, _)| std::cmp::Reverse(total));
+        // Lang Wars' 8 targets make every simulated greedy decision about 3 times dearer (792
+        // candidates, not 252) and games a turn longer: fewer play-outs keep its answers as short.
+        let scale = |n: usize| (n * 6 / rules.targets.max(6)).max(1);
+        let rollouts = scale(self.budget.rollouts);
         let mut shortlist: Vec<usize> = ranked
             .iter()
-            .take(self.budget.shortlist.max(1))
+            .take(scale(self.budget.shortlist))
             .map(|&(_, index)| index)
             .collect();
         if let Some(own) = set.counts.iter().position(|c| *c == own_greedy)
@@ -351,7 +359,7 @@ impl MonteCarloBot {
         for &index in &shortlist {
             let mine = set.counts[index];
             let mut sum = 0.0;
-            for rollout in 0..self.budget.rollouts.max(1) {
+            for rollout in 0..rollouts {
                 // The same random stream for every candidate (common random numbers): candidates are
                 // compared on the same simulated futures.
                 let mut rng = bot_rng(derive_seed(base, rollout as u64));
