@@ -162,6 +162,9 @@ impl OracleBot {
         if obs.keep > 0 {
             // The two cards drawn for this Exchange go back on top, to be drawn again in order.
             let drawn = obs.cards.as_slice();
+            if drawn.len() < 2 {
+                return None;
+            }
             deck.push(drawn[1]);
             deck.push(drawn[0]);
         }

@@ -134,11 +134,14 @@ impl World {
         for (player, counts) in moves.iter().enumerate() {
             for (target, &n) in counts.iter().enumerate().take(rules.targets) {
                 let n = n as u16;
-                self.real[player][target] += n * gain;
+                // Saturating: a long hostile input must not overflow the estimates.
+                let real = &mut self.real[player][target];
+                *real = real.saturating_add(n * gain);
                 if odd {
-                    self.visible[player][target] += n;
+                    let visible = &mut self.visible[player][target];
+                    *visible = visible.saturating_add(n);
                 }
-                self.counts[target] += n;
+                self.counts[target] = self.counts[target].saturating_add(n);
             }
         }
     }
@@ -147,7 +150,8 @@ impl World {
         if rules.reveal_after == self.turn {
             self.visible = self.real;
         }
-        if rules.scoring & (1 << self.turn) != 0 {
+        // A turn number from a hostile input may be past any bit of the mask.
+        if self.turn < 32 && rules.scoring & (1 << self.turn) != 0 {
             self.score(rules);
         }
         self.turn += 1;
@@ -317,10 +321,10 @@ impl MonteCarloBot {
         let mut table = [[0i64; MAX_SLOTS + 1]; MAX_TARGETS];
         for (target, row) in table.iter_mut().enumerate().take(rules.targets) {
             let others: [u16; PLAYERS - 1] = std::array::from_fn(|i| {
-                world.real[i + 1][target] + predicted[i + 1][target] as u16 * gain
+                world.real[i + 1][target].saturating_add(predicted[i + 1][target] as u16 * gain)
             });
             for (count, cell) in row.iter_mut().enumerate().take(slots + 1) {
-                let mine = world.real[0][target] + count as u16 * gain;
+                let mine = world.real[0][target].saturating_add(count as u16 * gain);
                 *cell = standing_24ths(rules.values[target] as i64, mine, &others);
             }
         }

@@ -105,3 +105,45 @@ fn beats_three_greedy_on_fixed_seeds() {
         assert!(wins >= 16, "{edition:?}: montecarlo won only {wins} of 24");
     }
 }
+
+#[test]
+fn odd_observations_do_not_break_it() {
+    // Turns out of sequence, past the end, tables that do not add up: what a process bot could be
+    // sent by a broken referee. The bot must still answer with a well-formed move.
+    use arena_langwars::engine::Lanes;
+    let mut bot = MonteCarloBot::new(3, TEST_BUDGET);
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |bound: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % bound
+    };
+    for step in 0..60u32 {
+        let targets = if step % 2 == 0 { 6 } else { 8 };
+        let mut values = [0u8; 8];
+        for value in values.iter_mut().take(targets) {
+            *value = 3 + next(4) as u8;
+        }
+        let mut table = || {
+            let row: Vec<u16> = (0..targets).map(|_| next(256) as u16).collect();
+            Lanes::from_values(&row).expect("below 256")
+        };
+        let visible = [table(), table(), table(), table()];
+        let real = table();
+        let counts = Some(table());
+        let turn = [1, 2, 3, 9, 10, 40, 5, 6, 7][step as usize % 9];
+        let letter = ['W', 'H', 'D', 'N'][step as usize % 4];
+        let obs = Observation::from_tables(
+            (10, targets, values),
+            turn,
+            letter,
+            visible,
+            real,
+            if turn % 2 == 1 { counts } else { None },
+        );
+        let action = bot.act(&obs);
+        assert_eq!(action.targets().len(), obs.slots());
+        assert!(action.targets().iter().all(|&t| (t as usize) < targets));
+    }
+}
