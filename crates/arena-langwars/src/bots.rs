@@ -42,7 +42,7 @@ pub fn catalog() -> Vec<BotEntry<LangWars>> {
             name: "montecarlo",
             about: "models each opponent as a replica of greedy fed the table it believes in (hidden \
                     holiday actions split to fit the P line, corrected by the reveal), and plays out \
-                    the rest of the game for its best-looking moves; about 25 ms a move",
+                    the rest of the game for its best-looking moves; a few milliseconds a move",
             thinks: true,
             make: |seed| Box::new(MonteCarloBot::new(seed, Budget::FULL)),
         },
