@@ -31,6 +31,14 @@ pub fn all() -> Vec<BotEntry<Coup>> {
             make: |seed| Box::new(Calculator { rng: bot_rng(seed) }),
         },
         BotEntry {
+            name: "oracle",
+            about: "determinized Monte Carlo: samples the hidden cards (weighted by the opponent's claims), \
+                    tries every legal move (every keep of an Exchange) and plays each sample out with \
+                    calculator on both sides; a few milliseconds a call",
+            thinks: true,
+            make: |seed| Box::new(crate::search::OracleBot::new(seed, crate::search::SAMPLES)),
+        },
+        BotEntry {
             name: "taxman",
             about: "STAND-IN inspired by the leaderboard name, not the real bot: Tax every turn, Coup at 7, blocks Foreign Aid",
             thinks: false,
@@ -82,6 +90,8 @@ pub struct Reading {
     pub assassinated: [bool; 2],
     /// Whether `me` has taken a turn yet.
     pub acted: bool,
+    /// Calls made so far.
+    pub calls: u32,
 }
 
 /// Replays the history: who wrote what. Within a line the owner writes the even positions and the
@@ -131,6 +141,7 @@ pub fn read_history(history: &str) -> Reading {
         start = end;
     }
     reading.me = calls % 2;
+    reading.calls = calls as u32;
     let line_done = bytes.last().is_none_or(|&b| b == b'\n');
     // The owner of the current line: whoever makes the first call after the last newline.
     let mut owner_calls = calls;
@@ -338,6 +349,12 @@ impl Bot<Coup> for Simple {
 /// aggressive plan that wins first, react by fixed priorities.
 pub struct Calculator {
     rng: BotRng,
+}
+
+impl Calculator {
+    pub fn new(seed: u64) -> Self {
+        Calculator { rng: bot_rng(seed) }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

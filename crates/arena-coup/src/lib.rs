@@ -5,6 +5,7 @@
 //! - [`protocol`]: what a bot appended/printed → an action or a forfeit; forfeit kinds;
 //! - [`call`]: the call-per-move process agent (one process per call, own group, killed on every path);
 //! - [`bots`]: built-in bots (only random, challenger and calculator follow published behaviour);
+//! - [`search`]: `oracle`, the determinized Monte Carlo bot;
 //! - [`koth`]: the original's tournament (rounds of every ordered pair, leaderboard text);
 //! - [`entry`]: the registry entry for the front ends, conformance against `coup.jsonl`, `bot_main`.
 //!
@@ -27,6 +28,7 @@ pub mod entry;
 pub mod koth;
 pub mod protocol;
 pub mod rules;
+pub mod search;
 
 pub use call::{CallAgent, CallSpec, call_bot, run_process};
 pub use entry::{CoupEntry, check_transcript, conformance_file, entry, entry_with};

@@ -696,6 +696,48 @@ impl fmt::Debug for Coup {
 }
 
 impl Coup {
+    /// A position for a bot's own simulations: `history` as written so far (`calls` calls in all),
+    /// the coins, both hands and a deck (bottom first; a bot's guess at the hidden cards), shuffles from
+    /// `seed`, the default rules otherwise.
+    pub fn from_position(
+        history: &str,
+        calls: u32,
+        coins: [i32; 2],
+        hands: [Hand; 2],
+        deck: &[Card],
+        seed: u64,
+    ) -> Coup {
+        let mut stack = Deck {
+            cards: [Card::Ambassador; MAX_DECK],
+            len: 0,
+        };
+        for &card in deck.iter().take(MAX_DECK) {
+            stack.push(card);
+        }
+        let config = CoupConfig::default();
+        Coup {
+            history: history.to_string(),
+            line_start: history.rfind('\n').map_or(0, |at| at + 1),
+            coins,
+            hands,
+            deck: stack,
+            rng: Pcg64Mcg::seed_from_u64(seed),
+            shuffle: true,
+            calls,
+            max_calls: config.max_calls,
+            time_limit: Duration::from_millis(config.time_limit_ms),
+            strict_moves: false,
+            over: false,
+            winner: None,
+            prepared: false,
+            legal: Legal::default(),
+            drawn: None,
+            faults: Vec::new(),
+            warnings: Vec::new(),
+            frames: None,
+        }
+    }
+
     /// The history file's content so far.
     pub fn history(&self) -> &str {
         &self.history

@@ -3,9 +3,12 @@
 
 use arena_core::seed::{BotRng, bot_rng};
 use arena_core::{Bot, BotEntry};
+use std::sync::OnceLock;
+
 use rand_core::RngCore;
 
 use crate::engine::{LangWars, MAX_SLOTS, MAX_TARGETS, Move, Observation, PLAYERS};
+use crate::montecarlo::{Budget, MonteCarloBot};
 
 pub fn catalog() -> Vec<BotEntry<LangWars>> {
     vec![
@@ -34,6 +37,14 @@ pub fn catalog() -> Vec<BotEntry<LangWars>> {
                     (every multiset of targets) with the best expected standing",
             thinks: false,
             make: |_seed| Box::new(GreedyBot::default()),
+        },
+        BotEntry {
+            name: "montecarlo",
+            about: "models each opponent as a replica of greedy fed the table it believes in (hidden \
+                    holiday actions split to fit the P line, corrected by the reveal), and plays out \
+                    the rest of the game for its best-looking moves; a few milliseconds a move",
+            thinks: true,
+            make: |seed| Box::new(MonteCarloBot::new(seed, Budget::FULL)),
         },
     ]
 }
@@ -138,15 +149,23 @@ impl Bot<LangWars> for FocusBot {
 /// score on the estimated table after this turn.
 #[derive(Default)]
 pub struct GreedyBot {
+    core: GreedyCore,
+}
+
+/// Greedy's whole state and decision. Copyable, so that the Monte Carlo bot can run replicas of it
+/// (for opponents and for itself) inside simulated games.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct GreedyCore {
     /// Estimated hidden believers per target of the opponents (observation columns 1..=3).
     hidden: [[f64; PLAYERS]; MAX_TARGETS],
     previous_real: [u16; MAX_TARGETS],
-    my_holiday_move: [u16; MAX_TARGETS],
+    /// This player's actions of the last holiday, per target (set by `decide`; a replica's owner may
+    /// overwrite it with what the player is believed to have played).
+    pub(crate) my_holiday_move: [u16; MAX_TARGETS],
     had_hidden: bool,
-    candidates: Vec<(usize, usize, Vec<[u8; MAX_SLOTS]>)>,
 }
 
-impl GreedyBot {
+impl GreedyCore {
     fn update_estimates(&mut self, obs: &Observation) {
         let targets = obs.targets;
         let own_hidden = (0..targets).any(|t| obs.real(t) != obs.visible(t, 0));
@@ -179,20 +198,87 @@ impl GreedyBot {
         self.my_holiday_move = [0; MAX_TARGETS];
     }
 
-    fn candidates(&mut self, slots: usize, targets: usize) -> &[[u8; MAX_SLOTS]] {
-        if let Some(index) = self
-            .candidates
-            .iter()
-            .position(|(s, t, _)| *s == slots && *t == targets)
-        {
-            return &self.candidates[index].2;
+    /// The chosen move as an index into `candidate_set(obs.slots(), obs.targets)`.
+    pub(crate) fn decide(&mut self, obs: &Observation) -> usize {
+        self.update_estimates(obs);
+        let targets = obs.targets.min(MAX_TARGETS);
+        let slots = obs.slots();
+        let odd = obs.is_odd_turn();
+        // One action is worth 1 on weekdays; on holidays 1 in the 8-language edition, 2 in the others.
+        let gain = if odd || targets == 8 { 1.0 } else { 2.0 };
+        // Opponents act at the same time: expect each to spread this turn's actions evenly.
+        let their_turn = slots as f64 * gain / targets as f64;
+        let real: [u16; MAX_TARGETS] =
+            std::array::from_fn(|t| if t < targets { obs.real(t) } else { 0 });
+        // A candidate's score is a sum over targets of a standing that depends only on how many of its
+        // slots name the target: tabulate those standings once instead of once per candidate.
+        let mut table = [[0.0f64; MAX_SLOTS + 1]; MAX_TARGETS];
+        for (target, row) in table.iter_mut().enumerate().take(targets) {
+            let estimates: [f64; PLAYERS - 1] = std::array::from_fn(|index| {
+                let column = index + 1;
+                obs.visible(target, column) as f64 + self.hidden[target][column] + their_turn
+            });
+            let mut added = 0.0;
+            for (count, cell) in row.iter_mut().enumerate().take(slots + 1) {
+                if count > 0 {
+                    added += gain;
+                }
+                *cell = standing(
+                    obs.values[target] as f64,
+                    real[target] as f64 + added,
+                    &estimates,
+                );
+            }
         }
-        let mut all = Vec::new();
-        let mut current = [0u8; MAX_SLOTS];
-        multisets(slots, targets, 0, 0, &mut current, &mut all);
-        self.candidates.push((slots, targets, all));
-        self.candidates.last().map(|c| &c.2[..]).unwrap_or(&[])
+        let set = candidate_set(slots, targets);
+        let mut best = (0usize, f64::MIN);
+        for (index, counts) in set.counts.iter().enumerate() {
+            let mut total = 0.0;
+            for target in 0..targets {
+                total += table[target][counts[target] as usize];
+            }
+            if total > best.1 {
+                best = (index, total);
+            }
+        }
+        self.previous_real = real;
+        if !odd {
+            for &target in &set.picks[best.0][..slots] {
+                self.my_holiday_move[target as usize] += 1;
+            }
+        }
+        best.0
     }
+}
+
+/// Every multiset of `slots` targets among `targets`, in the order `multisets` makes them, as the
+/// sorted targets and as counts per target.
+pub(crate) struct CandidateSet {
+    pub(crate) picks: Vec<[u8; MAX_SLOTS]>,
+    pub(crate) counts: Vec<[u8; MAX_TARGETS]>,
+}
+
+/// The candidate moves of a turn shape, built once per process.
+pub(crate) fn candidate_set(slots: usize, targets: usize) -> &'static CandidateSet {
+    static SETS: [[OnceLock<CandidateSet>; MAX_TARGETS + 1]; MAX_SLOTS + 1] =
+        [const { [const { OnceLock::new() }; MAX_TARGETS + 1] }; MAX_SLOTS + 1];
+    let (slots, targets) = (slots.min(MAX_SLOTS), targets.clamp(1, MAX_TARGETS));
+    SETS[slots][targets].get_or_init(|| {
+        let mut picks = Vec::new();
+        let mut current = [0u8; MAX_SLOTS];
+        multisets(slots, targets, 0, 0, &mut current, &mut picks);
+        let counts = picks
+            .iter()
+            .map(|pick| {
+                let mut counts = [0u8; MAX_TARGETS];
+                for &target in &pick[..slots] {
+                    counts[target as usize] += 1;
+                }
+                counts
+            })
+            .collect();
+        CandidateSet { picks, counts }
+    })
 }
 
 /// Every non-decreasing sequence of `slots` targets (multisets).
@@ -244,44 +330,9 @@ fn standing(value: f64, mine: f64, others: &[f64]) -> f64 {
 
 impl Bot<LangWars> for GreedyBot {
     fn act(&mut self, obs: &Observation) -> Move {
-        self.update_estimates(obs);
-        let targets = obs.targets;
+        let index = self.core.decide(obs);
         let slots = obs.slots();
-        let odd = obs.is_odd_turn();
-        // One action is worth 1 on weekdays; on holidays 1 in the 8-language edition, 2 in the others.
-        let gain = if odd || targets == 8 { 1.0 } else { 2.0 };
-        // Opponents act at the same time: expect each to spread this turn's actions evenly.
-        let their_turn = slots as f64 * gain / targets as f64;
-        let mut estimates = [[0.0f64; PLAYERS - 1]; MAX_TARGETS];
-        for (target, row) in estimates.iter_mut().enumerate().take(targets) {
-            for (index, estimate) in row.iter_mut().enumerate() {
-                let column = index + 1;
-                *estimate =
-                    obs.visible(target, column) as f64 + self.hidden[target][column] + their_turn;
-            }
-        }
-        let real: [u16; MAX_TARGETS] =
-            std::array::from_fn(|t| if t < targets { obs.real(t) } else { 0 });
-        let values = obs.values;
-        let mut best = ([0u8; MAX_SLOTS], f64::MIN);
-        for candidate in self.candidates(slots, targets).to_vec() {
-            let mut added = [0.0f64; MAX_TARGETS];
-            for &target in &candidate[..slots] {
-                added[target as usize] += gain;
-            }
-            let total: f64 = (0..targets)
-                .map(|t| standing(values[t] as f64, real[t] as f64 + added[t], &estimates[t]))
-                .sum();
-            if total > best.1 {
-                best = (candidate, total);
-            }
-        }
-        self.previous_real = real;
-        if !odd {
-            for &target in &best.0[..slots] {
-                self.my_holiday_move[target as usize] += 1;
-            }
-        }
-        Move::new(&best.0[..slots])
+        let set = candidate_set(slots, obs.targets);
+        Move::new(&set.picks[index][..slots])
     }
 }

@@ -2,12 +2,13 @@
 //!
 //! - [`engine`]: the rules as the official `game.js` implements them;
 //! - [`protocol`]: the text protocol and the official runner's answer parsing;
-//! - [`bots`]: built-in bots; [`conformance`]: official transcripts checked against the engine;
+//! - [`bots`]: built-in bots ([`montecarlo`]: the searching one); [`conformance`]: official transcripts checked against the engine;
 //! - [`mt`]: the MT19937 prefix that draws the values.
 
 pub mod bots;
 pub mod conformance;
 pub mod engine;
+pub mod montecarlo;
 pub mod mt;
 pub mod protocol;
 
