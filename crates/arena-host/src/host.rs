@@ -913,7 +913,12 @@ impl Host {
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             max_load: None,
         };
-        let timing = arena_tournament::timing::summarize(dir, &plan, machine).map_err(failed)?;
+        let game = self.game.clone();
+        let timed = |bot: &arena_tournament::BotPlan| {
+            bot.builtin().is_none_or(|name| game.builtin_thinks(name))
+        };
+        let timing =
+            arena_tournament::timing::summarize(dir, &plan, machine, &timed).map_err(failed)?;
         report::write_outputs(dir, &plan, &stats, &first, &timing).map_err(failed)?;
         let viewer = dir.join(report::VIEWER_FILE);
         std::fs::write(&viewer, arena_viewer::published_viewer_page())

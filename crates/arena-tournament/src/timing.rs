@@ -76,14 +76,16 @@ struct Totals {
     seen: bool,
 }
 
-/// Reads the journal's timing of process games (games between built-in bots have none).
+/// Reads the journal's timing of the bots that are `timed` (process bots and built-ins that
+/// search; games between rule bots have none, and their journal is not read again).
 pub fn summarize(
     dir: &Path,
     plan: &Plan,
     machine: MachineLoad,
+    timed: &dyn Fn(&crate::BotPlan) -> bool,
 ) -> Result<TimingSummary, TournamentError> {
     let mut totals: Vec<Totals> = plan.bots.iter().map(|_| Totals::default()).collect();
-    if plan.bots.iter().any(|b| b.builtin().is_none()) {
+    if plan.bots.iter().any(timed) {
         for entry in journal::entries_in_order(dir)? {
             let entry = entry?;
             for (seat, &bot) in entry.seats.iter().enumerate() {

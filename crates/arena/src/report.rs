@@ -26,7 +26,12 @@ pub fn finish(
     machine: MachineLoad,
 ) -> Result<()> {
     let (stats, first_games) = report::compute(dir, plan, bootstrap)?;
-    let timing = arena_tournament::timing::summarize(dir, plan, machine)?;
+    // Built-ins that search are timed like process bots.
+    let game = crate::cli::find_game_of_plan(plan)?;
+    let timed = |bot: &arena_tournament::BotPlan| {
+        bot.builtin().is_none_or(|name| game.builtin_thinks(name))
+    };
+    let timing = arena_tournament::timing::summarize(dir, plan, machine, &timed)?;
     report::write_outputs(dir, plan, &stats, &first_games, &timing)?;
     // The page report.html's replay links open (viewer.html?game=N), so that the folder works
     // copied anywhere, opened from disk.

@@ -365,3 +365,47 @@ fn every_coup_call_has_its_cpu_time_sandboxed_or_not() {
         }
     }
 }
+
+/// A built-in that searches is timed like a process bot: its answer times are in the journal and
+/// in summary.json's timing table, and the rule bots beside it have none.
+#[test]
+fn a_searching_builtin_has_answer_times_and_rule_bots_have_none() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("run");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["tournament", "langwars2", "--games", "8", "--seed", "3"])
+        .args(["--time-scale", "20", "--format", "json"])
+        .args(["--bot", "montecarlo", "--bot", "greedy", "--bot", "focus"])
+        .args(["--bot", "random", "--out"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("arena runs");
+    assert!(status.success());
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).expect("summary"))
+            .expect("JSON");
+    let bots = summary["timing"]["bots"].as_array().expect("timing bots");
+    assert_eq!(bots.len(), 1, "{bots:?}");
+    assert_eq!(bots[0]["bot"], "montecarlo");
+    assert!(bots[0]["answers"].as_u64().is_some_and(|n| n > 0));
+    assert!(bots[0]["cpu_mean_ms"].as_f64().is_some_and(|ms| ms > 0.0));
+    let journal = std::fs::read_to_string(out.join("results.jsonl")).expect("journal");
+    for line in journal.lines() {
+        let entry: serde_json::Value = serde_json::from_str(line).expect("JSON");
+        let timed: Vec<bool> = entry["timing"]
+            .as_array()
+            .expect("timing")
+            .iter()
+            .map(|seat| !seat.is_null())
+            .collect();
+        let searching: Vec<bool> = entry["bots"]
+            .as_array()
+            .expect("bots")
+            .iter()
+            .map(|bot| bot == "montecarlo")
+            .collect();
+        assert_eq!(timed, searching, "{line}");
+    }
+}
