@@ -2721,22 +2721,12 @@ fn helper_game(
     uid: Option<u32>,
     gid: Option<u32>,
 ) -> io::Result<()> {
-    // SAFETY: the helper is single-threaded (started by run_helper_if_asked before anything else).
-    let pid = unsafe { libc::fork() };
-    if pid == 0 {
-        // SAFETY: in the child: a process group of its own, announced to arena (which pauses that
-        // group alone, not bwrap, init and the helper with it); then the game's pipes become 0-2,
-        // then become the bot.
-        unsafe {
-            libc::setpgid(0, 0);
-            announce_group(0);
-            libc::dup2(pipes[0].as_raw_fd(), 0);
-            libc::dup2(pipes[1].as_raw_fd(), 1);
-            libc::dup2(pipes[2].as_raw_fd(), 2);
-            libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
-            become_bot(argv, uid, gid)
-        }
-    }
+    // The bot leads a process group of its own, announced to arena (which pauses that group
+    // alone, not bwrap, init and the helper with it); the game's pipes become its 0-2.
+    let mut plan = BotExec::new(argv, uid, gid);
+    plan.own_group = true;
+    plan.stdio = pipes.each_ref().map(|pipe| Some(pipe.as_raw_fd()));
+    let pid = plan.spawn();
     drop(pipes);
     let report = |out: &mut File, status: i32| -> io::Result<()> {
         let mut message = vec![b'X'];
@@ -2944,58 +2934,134 @@ fn reset_for_the_next_game(more: &[CString]) {
     }
 }
 
-/// Drops to the bot's user and every capability, and execs `argv`; never returns.
-///
-/// # Safety
-/// Only in a single-threaded process (the helper, or its forked child).
-unsafe fn become_bot(argv: &[CString], uid: Option<u32>, gid: Option<u32>) -> ! {
-    let mut pointers: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
-    pointers.push(std::ptr::null());
-    // SAFETY: plain system calls on this process (see the function's contract).
-    unsafe {
-        if let (Some(uid), Some(gid)) = (uid, gid)
-            && (libc::setgroups(0, std::ptr::null()) != 0
-                || libc::setresgid(gid, gid, gid) != 0
-                || libc::setresuid(uid, uid, uid) != 0)
-        {
-            libc::_exit(126);
-        }
-        // Without a user change (no root), the capabilities bwrap gave the helper go explicitly.
-        libc::prctl(
-            libc::PR_CAP_AMBIENT,
-            libc::PR_CAP_AMBIENT_CLEAR_ALL,
-            0,
-            0,
-            0,
-        );
-        let mut header = [0x2008_0522u32, 0]; // _LINUX_CAPABILITY_VERSION_3, this process
-        let data = [0u32; 6];
-        libc::syscall(libc::SYS_capset, header.as_mut_ptr(), data.as_ptr());
+/// Everything the bot's process needs between its start and its exec, made in advance: a child
+/// started with `vfork` semantics shares the helper's memory and must not allocate.
+struct BotExec {
+    pointers: Vec<*const libc::c_char>,
+    filter: Vec<libc::sock_filter>,
+    uid: Option<u32>,
+    gid: Option<u32>,
+    /// Descriptors that become 0, 1 and 2 (`None`: kept).
+    stdio: [Option<RawFd>; 3],
+    /// Leads a process group of its own, announced on descriptor 0 (see [`announce_group`]).
+    own_group: bool,
+}
+
+impl BotExec {
+    /// `argv` must outlive the plan (the pointers are into its strings).
+    fn new(argv: &[CString], uid: Option<u32>, gid: Option<u32>) -> BotExec {
+        let mut pointers: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+        pointers.push(std::ptr::null());
         // The bot's whole filter (the helper's lets `setpgid` through), stacked on the helper's.
-        let mut filter: Vec<libc::sock_filter> = seccomp_program(false)
+        let filter = seccomp_program(false)
             .into_iter()
             .map(|(code, jt, jf, k)| libc::sock_filter { code, jt, jf, k })
             .collect();
-        let program = libc::sock_fprog {
-            len: filter.len() as u16,
-            filter: filter.as_mut_ptr(),
-        };
-        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
-            || libc::prctl(
-                libc::PR_SET_SECCOMP,
-                libc::SECCOMP_MODE_FILTER,
-                &program as *const libc::sock_fprog,
-            ) != 0
-        {
-            let message = b"arena sandbox: cannot install the bot's seccomp filter\n";
-            libc::write(2, message.as_ptr().cast(), message.len());
-            libc::_exit(126);
+        BotExec {
+            pointers,
+            filter,
+            uid,
+            gid,
+            stdio: [None; 3],
+            own_group: false,
         }
-        libc::execvp(pointers[0], pointers.as_ptr());
-        let message = b"arena sandbox: cannot run the command\n";
-        libc::write(2, message.as_ptr().cast(), message.len());
-        libc::_exit(127)
     }
+
+    /// Starts the bot as a child and returns its pid (negative on failure). The child shares the
+    /// helper's memory until its exec (`CLONE_VM | CLONE_VFORK`, as `posix_spawn` does): no copy
+    /// of the helper's page tables, which a fork of this large program costs at every start.
+    fn spawn(&mut self) -> libc::pid_t {
+        const STACK: usize = 64 << 10;
+        let mut stack = vec![0u8; STACK];
+        // SAFETY: the stack is ours until the child execs or exits (CLONE_VFORK waits for that);
+        // the child runs `run_child` only, which does system calls and no allocation.
+        unsafe {
+            let top = stack.as_mut_ptr().add(STACK);
+            let top = top.sub(top as usize % 16);
+            libc::clone(
+                run_child,
+                top.cast(),
+                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+                (self as *mut BotExec).cast(),
+            )
+        }
+    }
+
+    /// Becomes the bot; never returns.
+    ///
+    /// # Safety
+    /// In the helper (single-threaded) or a child of [`BotExec::spawn`]: system calls only.
+    unsafe fn become_bot(&mut self) -> ! {
+        // SAFETY: plain system calls on this process (see the function's contract).
+        unsafe {
+            if self.own_group {
+                libc::setpgid(0, 0);
+                announce_group(0);
+            }
+            for (target, source) in self.stdio.iter().enumerate() {
+                if let Some(source) = *source {
+                    libc::dup2(source, target as libc::c_int);
+                }
+            }
+            if self.stdio.iter().any(Option::is_some) {
+                libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
+            }
+            // Raw system calls: glibc's wrappers would signal the helper's other threads, and a
+            // child sharing the helper's memory must not take glibc's locks.
+            if let (Some(uid), Some(gid)) = (self.uid, self.gid)
+                && (libc::syscall(libc::SYS_setgroups, 0, std::ptr::null::<libc::gid_t>()) != 0
+                    || libc::syscall(libc::SYS_setresgid, gid, gid, gid) != 0
+                    || libc::syscall(libc::SYS_setresuid, uid, uid, uid) != 0)
+            {
+                libc::_exit(126);
+            }
+            // Without a user change (no root), the capabilities bwrap gave the helper go explicitly.
+            libc::prctl(
+                libc::PR_CAP_AMBIENT,
+                libc::PR_CAP_AMBIENT_CLEAR_ALL,
+                0,
+                0,
+                0,
+            );
+            let mut header = [0x2008_0522u32, 0]; // _LINUX_CAPABILITY_VERSION_3, this process
+            let data = [0u32; 6];
+            libc::syscall(libc::SYS_capset, header.as_mut_ptr(), data.as_ptr());
+            let program = libc::sock_fprog {
+                len: self.filter.len() as u16,
+                filter: self.filter.as_mut_ptr(),
+            };
+            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+                || libc::prctl(
+                    libc::PR_SET_SECCOMP,
+                    libc::SECCOMP_MODE_FILTER,
+                    &program as *const libc::sock_fprog,
+                ) != 0
+            {
+                let message = b"arena sandbox: cannot install the bot's seccomp filter\n";
+                libc::write(2, message.as_ptr().cast(), message.len());
+                libc::_exit(126);
+            }
+            libc::execvp(self.pointers[0], self.pointers.as_ptr());
+            let message = b"arena sandbox: cannot run the command\n";
+            libc::write(2, message.as_ptr().cast(), message.len());
+            libc::_exit(127)
+        }
+    }
+}
+
+/// The child of [`BotExec::spawn`].
+extern "C" fn run_child(plan: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `plan` is the BotExec the parent passed, alive while it waits for this exec.
+    unsafe { (*plan.cast::<BotExec>()).become_bot() }
+}
+
+/// Drops to the bot's user and every capability, and execs `argv`; never returns.
+///
+/// # Safety
+/// Only in a single-threaded process (the helper).
+unsafe fn become_bot(argv: &[CString], uid: Option<u32>, gid: Option<u32>) -> ! {
+    // SAFETY: see the function's contract.
+    unsafe { BotExec::new(argv, uid, gid).become_bot() }
 }
 
 /// One call in the helper: fork, drop to the bot's user, exec; collect stdout until it exits; kill
@@ -3009,17 +3075,9 @@ fn helper_call(
     let Ok((out_read, out_write)) = pipe() else {
         return (127 << 8, Vec::new());
     };
-    // SAFETY: the helper is single-threaded (started by run_helper_if_asked before anything else).
-    let pid = unsafe { libc::fork() };
-    if pid == 0 {
-        // SAFETY: in the child: descriptor juggling, then become the call.
-        unsafe {
-            libc::dup2(null.as_raw_fd(), 0);
-            libc::dup2(out_write.as_raw_fd(), 1);
-            libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
-            become_bot(argv, uid, gid)
-        }
-    }
+    let mut plan = BotExec::new(argv, uid, gid);
+    plan.stdio = [Some(null.as_raw_fd()), Some(out_write.as_raw_fd()), None];
+    let pid = plan.spawn();
     drop(out_write);
     if pid < 0 {
         return (127 << 8, Vec::new());
