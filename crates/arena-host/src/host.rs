@@ -18,7 +18,7 @@ use crate::archive;
 use crate::config::{Contest, Format, GameFacts};
 use crate::formats;
 use crate::ladder;
-use crate::store::{Claimed, Finished, NewGame, Promotion, Role, Store, Submission};
+use crate::store::{Claimed, Finished, NewGame, Promotion, Role, Store, Submission, WorkerInfo};
 
 /// SHA-256 of `bytes`, hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
@@ -48,7 +48,85 @@ pub struct HostOptions {
     pub sandbox_factory: Option<SandboxFactory>,
     /// Pin each worker's bots to a core of their own (as `arena tournament` does).
     pub pin_cpus: bool,
+    /// How this process's workers claim games (lease, languages).
+    pub workers: WorkerSettings,
 }
+
+/// How a process's workers claim games.
+#[derive(Clone, Debug)]
+pub struct WorkerSettings {
+    /// The lease of a claim; heartbeats renew it every third of it.
+    pub lease: Duration,
+    /// Languages this machine runs (`None`: those whose toolchain is installed, see
+    /// [`installed_languages`]); built-in bots and zipped folders always.
+    pub languages: Option<Vec<String>>,
+}
+
+impl Default for WorkerSettings {
+    fn default() -> Self {
+        WorkerSettings {
+            lease: Duration::from_millis(crate::store::DEFAULT_LEASE_MS as u64),
+            languages: None,
+        }
+    }
+}
+
+/// The languages of `arena languages` whose every tool is found on this machine.
+pub fn installed_languages() -> Vec<String> {
+    arena_submit::languages::LANGUAGES
+        .iter()
+        .filter(|language| {
+            language
+                .tools
+                .iter()
+                .all(|tool| arena_submit::languages::locate(tool.program).is_some())
+        })
+        .map(|language| language.id.to_string())
+        .collect()
+}
+
+/// What a submission needs of a worker: its file's language, `folder` for a zip (its build may
+/// use anything), `builtin` for a built-in bot.
+pub fn language_of(kind: &str, source_name: &str) -> String {
+    if kind == "builtin" {
+        return "builtin".into();
+    }
+    if source_name.to_ascii_lowercase().ends_with(".zip") {
+        return "folder".into();
+    }
+    arena_submit::languages::by_extension(Path::new(source_name))
+        .map_or_else(|| "folder".into(), |l| l.id.to_string())
+}
+
+/// This machine's name, for the workers' page and to recognise its own dead workers.
+pub fn machine_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|name| name.trim().to_string())
+        .filter(|name| !name.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "localhost".into())
+}
+
+/// Whether process `pid` of this machine still runs (this process's own pid is not a
+/// predecessor's: a registration under it is from an earlier run in this process, or reused).
+fn process_alive(pid: i64) -> bool {
+    pid != i64::from(std::process::id()) && Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// The contest as workers of other machines read it from the database: the contest file without
+/// its people (tokens stay in the file), and the league bosses.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ContestView {
+    contest: Contest,
+    bosses: Vec<Option<i64>>,
+}
+
+const CONTEST_SETTING: &str = "contest";
+
+/// One host at a time schedules; another takes over 10 s after it stops renewing.
+const SCHEDULER_LEASE: &str = "scheduler";
+const SCHEDULER_LEASE_MS: i64 = 10_000;
 
 /// A contest being hosted.
 pub struct Host {
@@ -72,6 +150,40 @@ pub struct Host {
     pub revoked: Vec<String>,
     /// Worker threads running (one that stops on an error is no longer counted).
     workers_running: std::sync::atomic::AtomicUsize,
+    /// This process as a worker: `MACHINE:PID:START_MS`, the `worker` of the games it claims.
+    pub worker_id: String,
+    lease_ms: i64,
+    /// `,builtin,folder,python3,...,`: what this process's workers can play.
+    languages: String,
+    /// Games this process's workers hold now: only these leases are renewed (a claim whose answer
+    /// was lost on the network is not held, and runs out).
+    held: std::sync::Mutex<std::collections::HashSet<i64>>,
+    /// Built folders of uploads, by submission: built once per process (and cached by content
+    /// hash on disk across processes).
+    prepared: std::sync::Mutex<std::collections::HashMap<i64, PathBuf>>,
+    /// The last database error the workers met and retried, for the front end to say.
+    pub last_error: std::sync::Mutex<Option<String>>,
+}
+
+/// How to run a worker process (`arena worker`).
+pub struct AttachOptions {
+    pub db: String,
+    pub schema: Option<String>,
+    /// Sources and builds of the submissions this worker plays.
+    pub data_dir: PathBuf,
+    pub sandbox: Option<Arc<Sandbox>>,
+    pub sandbox_factory: Option<SandboxFactory>,
+    pub pin_cpus: bool,
+    pub workers: WorkerSettings,
+}
+
+/// Games left running by workers that are gone: those of this machine whose process ended at
+/// once, the others when their lease runs out. Games of live workers are left alone.
+async fn requeue_lost(store: &Store) -> Result<u64, HostError> {
+    let dead = store
+        .requeue_dead_on(&machine_name(), process_alive)
+        .await?;
+    Ok(dead + store.requeue_expired().await?)
 }
 
 /// What the workers did, for the caller (tests count games).
@@ -79,6 +191,9 @@ pub struct Host {
 pub struct WorkerCounts {
     pub completed: u64,
     pub failed: u64,
+    /// Games played whose claim was no longer this worker's when it came to record them (its
+    /// lease ran out and the game went to another): not counted here.
+    pub lost: u64,
 }
 
 impl Host {
@@ -94,6 +209,7 @@ impl Host {
             sandbox,
             sandbox_factory,
             pin_cpus,
+            workers,
         } = options;
         let sandbox = match &sandbox_factory {
             Some(make) => make().map_err(|e| HostError::Io(format!("the sandbox: {e}")))?,
@@ -180,13 +296,63 @@ impl Host {
             )
             .collect();
         let revoked = store.revoke_missing(&listed).await?;
-        let requeued = store.requeue_running().await?;
+        store.backfill_languages(language_of).await?;
+        // Workers on other machines play this contest as this file says (without its people).
+        let view = ContestView {
+            contest: Contest {
+                contestants: Vec::new(),
+                organisers: Vec::new(),
+                ..contest.clone()
+            },
+            bosses: bosses.clone(),
+        };
+        let view = serde_json::to_string(&view)
+            .map_err(|e| HostError::Database(format!("cannot encode the contest: {e}")))?;
+        store.set_setting(CONTEST_SETTING, Some(&view)).await?;
+        let requeued = requeue_lost(&store).await?;
         let promotion = Promotion {
             bosses,
             promotion_games: i64::from(contest.ladder.promotion_games),
             leagues: contest.leagues.len() as i64,
         };
-        Ok(Arc::new(Host {
+        Ok(Self::assemble(
+            contest,
+            store,
+            game,
+            data_dir,
+            (sandbox, sandbox_factory),
+            pin_cpus,
+            promotion,
+            time_policy,
+            requeued,
+            revoked,
+            workers,
+        ))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn assemble(
+        contest: Contest,
+        store: Store,
+        game: Arc<dyn GameEntry>,
+        data_dir: PathBuf,
+        (sandbox, sandbox_factory): (Option<Arc<Sandbox>>, Option<SandboxFactory>),
+        pin_cpus: bool,
+        promotion: Promotion,
+        time_policy: Option<TimePolicy>,
+        requeued: u64,
+        revoked: Vec<String>,
+        workers: WorkerSettings,
+    ) -> Arc<Host> {
+        let start_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        let languages = workers.languages.unwrap_or_else(installed_languages);
+        let mut listed = vec!["builtin".to_string(), "folder".to_string()];
+        listed.extend(languages);
+        listed.sort();
+        listed.dedup();
+        Arc::new(Host {
             contest,
             store,
             game,
@@ -202,7 +368,74 @@ impl Host {
             requeued,
             revoked,
             workers_running: std::sync::atomic::AtomicUsize::new(0),
-        }))
+            worker_id: format!("{}:{}:{start_ms}", machine_name(), std::process::id()),
+            lease_ms: workers.lease.as_millis().max(1) as i64,
+            languages: format!(",{},", listed.join(",")),
+            held: Default::default(),
+            prepared: Default::default(),
+            last_error: std::sync::Mutex::new(None),
+        })
+    }
+
+    /// A worker process of another machine (`arena worker`): the contest as the host wrote it in
+    /// the database (`find_game` turns its game id into the game), no people, no scheduler.
+    /// Refused when no host has opened the database yet.
+    pub async fn attach(
+        options: AttachOptions,
+        find_game: impl Fn(&str) -> Result<Arc<dyn GameEntry>, String>,
+    ) -> Result<Arc<Host>, HostError> {
+        let store = Store::open(&options.db, options.schema.as_deref()).await?;
+        let view = store.setting(CONTEST_SETTING).await?.ok_or_else(|| {
+            HostError::Config(
+                "no contest in this database yet: start `arena host CONTEST.toml --db URL` on it \
+                 once first (with `--workers 0` if it should only serve the pages)"
+                    .into(),
+            )
+        })?;
+        let view: ContestView = serde_json::from_str(&view).map_err(|e| {
+            HostError::Database(format!(
+                "the contest in the database cannot be read ({e}): is this worker older than the \
+                 host? Use the same arena version on every machine"
+            ))
+        })?;
+        let game = find_game(&view.contest.game).map_err(HostError::Config)?;
+        let contest = view.contest;
+        let time_policy = match &contest.time_policy {
+            Some(name) => Some(
+                TimePolicy::from_name(name, contest.time_policy_ms, contest.time_policy_ms)
+                    .map_err(HostError::Config)?,
+            ),
+            None => None,
+        };
+        std::fs::create_dir_all(&options.data_dir).map_err(|e| {
+            HostError::Io(format!(
+                "cannot make the worker's folder {}: {e}",
+                options.data_dir.display()
+            ))
+        })?;
+        let sandbox = match &options.sandbox_factory {
+            Some(make) => make().map_err(|e| HostError::Io(format!("the sandbox: {e}")))?,
+            None => options.sandbox.clone(),
+        };
+        let requeued = requeue_lost(&store).await?;
+        let promotion = Promotion {
+            bosses: view.bosses,
+            promotion_games: i64::from(contest.ladder.promotion_games),
+            leagues: contest.leagues.len() as i64,
+        };
+        Ok(Self::assemble(
+            contest,
+            store,
+            game,
+            options.data_dir,
+            (sandbox, options.sandbox_factory),
+            options.pin_cpus,
+            promotion,
+            time_policy,
+            requeued,
+            Vec::new(),
+            options.workers,
+        ))
     }
 
     /// Workers to run: the contest's, else one per core.
@@ -281,6 +514,9 @@ impl Host {
                 &sha256_hex(&bytes),
                 league,
             )
+            .await?;
+        self.store
+            .set_language(id, &language_of("upload", &name))
             .await?;
         self.spawn_build(id, name, bytes, league);
         Ok(id)
@@ -378,13 +614,25 @@ impl Host {
         }
     }
 
-    /// The built folder of an uploaded submission (unpacked again from the database and taken
-    /// from the build cache when this machine does not have it).
+    /// The built folder of an uploaded submission: its source is fetched from the database when
+    /// this machine does not have it (checked against its SHA-256), unpacked with the contest's
+    /// limits and built in the sandbox, once per process (the build cache keeps it by content
+    /// hash across processes).
     fn prepared_folder(
         &self,
         submission: &Submission,
         handle: &tokio::runtime::Handle,
     ) -> Result<PathBuf, String> {
+        // Held while building: two games of a new submission build it once.
+        let mut prepared = self
+            .prepared
+            .lock()
+            .map_err(|_| "the build table's lock was poisoned by a panic".to_string())?;
+        if let Some(folder) = prepared.get(&submission.id) {
+            if folder.exists() {
+                return Ok(folder.clone());
+            }
+        }
         let dir = self.submission_dir(submission.id);
         let path = if submission
             .source_name
@@ -400,12 +648,21 @@ impl Host {
                 .block_on(self.store.source(submission.id))
                 .map_err(|e| e.to_string())?
                 .ok_or_else(|| format!("submission {} has no source", submission.id))?;
+            if sha256_hex(&source) != submission.source_sha256 {
+                return Err(format!(
+                    "submission {}: the source read from the database does not match its SHA-256",
+                    submission.id
+                ));
+            }
+            let _ = std::fs::remove_dir_all(&dir);
             archive::unpack(&submission.source_name, &source, &dir, &self.contest.limits)
                 .map_err(|e| e.0)?;
         }
-        arena_submit::prepare(&path, &self.submit_options()?)
+        let folder = arena_submit::prepare(&path, &self.submit_options()?)
             .map(|prepared| prepared.folder)
-            .map_err(|e| format!("submission {}: {e}", submission.id))
+            .map_err(|e| format!("submission {}: {e}", submission.id))?;
+        prepared.insert(submission.id, folder.clone());
+        Ok(folder)
     }
 
     /// Schedules what the format schedules by itself: ladder games (see [`Host::schedule_ladder`]),
@@ -586,8 +843,14 @@ impl Host {
     /// Fills the queue with ladder games until it holds `queue_per_worker` per worker (or nobody
     /// needs a game). Returns how many were queued.
     pub async fn schedule_ladder(&self) -> Result<usize, HostError> {
-        let depth =
-            (self.workers() as i64) * i64::from(self.contest.ladder.queue_per_worker.max(1));
+        // Workers of every machine: this host's own, or the live ones the database knows.
+        let jobs = self
+            .store
+            .live_jobs()
+            .await?
+            .max(self.workers() as i64)
+            .max(1);
+        let depth = jobs * i64::from(self.contest.ladder.queue_per_worker.max(1));
         let variants: Vec<Option<String>> = self
             .contest
             .leagues
@@ -629,21 +892,146 @@ impl Host {
         Ok(queued)
     }
 
-    /// The scheduler: fills the queue whenever something changed, until [`Host::stop`].
+    /// The scheduler: fills the queue whenever something changed, until [`Host::stop`]. When
+    /// several hosts serve one database, only the holder of the `scheduler` lease schedules (and
+    /// requeues games whose lease ran out); the others take over when it stops renewing.
     pub async fn run_scheduler(self: Arc<Self>) -> Result<(), HostError> {
         while !self.stopping() {
             let changed = self.changed.notified();
             tokio::pin!(changed);
             changed.as_mut().enable();
-            self.schedule().await?;
+            let turn = async {
+                if self
+                    .store
+                    .try_lease(SCHEDULER_LEASE, &self.worker_id, SCHEDULER_LEASE_MS)
+                    .await?
+                {
+                    self.store.requeue_expired().await?;
+                    self.schedule().await?;
+                }
+                Ok::<_, HostError>(())
+            };
+            if let Err(error) = turn.await {
+                // The database may be back in a moment: say it and look again.
+                self.note_error(&error);
+            }
             // A periodic look as well: a notification sent between two looks is not lost.
             let _ = tokio::time::timeout(Duration::from_secs(1), changed).await;
         }
+        let _ = self
+            .store
+            .release_lease(SCHEDULER_LEASE, &self.worker_id)
+            .await;
         Ok(())
     }
 
+    /// Remembers a database error the workers or the scheduler met and will retry.
+    fn note_error(&self, error: &HostError) {
+        if let Ok(mut last) = self.last_error.lock() {
+            *last = Some(error.to_string());
+        }
+    }
+
+    /// A database call from a worker thread, bounded in time: a link cut in the middle of a query
+    /// would otherwise hang it for as long as TCP retries.
+    fn db_call<T>(
+        &self,
+        handle: &tokio::runtime::Handle,
+        call: impl std::future::Future<Output = Result<T, HostError>>,
+    ) -> Result<T, HostError> {
+        let limit = Duration::from_millis((self.lease_ms / 2).max(5000) as u64);
+        handle.block_on(async {
+            tokio::time::timeout(limit, call).await.unwrap_or_else(|_| {
+                Err(HostError::Database(format!(
+                    "no answer from the database within {} s: is it reachable from this machine?",
+                    limit.as_secs()
+                )))
+            })
+        })
+    }
+
+    fn hold(&self, game: i64, held: bool) {
+        if let Ok(mut games) = self.held.lock() {
+            if held {
+                games.insert(game);
+            } else {
+                games.remove(&game);
+            }
+        }
+    }
+
+    /// The lease of a claim, in milliseconds.
+    pub fn lease_ms(&self) -> i64 {
+        self.lease_ms
+    }
+
+    /// Registers this process as a worker and renews the leases of the games its workers hold
+    /// every third of the lease, until its last worker thread ends (then it is marked stopped);
+    /// `draining` once asked to stop. Errors are noted and retried.
+    async fn heartbeats(self: Arc<Self>, jobs: usize) {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as i64;
+        let info = WorkerInfo {
+            id: self.worker_id.clone(),
+            machine: machine_name(),
+            pid: i64::from(std::process::id()),
+            languages: self.languages.clone(),
+            cores,
+            jobs: jobs as i64,
+            lease_ms: self.lease_ms,
+        };
+        let period = Duration::from_millis((self.lease_ms / 3).max(1) as u64);
+        let limit = Duration::from_millis((self.lease_ms / 2).max(5000) as u64);
+        let mut registered = false;
+        let mut draining = false;
+        while self.workers_running() > 0 {
+            let beat = async {
+                if !registered {
+                    self.store.register_worker(&info).await?;
+                    registered = true;
+                }
+                if self.stopping() && !draining {
+                    self.store
+                        .set_worker_state(&self.worker_id, "draining")
+                        .await?;
+                    draining = true;
+                }
+                let held: Vec<i64> = self
+                    .held
+                    .lock()
+                    .map(|games| games.iter().copied().collect())
+                    .unwrap_or_default();
+                self.store
+                    .heartbeat(&self.worker_id, self.lease_ms, &held)
+                    .await?;
+                // Every worker looks for lost games too: the queue does not depend on a host.
+                self.store.requeue_expired().await?;
+                Ok::<_, HostError>(())
+            };
+            match tokio::time::timeout(limit, beat).await {
+                Ok(Ok(())) => {}
+                Ok(Err(error)) => self.note_error(&error),
+                Err(_) => self.note_error(&HostError::Database(
+                    "a heartbeat got no answer from the database".into(),
+                )),
+            }
+            // Wakes early when the workers stop, so that the state is written promptly.
+            let deadline = tokio::time::Instant::now() + period;
+            while tokio::time::Instant::now() < deadline && self.workers_running() > 0 {
+                tokio::time::sleep(Duration::from_millis(50).min(period)).await;
+            }
+        }
+        if registered {
+            let _ = tokio::time::timeout(
+                limit,
+                self.store.set_worker_state(&self.worker_id, "stopped"),
+            )
+            .await;
+        }
+    }
+
     /// Starts `count` worker threads; each claims, plays and completes games until [`Host::stop`]
-    /// (or, with `until_idle`, until the queue is empty).
+    /// (or, with `until_idle`, until the queue is empty), and a heartbeat task that keeps their
+    /// leases.
     pub fn spawn_workers(
         self: &Arc<Self>,
         count: usize,
@@ -653,7 +1041,7 @@ impl Host {
         let cpus = std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1);
-        (0..count)
+        let threads = (0..count)
             .map(|index| {
                 let host = Arc::clone(self);
                 let handle = handle.clone();
@@ -662,10 +1050,14 @@ impl Host {
                 host.workers_running.fetch_add(1, Ordering::SeqCst);
                 std::thread::Builder::new()
                     .name(format!("arena-host-worker-{index}"))
-                    .spawn(move || host.worker(index, cpu, &handle, until_idle))
+                    .spawn(move || host.worker(cpu, &handle, until_idle))
                     .expect("a thread for a worker")
             })
-            .collect()
+            .collect();
+        if count > 0 {
+            handle.spawn(Arc::clone(self).heartbeats(count));
+        }
+        threads
     }
 
     /// Worker threads running now.
@@ -675,7 +1067,6 @@ impl Host {
 
     fn worker(
         &self,
-        index: usize,
         cpu: Option<usize>,
         handle: &tokio::runtime::Handle,
         until_idle: bool,
@@ -694,32 +1085,61 @@ impl Host {
             .enable_all()
             .build()
             .map_err(|e| HostError::Io(format!("cannot start a worker's runtime: {e}")))?;
-        let name = format!("{}-{index}", std::process::id());
         let mut counts = WorkerCounts::default();
         while !self.stopping() {
-            let claimed = handle.block_on(self.store.claim(&name))?;
+            let claimed = self.db_call(
+                handle,
+                self.store
+                    .claim_for(&self.worker_id, Some(&self.languages), self.lease_ms),
+            );
+            let claimed = match claimed {
+                Ok(claimed) => claimed,
+                Err(error) => {
+                    self.note_error(&error);
+                    std::thread::sleep(Duration::from_secs(1));
+                    continue;
+                }
+            };
             let Some(claimed) = claimed else {
                 if until_idle {
                     break;
                 }
                 handle.block_on(async {
                     let queued = self.queued.notified();
-                    let _ = tokio::time::timeout(Duration::from_millis(500), queued).await;
+                    let _ = tokio::time::timeout(Duration::from_millis(200), queued).await;
                 });
                 continue;
             };
-            match self.play(&claimed, cpu, handle, &local) {
-                Ok(finished) => {
-                    if handle.block_on(self.store.complete(&claimed, &finished, &self.promotion))? {
-                        counts.completed += 1;
+            self.hold(claimed.id, true);
+            let outcome = self.play(&claimed, cpu, handle, &local);
+            // The result is recorded as long as the claim may still be this worker's; through a
+            // database outage longer than that, another worker has it (or will) and records it.
+            let give_up = std::time::Instant::now()
+                + Duration::from_millis(3 * self.lease_ms.max(1000) as u64);
+            loop {
+                let recorded = match &outcome {
+                    Ok(finished) => self.db_call(
+                        handle,
+                        self.store.complete(&claimed, finished, &self.promotion),
+                    ),
+                    Err(error) => self.db_call(handle, self.store.fail(&claimed, error)),
+                };
+                match recorded {
+                    Ok(true) if outcome.is_ok() => counts.completed += 1,
+                    Ok(true) => counts.failed += 1,
+                    Ok(false) => counts.lost += 1,
+                    Err(error) => {
+                        self.note_error(&error);
+                        if std::time::Instant::now() < give_up {
+                            std::thread::sleep(Duration::from_millis(500));
+                            continue;
+                        }
+                        counts.lost += 1;
                     }
                 }
-                Err(error) => {
-                    if handle.block_on(self.store.fail(&claimed, &error))? {
-                        counts.failed += 1;
-                    }
-                }
+                break;
             }
+            self.hold(claimed.id, false);
             self.changed.notify_waiters();
         }
         Ok(counts)

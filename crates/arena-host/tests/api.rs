@@ -64,6 +64,7 @@ token = "{ORG}"
         sandbox: None,
         sandbox_factory: None,
         pin_cpus: false,
+        workers: Default::default(),
     })
     .await
     .expect("host");
@@ -667,6 +668,7 @@ async fn someone_removed_from_the_contest_file_is_signed_out_and_stops_playing()
             sandbox: None,
             sandbox_factory: None,
             pin_cpus: false,
+            workers: Default::default(),
         })
     };
     let both = format!(

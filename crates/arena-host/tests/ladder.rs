@@ -32,6 +32,7 @@ async fn host_on(contest: &str, dir: &std::path::Path, postgres: bool) -> Arc<Ho
         sandbox: None,
         sandbox_factory: None,
         pin_cpus: false,
+        workers: Default::default(),
     })
     .await
     .expect("host (PostgreSQL runs on this machine kind and in CI)")
