@@ -166,7 +166,7 @@ fn start_host(dir: &Path, db: &str) -> (Child, String) {
     (child, url)
 }
 
-/// `arena worker` (prefixed by `wrap`, e.g. `ip netns exec NS`), with its own data folder (as if
+/// `arena worker` (prefixed by `wrap`, e.g. `nsenter --net=...`), with its own data folder (as if
 /// on a machine of its own); its worker id.
 fn start_worker(
     wrap: &[&str],
@@ -643,8 +643,11 @@ async fn a_worker_cut_off_from_the_database_loses_its_games_to_the_others_and_do
     processes.add(host);
     schedule_and_submit(dir.path(), &url, &pool).await;
     let log = dir.path().join("cut.log");
+    // nsenter rather than `ip netns exec`, which mounts a /sys of its own and hides the cgroups
+    // the sandbox needs.
+    let joined = format!("--net=/run/netns/{}", netns.name);
     let (cut, cut_id) = start_worker(
-        &["ip", "netns", "exec", &netns.name],
+        &["nsenter", &joined],
         &db.url_via(Some(&via)),
         &dir.path().join("cut"),
         &[],
@@ -673,7 +676,19 @@ async fn a_worker_cut_off_from_the_database_loses_its_games_to_the_others_and_do
         count(&pool, &sql).await == 1
     })
     .await;
+    wait_for("the cut worker to notice", async || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("(retrying)")
+    })
+    .await;
     netns.link(true);
+    let restored = count(&pool, "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)").await;
+    let beat = format!("SELECT heartbeat FROM workers WHERE id = '{cut_id}'");
+    wait_for("the cut worker's heartbeats again", async || {
+        count(&pool, &beat).await > restored
+    })
+    .await;
     wait_for("every game played", async || all_played(&pool).await).await;
     let after = record(&pool, &url).await;
     assert_exactly_once(&after, &calm);
@@ -685,11 +700,6 @@ async fn a_worker_cut_off_from_the_database_loses_its_games_to_the_others_and_do
     assert!(attempts >= 2, "the cut worker's game was played again");
     drop(processes);
     forwarder.abort();
-    let text = std::fs::read_to_string(&log).unwrap_or_default();
-    assert!(
-        text.contains("(retrying)"),
-        "the cut worker said what went wrong: {text}"
-    );
     pool.close().await;
     drop(netns);
 }
