@@ -1086,6 +1086,9 @@ impl Host {
             .build()
             .map_err(|e| HostError::Io(format!("cannot start a worker's runtime: {e}")))?;
         let mut counts = WorkerCounts::default();
+        // An idle worker looks less and less often (up to every 2 s): a thousand idle workers
+        // must not keep the database busy.
+        let mut idle = Duration::from_millis(100);
         while !self.stopping() {
             let claimed = self.db_call(
                 handle,
@@ -1106,10 +1109,14 @@ impl Host {
                 }
                 handle.block_on(async {
                     let queued = self.queued.notified();
-                    let _ = tokio::time::timeout(Duration::from_millis(200), queued).await;
+                    if tokio::time::timeout(idle, queued).await.is_ok() {
+                        idle = Duration::from_millis(100);
+                    }
                 });
+                idle = (idle * 2).min(Duration::from_secs(2));
                 continue;
             };
+            idle = Duration::from_millis(100);
             self.hold(claimed.id, true);
             let outcome = self.play(&claimed, cpu, handle, &local);
             // The result is recorded as long as the claim may still be this worker's; through a

@@ -5,13 +5,19 @@
 use arena_host::ladder::{self, Rating};
 use arena_host::store::{Claimed, Finished, NewGame, Promotion, Role, Store};
 
-const POSTGRES: &str = "postgres://postgres@127.0.0.1:5432/test";
+/// `$ARENA_TEST_POSTGRES`, or this machine kind's (and CI's) PostgreSQL.
+fn postgres() -> String {
+    std::env::var("ARENA_TEST_POSTGRES")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string())
+}
 
 /// Drops a test's schema (the tests' tables do not pile up in the shared database).
 async fn drop_schema(schema: &str) {
     use sqlx::Executor;
     sqlx::any::install_default_drivers();
-    let pool = sqlx::AnyPool::connect(POSTGRES).await.expect("PostgreSQL");
+    let pool = sqlx::AnyPool::connect(&postgres())
+        .await
+        .expect("PostgreSQL");
     pool.execute(format!("DROP SCHEMA IF EXISTS {schema} CASCADE").as_str())
         .await
         .expect("drop the test's schema");
@@ -33,8 +39,8 @@ async fn stores() -> Vec<(
     .await
     .expect("SQLite opens");
     let schema = fresh_schema();
-    let postgres = Store::open(POSTGRES, Some(&schema)).await.unwrap_or_else(|e| {
-        panic!("PostgreSQL at {POSTGRES} must be running for these tests (it is on this machine kind and in CI): {e}")
+    let postgres = Store::open(&postgres(), Some(&schema)).await.unwrap_or_else(|e| {
+        panic!("PostgreSQL at {} must be running for these tests (it is on this machine kind and in CI; elsewhere set ARENA_TEST_POSTGRES): {e}", postgres())
     });
     vec![
         ("sqlite", sqlite, Some(dir), None),
@@ -273,10 +279,10 @@ async fn reopening_runs_no_migration_twice_and_keeps_the_data() {
     let store = Store::open(&url, None).await.unwrap();
     assert!(store.user_by_token("h").await.unwrap().is_some());
     let schema = fresh_schema();
-    let pg = Store::open(POSTGRES, Some(&schema)).await.unwrap();
+    let pg = Store::open(&postgres(), Some(&schema)).await.unwrap();
     pg.ensure_user("x", "h", Role::Organiser).await.unwrap();
     pg.close().await;
-    let pg = Store::open(POSTGRES, Some(&schema)).await.unwrap();
+    let pg = Store::open(&postgres(), Some(&schema)).await.unwrap();
     let user = pg.user_by_token("h").await.unwrap().expect("kept");
     assert_eq!(user.role, Role::Organiser);
     // House users never sign in, whatever their stored hash.

@@ -275,7 +275,10 @@ async fn schedule_and_submit(dir: &Path, url: &str, pool: &sqlx::AnyPool) {
         "    print(action)",
         "    __import__('time').sleep(0.01)\n    print(action)",
     );
-    assert_ne!(slow, starter, "the starter's last line moved: update this test");
+    assert_ne!(
+        slow, starter,
+        "the starter's last line moved: update this test"
+    );
     let bot = dir.join("mybot.py");
     std::fs::write(&bot, slow).expect("the bot");
     let out = Command::new(ARENA)
@@ -368,7 +371,10 @@ async fn uninterrupted(rounds: u32) -> Record {
     }
     let started = Instant::now();
     wait_for("every game played", async || all_played(&pool).await).await;
-    eprintln!("uninterrupted run: {:.1} s", started.elapsed().as_secs_f64());
+    eprintln!(
+        "uninterrupted run: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     let record = record(&pool, &url).await;
     drop(processes);
     pool.close().await;
@@ -683,7 +689,11 @@ async fn a_worker_cut_off_from_the_database_loses_its_games_to_the_others_and_do
     })
     .await;
     netns.link(true);
-    let restored = count(&pool, "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)").await;
+    let restored = count(
+        &pool,
+        "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)",
+    )
+    .await;
     let beat = format!("SELECT heartbeat FROM workers WHERE id = '{cut_id}'");
     wait_for("the cut worker's heartbeats again", async || {
         count(&pool, &beat).await > restored
@@ -702,4 +712,93 @@ async fn a_worker_cut_off_from_the_database_loses_its_games_to_the_others_and_do
     forwarder.abort();
     pool.close().await;
     drop(netns);
+}
+
+/// A worker builds an upload itself (fetched from the database) and its build steps run in the
+/// sandbox, as the host's do: a build that writes outside its folder leaves nothing behind.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_builds_uploads_in_the_sandbox() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("contest.toml"),
+        format!(
+            "name = \"b\"\ngame = \"spring2021\"\nformat = \"koth\"\ntime_scale = 20.0\n\
+             [koth]\nrounds = 1\n[[contestants]]\nname = \"alice\"\ntoken = \"{ALICE}\"\n\
+             [[bots]]\nname = \"rnd\"\nbot = \"builtin:random\"\n"
+        ),
+    )
+    .expect("contest file");
+    let marker = dir.path().join("written-by-a-build");
+    let folder = dir.path().join("alice");
+    std::fs::create_dir_all(&folder).expect("folder");
+    std::fs::write(
+        folder.join("bot.py"),
+        include_str!("../starters/spring2021/bot.py"),
+    )
+    .expect("bot");
+    std::fs::write(
+        folder.join("arena.toml"),
+        format!(
+            "build = \"echo pwned > {} ; echo pwned > $HOME/arena-worker-build-escape ; true\"\n\
+             run = \"python3 -u bot.py\"\n",
+            marker.display()
+        ),
+    )
+    .expect("manifest");
+    let db = TestDb::new("build").await;
+    let pool = db.pool().await;
+    let mut processes = Processes::default();
+    let (host, url) = start_host(dir.path(), &db.url());
+    processes.add(host);
+    let out = Command::new(ARENA)
+        .args(["submit", "--server", &url, "--token", ALICE, "--wait"])
+        .arg(&folder)
+        .output()
+        .expect("arena submit runs");
+    assert!(
+        out.status.success(),
+        "arena submit: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let data = dir.path().join("worker");
+    let (worker, _) = start_worker(&[], &db.url(), &data, &[], None);
+    processes.add(worker);
+    wait_for("alice's games played by the worker", async || {
+        count(
+            &pool,
+            "SELECT COUNT(*) FROM games g JOIN game_seats gs ON gs.game_id = g.id \
+             JOIN submissions s ON s.id = gs.submission_id \
+             WHERE s.kind = 'upload' AND g.state = 'done'",
+        )
+        .await
+            == 2
+    })
+    .await;
+    let entries: Vec<String> = sqlx::query("SELECT entry FROM results")
+        .fetch_all(&pool)
+        .await
+        .expect("results")
+        .iter()
+        .map(|row| row.try_get::<String, _>(0).expect("entry"))
+        .collect();
+    for entry in &entries {
+        let entry: serde_json::Value = serde_json::from_str(entry).expect("JSON");
+        assert_eq!(
+            entry["faults"],
+            serde_json::json!([[], []]),
+            "alice's bot built by the worker played every turn: {entry}"
+        );
+    }
+    assert!(
+        data.join("builds").is_dir(),
+        "the worker built the upload in its own folder"
+    );
+    assert!(!marker.exists(), "a build step wrote outside its sandbox");
+    let home = std::env::var("HOME").unwrap_or_default();
+    assert!(
+        !Path::new(&home).join("arena-worker-build-escape").exists(),
+        "a build step wrote in the home folder"
+    );
+    drop(processes);
+    pool.close().await;
 }
