@@ -200,6 +200,10 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
         for counts in joined {
             counts?;
         }
+        if workers > 0 {
+            // Its heartbeat task may not get to it before the runtime ends.
+            let _ = host.store.set_worker_state(&host.worker_id, "stopped").await;
+        }
         scheduler.await.context("the scheduler")??;
         served.context("the web server")?;
         host.store.close().await;
