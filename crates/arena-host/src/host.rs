@@ -633,17 +633,25 @@ impl Host {
                 return Ok(folder.clone());
             }
         }
-        let dir = self.submission_dir(submission.id);
-        let path = if submission
-            .source_name
-            .to_ascii_lowercase()
-            .ends_with(".zip")
-        {
-            dir.join("bot")
-        } else {
-            dir.join(&submission.source_name)
+        // By content and id: a worker's folder may serve several contests (their ids collide, their
+        // contents do not).
+        let dir = self
+            .data_dir
+            .join("sources")
+            .join(&submission.source_sha256)
+            .join(submission.id.to_string());
+        let entry = |dir: &Path| {
+            if submission
+                .source_name
+                .to_ascii_lowercase()
+                .ends_with(".zip")
+            {
+                dir.join("bot")
+            } else {
+                dir.join(&submission.source_name)
+            }
         };
-        if !path.exists() {
+        if !entry(&dir).exists() {
             let source = handle
                 .block_on(self.store.source(submission.id))
                 .map_err(|e| e.to_string())?
@@ -654,10 +662,29 @@ impl Host {
                     submission.id
                 ));
             }
-            let _ = std::fs::remove_dir_all(&dir);
-            archive::unpack(&submission.source_name, &source, &dir, &self.contest.limits)
-                .map_err(|e| e.0)?;
+            // Unpacked beside and renamed into place: another worker process sharing the folder
+            // sees all of it or nothing.
+            let partial = dir.with_extension(format!("partial-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&partial);
+            archive::unpack(
+                &submission.source_name,
+                &source,
+                &partial,
+                &self.contest.limits,
+            )
+            .map_err(|e| e.0)?;
+            if std::fs::rename(&partial, &dir).is_err() {
+                let _ = std::fs::remove_dir_all(&partial);
+                if !entry(&dir).exists() {
+                    return Err(format!(
+                        "submission {}: cannot unpack it in {}",
+                        submission.id,
+                        dir.display()
+                    ));
+                }
+            }
         }
+        let path = entry(&dir);
         let folder = arena_submit::prepare(&path, &self.submit_options()?)
             .map(|prepared| prepared.folder)
             .map_err(|e| format!("submission {}: {e}", submission.id))?;
