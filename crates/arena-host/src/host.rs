@@ -183,6 +183,18 @@ async fn requeue_lost(store: &Store) -> Result<u64, HostError> {
     let dead = store
         .requeue_dead_on(&machine_name(), process_alive)
         .await?;
+    // A scheduler lease left by a dead process of this machine (a host killed and started again)
+    // is free at once rather than when it runs out.
+    if let Some(holder) = store.lease_holder(SCHEDULER_LEASE).await? {
+        let mut parts = holder.rsplitn(3, ':');
+        let (_, pid, machine) = (parts.next(), parts.next(), parts.next());
+        let pid = pid.and_then(|p| p.parse::<i64>().ok());
+        if let (Some(pid), Some(machine)) = (pid, machine) {
+            if machine == machine_name() && !process_alive(pid) {
+                store.release_lease(SCHEDULER_LEASE, &holder).await?;
+            }
+        }
+    }
     Ok(dead + store.requeue_expired().await?)
 }
 
@@ -211,6 +223,9 @@ impl Host {
             pin_cpus,
             workers,
         } = options;
+        // The toolchain folders the sandbox shows, found before it is made (finding the
+        // installed languages later may find more, and the sandbox is then made again).
+        let roots = arena_submit::languages::tool_roots();
         let sandbox = match &sandbox_factory {
             Some(make) => make().map_err(|e| HostError::Io(format!("the sandbox: {e}")))?,
             None => sandbox,
@@ -320,7 +335,7 @@ impl Host {
             store,
             game,
             data_dir,
-            (sandbox, sandbox_factory),
+            (roots, sandbox, sandbox_factory),
             pin_cpus,
             promotion,
             time_policy,
@@ -336,7 +351,11 @@ impl Host {
         store: Store,
         game: Arc<dyn GameEntry>,
         data_dir: PathBuf,
-        (sandbox, sandbox_factory): (Option<Arc<Sandbox>>, Option<SandboxFactory>),
+        (roots, sandbox, sandbox_factory): (
+            Vec<PathBuf>,
+            Option<Arc<Sandbox>>,
+            Option<SandboxFactory>,
+        ),
         pin_cpus: bool,
         promotion: Promotion,
         time_policy: Option<TimePolicy>,
@@ -357,7 +376,7 @@ impl Host {
             store,
             game,
             data_dir,
-            sandbox: std::sync::Mutex::new((arena_submit::languages::tool_roots(), sandbox)),
+            sandbox: std::sync::Mutex::new((roots, sandbox)),
             sandbox_factory,
             pin_cpus,
             promotion,
@@ -413,6 +432,9 @@ impl Host {
                 options.data_dir.display()
             ))
         })?;
+        // The toolchain folders the sandbox shows, found before it is made (finding the
+        // installed languages later may find more, and the sandbox is then made again).
+        let roots = arena_submit::languages::tool_roots();
         let sandbox = match &options.sandbox_factory {
             Some(make) => make().map_err(|e| HostError::Io(format!("the sandbox: {e}")))?,
             None => options.sandbox.clone(),
@@ -428,7 +450,7 @@ impl Host {
             store,
             game,
             options.data_dir,
-            (sandbox, options.sandbox_factory),
+            (roots, sandbox, options.sandbox_factory),
             options.pin_cpus,
             promotion,
             time_policy,

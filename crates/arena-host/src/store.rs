@@ -1286,6 +1286,16 @@ impl Store {
         Ok(changed == 1)
     }
 
+    /// Who holds a named lease (whether or not it ran out).
+    pub async fn lease_holder(&self, name: &str) -> Result<Option<String>, HostError> {
+        let row = sqlx::query("SELECT holder FROM leases WHERE name = $1")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+        row.map(|r| r.try_get(0)).transpose().map_err(db)
+    }
+
     /// Gives a named lease up (a host that stops lets another schedule at once).
     pub async fn release_lease(&self, name: &str, holder: &str) -> Result<(), HostError> {
         sqlx::query("DELETE FROM leases WHERE name = $1 AND holder = $2")
