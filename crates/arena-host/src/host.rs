@@ -1138,12 +1138,28 @@ impl Host {
         // An idle worker looks less and less often (up to every 2 s): a thousand idle workers
         // must not keep the database busy.
         let mut idle = Duration::from_millis(100);
+        // Games claimed at once: games of built-in bots last a fraction of a millisecond, less
+        // than a claim and a completion, so a worker whose games are that short claims (and
+        // completes) them by the dozen; one game at a time as soon as they take long.
+        let mut batch: i64 = 1;
         while !self.stopping() {
-            let claimed = self.db_call(
-                handle,
+            // Batches are of built-in bots' games only: a game of process bots is long enough
+            // to claim alone, and a batch of them would be played one after another here while
+            // other workers wait.
+            let claimed = self.db_call(handle, async {
+                if batch > 1 {
+                    let games = self
+                        .store
+                        .claim_batch(&self.worker_id, Some(",builtin,"), self.lease_ms, batch)
+                        .await?;
+                    if !games.is_empty() {
+                        return Ok(games);
+                    }
+                }
                 self.store
-                    .claim_for(&self.worker_id, Some(&self.languages), self.lease_ms),
-            );
+                    .claim_batch(&self.worker_id, Some(&self.languages), self.lease_ms, 1)
+                    .await
+            });
             let claimed = match claimed {
                 Ok(claimed) => claimed,
                 Err(error) => {
@@ -1152,7 +1168,7 @@ impl Host {
                     continue;
                 }
             };
-            let Some(claimed) = claimed else {
+            if claimed.is_empty() {
                 if until_idle {
                     break;
                 }
@@ -1164,24 +1180,84 @@ impl Host {
                 });
                 idle = (idle * 2).min(Duration::from_secs(2));
                 continue;
-            };
+            }
             idle = Duration::from_millis(100);
-            self.hold(claimed.id, true);
-            let outcome = self.play(&claimed, cpu, handle, &local);
-            // The result is recorded as long as the claim may still be this worker's; through a
-            // database outage longer than that, another worker has it (or will) and records it.
-            let give_up = std::time::Instant::now()
-                + Duration::from_millis(3 * self.lease_ms.max(1000) as u64);
+            for game in &claimed {
+                self.hold(game.id, true);
+            }
+            let started = std::time::Instant::now();
+            // Claimed games are played even when a drain begins: they are this worker's now.
+            let played: Vec<(Claimed, Result<Finished, String>)> = claimed
+                .into_iter()
+                .map(|game| {
+                    let outcome = self.play(&game, cpu, handle, &local);
+                    (game, outcome)
+                })
+                .collect();
+            let took = started.elapsed();
+            self.record(handle, &played, &mut counts);
+            for (game, _) in &played {
+                self.hold(game.id, false);
+            }
+            let builtin_only = played
+                .iter()
+                .all(|(game, _)| game.seats.iter().all(|seat| seat.kind == "builtin"));
+            batch = if !builtin_only {
+                batch
+            } else if took < Duration::from_millis(50) {
+                (batch * 2).min(64)
+            } else if took > Duration::from_millis(500) {
+                (batch / 2).max(1)
+            } else {
+                batch
+            };
+            self.changed.notify_waiters();
+        }
+        Ok(counts)
+    }
+
+    /// Records played games: the finished ones completed in one transaction, the failed ones one
+    /// by one. Database errors are retried as long as the claims may still be this worker's;
+    /// through an outage longer than that, other workers have the games (or will) and record
+    /// them.
+    fn record(
+        &self,
+        handle: &tokio::runtime::Handle,
+        played: &[(Claimed, Result<Finished, String>)],
+        counts: &mut WorkerCounts,
+    ) {
+        let give_up =
+            std::time::Instant::now() + Duration::from_millis(3 * self.lease_ms.max(1000) as u64);
+        let finished: Vec<(&Claimed, &Finished)> = played
+            .iter()
+            .filter_map(|(game, outcome)| outcome.as_ref().ok().map(|f| (game, f)))
+            .collect();
+        while !finished.is_empty() {
+            match self.db_call(handle, self.store.complete_many(&finished, &self.promotion)) {
+                Ok(done) => {
+                    for recorded in done {
+                        if recorded {
+                            counts.completed += 1;
+                        } else {
+                            counts.lost += 1;
+                        }
+                    }
+                    break;
+                }
+                Err(error) => {
+                    self.note_error(&error);
+                    if std::time::Instant::now() >= give_up {
+                        counts.lost += finished.len() as u64;
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(500));
+                }
+            }
+        }
+        for (game, outcome) in played {
+            let Err(reason) = outcome else { continue };
             loop {
-                let recorded = match &outcome {
-                    Ok(finished) => self.db_call(
-                        handle,
-                        self.store.complete(&claimed, finished, &self.promotion),
-                    ),
-                    Err(error) => self.db_call(handle, self.store.fail(&claimed, error)),
-                };
-                match recorded {
-                    Ok(true) if outcome.is_ok() => counts.completed += 1,
+                match self.db_call(handle, self.store.fail(game, reason)) {
                     Ok(true) => counts.failed += 1,
                     Ok(false) => counts.lost += 1,
                     Err(error) => {
@@ -1195,10 +1271,7 @@ impl Host {
                 }
                 break;
             }
-            self.hold(claimed.id, false);
-            self.changed.notify_waiters();
         }
-        Ok(counts)
     }
 
     /// Plays one claimed game: every seat resolved as `--bot` resolves it (a built-in bot in

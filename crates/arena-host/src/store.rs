@@ -193,21 +193,27 @@ const SUBMISSION_COLUMNS: &str = "s.id, s.user_id, u.name, s.kind, s.source_name
      s.state, s.build_log, s.active, s.league, s.mu, s.sigma, s.games, s.created_at";
 
 fn submission_of(row: &sqlx::any::AnyRow) -> Result<Submission, sqlx::Error> {
+    submission_at(row, 0)
+}
+
+/// A submission from the columns of [`SUBMISSION_COLUMNS`] starting at `first`.
+fn submission_at(row: &sqlx::any::AnyRow, first: usize) -> Result<Submission, sqlx::Error> {
+    let at = |i: usize| first + i;
     Ok(Submission {
-        id: row.try_get(0)?,
-        user_id: row.try_get(1)?,
-        user: row.try_get(2)?,
-        kind: row.try_get(3)?,
-        source_name: row.try_get(4)?,
-        source_sha256: row.try_get(5)?,
-        state: row.try_get(6)?,
-        build_log: row.try_get(7)?,
-        active: row.try_get::<i64, _>(8)? != 0,
-        league: row.try_get(9)?,
-        mu: row.try_get(10)?,
-        sigma: row.try_get(11)?,
-        games: row.try_get(12)?,
-        created_at: row.try_get(13)?,
+        id: row.try_get(at(0))?,
+        user_id: row.try_get(at(1))?,
+        user: row.try_get(at(2))?,
+        kind: row.try_get(at(3))?,
+        source_name: row.try_get(at(4))?,
+        source_sha256: row.try_get(at(5))?,
+        state: row.try_get(at(6))?,
+        build_log: row.try_get(at(7))?,
+        active: row.try_get::<i64, _>(at(8))? != 0,
+        league: row.try_get(at(9))?,
+        mu: row.try_get(at(10))?,
+        sigma: row.try_get(at(11))?,
+        games: row.try_get(at(12))?,
+        created_at: row.try_get(at(13))?,
     })
 }
 
@@ -511,8 +517,8 @@ impl Store {
         };
         sqlx::query(
             "INSERT INTO submissions (id, user_id, kind, source_name, source, source_sha256, state, \
-             build_log, active, league, mu, sigma, games, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, '', 0, $8, $9, $10, 0, $11)",
+             build_log, active, league, mu, sigma, games, created_at, language) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, '', 0, $8, $9, $10, 0, $11, $12)",
         )
         .bind(id)
         .bind(user_id)
@@ -525,6 +531,8 @@ impl Store {
         .bind(fresh.mu)
         .bind(fresh.sigma)
         .bind(now())
+        // Uploads get their language from their file's name (`set_language`); a zip is a folder.
+        .bind(if kind == "builtin" { "builtin" } else { "folder" })
         .execute(&mut *tx)
         .await
         .map_err(db)?;
@@ -780,6 +788,29 @@ impl Store {
         languages: Option<&str>,
         lease_ms: i64,
     ) -> Result<Option<Claimed>, HostError> {
+        loop {
+            let mut claimed = self.claim_batch(worker, languages, lease_ms, 1).await?;
+            if let Some(game) = claimed.pop() {
+                return Ok(Some(game));
+            }
+            if self.count_games("queued").await? == 0 || languages.is_some() {
+                // Nothing queued, or nothing this worker can play (or only rows other claimers
+                // hold this instant: the caller looks again soon).
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Claims up to `count` of the oldest queued games `worker` can play, oldest first, in one
+    /// statement (games of built-in bots last a fraction of a millisecond: one claim per game
+    /// would cost more than the game).
+    pub async fn claim_batch(
+        &self,
+        worker: &str,
+        languages: Option<&str>,
+        lease_ms: i64,
+        count: i64,
+    ) -> Result<Vec<Claimed>, HostError> {
         let now = self.now_ms_sql();
         let skip_locked = match self.backend {
             Backend::Postgres => "FOR UPDATE OF g SKIP LOCKED",
@@ -792,59 +823,76 @@ impl Store {
         } else {
             "AND $3 = ''"
         };
-        // The outer `state = 'queued'` makes two claimers of the same row agree (SQLite, or a
-        // PostgreSQL claimer that read the row before another's commit): the second updates nothing.
+        // The games are picked once, in a materialized CTE: as `WHERE id IN (subquery)` the
+        // planner may run the subquery again for every row, and with SKIP LOCKED each run finds
+        // other rows (a claim of 1 took the whole queue). The outer `state = 'queued'` makes two
+        // claimers of the same row agree (SQLite, or a PostgreSQL claimer that read the row before
+        // another's commit): the second updates nothing.
+        let materialized = match self.backend {
+            Backend::Postgres => "MATERIALIZED",
+            Backend::Sqlite => "",
+        };
         let sql = format!(
-            "UPDATE games SET state = 'running', worker = $1, attempts = attempts + 1, \
+            "WITH picked AS {materialized} (SELECT g.id FROM games g WHERE g.state = 'queued' \
+             {capable} ORDER BY g.id LIMIT $4 {skip_locked}) \
+             UPDATE games SET state = 'running', worker = $1, attempts = attempts + 1, \
              lease_until = {now} + $2 \
-             WHERE id = (SELECT g.id FROM games g WHERE g.state = 'queued' {capable} \
-             ORDER BY g.id LIMIT 1 {skip_locked}) \
-             AND state = 'queued' RETURNING id, league, variant, seed, attempts, kind"
+             WHERE id IN (SELECT id FROM picked) AND state = 'queued' \
+             RETURNING id, league, variant, seed, attempts, kind"
         );
-        loop {
-            let row = sqlx::query(&sql)
-                .bind(worker)
-                .bind(lease_ms)
-                .bind(languages.unwrap_or(""))
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(db)?;
-            let Some(row) = row else {
-                if self.count_games("queued").await? == 0 || languages.is_some() {
-                    // Nothing queued, or nothing this worker can play (or only rows other
-                    // claimers hold this instant: the caller looks again soon).
-                    return Ok(None);
-                }
-                continue;
-            };
+        let rows = sqlx::query(&sql)
+            .bind(worker)
+            .bind(lease_ms)
+            .bind(languages.unwrap_or(""))
+            .bind(count.max(1))
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut games = Vec::new();
+        for row in &rows {
             let id: i64 = row.try_get(0).map_err(db)?;
             let seed_text: String = row.try_get(3).map_err(db)?;
             let seed = seed_text.parse::<u64>().map_err(|_| {
                 HostError::Database(format!("game {id} has a bad seed {seed_text:?}"))
             })?;
-            let seats = sqlx::query(&format!(
-                "SELECT {SUBMISSION_COLUMNS} FROM game_seats gs JOIN submissions s ON s.id = gs.submission_id \
-                 JOIN users u ON u.id = s.user_id WHERE gs.game_id = $1 ORDER BY gs.seat"
-            ))
-            .bind(id)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(db)?
-            .iter()
-            .map(submission_of)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(db)?;
-            return Ok(Some(Claimed {
+            games.push(Claimed {
                 id,
                 kind: row.try_get(5).map_err(db)?,
                 league: row.try_get(1).map_err(db)?,
                 variant: row.try_get(2).map_err(db)?,
                 seed,
                 attempts: row.try_get(4).map_err(db)?,
-                seats,
+                seats: Vec::new(),
                 worker: worker.to_string(),
-            }));
+            });
         }
+        games.sort_by_key(|g| g.id);
+        // Integers only: written into the statement rather than bound one by one.
+        let ids: Vec<String> = games.iter().map(|g| g.id.to_string()).collect();
+        let seats = sqlx::query(&format!(
+            "SELECT gs.game_id, {SUBMISSION_COLUMNS} FROM game_seats gs \
+             JOIN submissions s ON s.id = gs.submission_id JOIN users u ON u.id = s.user_id \
+             WHERE gs.game_id IN ({}) ORDER BY gs.game_id, gs.seat",
+            ids.join(",")
+        ))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        let mut by_game: HashMap<i64, Vec<Submission>> = HashMap::new();
+        for row in &seats {
+            let game: i64 = row.try_get(0).map_err(db)?;
+            by_game
+                .entry(game)
+                .or_default()
+                .push(submission_at(row, 1).map_err(db)?);
+        }
+        for game in &mut games {
+            game.seats = by_game.remove(&game.id).unwrap_or_default();
+        }
+        Ok(games)
     }
 
     /// Completes a claimed game: its result, the ratings of its players in their league and any
@@ -856,7 +904,43 @@ impl Store {
         finished: &Finished,
         promotion: &Promotion,
     ) -> Result<bool, HostError> {
+        let done = self
+            .complete_many(&[(claimed, finished)], promotion)
+            .await?;
+        Ok(done.first().copied().unwrap_or(false))
+    }
+
+    /// Completes several claimed games of one worker in one transaction (each as
+    /// [`Store::complete`] does, in order): whether each was still this worker's claim.
+    pub async fn complete_many(
+        &self,
+        games: &[(&Claimed, &Finished)],
+        promotion: &Promotion,
+    ) -> Result<Vec<bool>, HostError> {
         let mut tx = self.pool.begin().await.map_err(db)?;
+        let mut done = Vec::new();
+        for (claimed, finished) in games {
+            done.push(Self::complete_in(&mut tx, claimed, finished, promotion).await?);
+        }
+        let counted = done.iter().filter(|d| **d).count() as i64;
+        if let (Some((first, _)), true) = (games.first(), counted > 0) {
+            sqlx::query("UPDATE workers SET games_done = games_done + $1 WHERE id = $2")
+                .bind(counted)
+                .bind(&first.worker)
+                .execute(&mut *tx)
+                .await
+                .map_err(db)?;
+        }
+        tx.commit().await.map_err(db)?;
+        Ok(done)
+    }
+
+    async fn complete_in(
+        tx: &mut Transaction<'_, Any>,
+        claimed: &Claimed,
+        finished: &Finished,
+        promotion: &Promotion,
+    ) -> Result<bool, HostError> {
         let done = sqlx::query(
             "UPDATE games SET state = 'done', lease_until = NULL, finished_at = $1 \
              WHERE id = $2 AND state = 'running' AND attempts = $3 AND worker = $4",
@@ -865,17 +949,17 @@ impl Store {
         .bind(claimed.id)
         .bind(claimed.attempts)
         .bind(&claimed.worker)
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await
         .map_err(db)?
         .rows_affected();
         if done != 1 {
-            tx.rollback().await.map_err(db)?;
+            // Nothing of this game was written.
             return Ok(false);
         }
         // Every completion updates this one row first: on PostgreSQL that orders completions (and
         // their rating updates) one after another, as SQLite's single writer does.
-        let completion = Self::next_id(&mut tx, "completion").await?;
+        let completion = Self::next_id(tx, "completion").await?;
         sqlx::query(
             "INSERT INTO results (game_id, completion, entry, replay) VALUES ($1, $2, $3, $4)",
         )
@@ -883,16 +967,10 @@ impl Store {
         .bind(completion)
         .bind(&finished.entry)
         .bind(finished.replay.clone())
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await
         .map_err(db)?;
-        sqlx::query("UPDATE workers SET games_done = games_done + 1 WHERE id = $1")
-            .bind(&claimed.worker)
-            .execute(&mut *tx)
-            .await
-            .map_err(db)?;
         if claimed.kind != "ladder" && claimed.kind != "placement" {
-            tx.commit().await.map_err(db)?;
             return Ok(true);
         }
         // Ratings: only players still in the game's league are rated (one promoted meanwhile
@@ -903,7 +981,7 @@ impl Store {
                 "SELECT league, mu, sigma, games, user_id FROM submissions WHERE id = $1",
             )
             .bind(seat.id)
-            .fetch_one(&mut *tx)
+            .fetch_one(&mut **tx)
             .await
             .map_err(db)?;
             let league: i64 = row.try_get(0).map_err(db)?;
@@ -929,12 +1007,11 @@ impl Store {
             .bind(after[index].mu)
             .bind(after[index].sigma)
             .bind(seat.id)
-            .execute(&mut *tx)
+            .execute(&mut **tx)
             .await
             .map_err(db)?;
         }
-        Self::promote(&mut tx, claimed, promotion, completion).await?;
-        tx.commit().await.map_err(db)?;
+        Self::promote(tx, claimed, promotion, completion).await?;
         Ok(true)
     }
 
@@ -1313,6 +1390,10 @@ impl Store {
         &self,
         language_of: impl Fn(&str, &str) -> String,
     ) -> Result<(), HostError> {
+        sqlx::query("UPDATE submissions SET language = 'builtin' WHERE kind = 'builtin' AND language <> 'builtin'")
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
         let rows = sqlx::query(
             "SELECT id, kind, source_name FROM submissions WHERE language = 'folder' AND kind = 'upload'",
         )
