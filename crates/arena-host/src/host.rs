@@ -189,10 +189,11 @@ async fn requeue_lost(store: &Store) -> Result<u64, HostError> {
         let mut parts = holder.rsplitn(3, ':');
         let (_, pid, machine) = (parts.next(), parts.next(), parts.next());
         let pid = pid.and_then(|p| p.parse::<i64>().ok());
-        if let (Some(pid), Some(machine)) = (pid, machine) {
-            if machine == machine_name() && !process_alive(pid) {
-                store.release_lease(SCHEDULER_LEASE, &holder).await?;
-            }
+        if let (Some(pid), Some(machine)) = (pid, machine)
+            && machine == machine_name()
+            && !process_alive(pid)
+        {
+            store.release_lease(SCHEDULER_LEASE, &holder).await?;
         }
     }
     Ok(dead + store.requeue_expired().await?)
@@ -650,10 +651,10 @@ impl Host {
             .prepared
             .lock()
             .map_err(|_| "the build table's lock was poisoned by a panic".to_string())?;
-        if let Some(folder) = prepared.get(&submission.id) {
-            if folder.exists() {
-                return Ok(folder.clone());
-            }
+        if let Some(folder) = prepared.get(&submission.id)
+            && folder.exists()
+        {
+            return Ok(folder.clone());
         }
         // By content and id: a worker's folder may serve several contests (their ids collide, their
         // contents do not).

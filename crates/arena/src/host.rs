@@ -69,7 +69,7 @@ pub struct WorkerArgs {
 
 fn parse_lease(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
-        Ok(seconds) if seconds >= 0.3 && seconds <= 86_400.0 => Ok(seconds),
+        Ok(seconds) if (0.3..=86_400.0).contains(&seconds) => Ok(seconds),
         _ => Err(format!(
             "{text:?}: give the lease in seconds, from 0.3 to 86400 (30 is a good start)"
         )),
