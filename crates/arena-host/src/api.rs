@@ -520,8 +520,8 @@ async fn games(
 }
 
 /// A replay as `user` may see it: other contestants' stderr removed.
-async fn visible_replay(host: &Host, user: &User, id: i64) -> ApiResult<Value> {
-    let gz = host.store.replay(id).await?.ok_or_else(not_found)?;
+async fn visible_replay(host: &Shared, user: &User, id: i64) -> ApiResult<Value> {
+    let gz = host.replay(id).await?.ok_or_else(not_found)?;
     let json = gunzip(&gz, 256 << 20).map_err(|e| {
         ApiError(
             StatusCode::INTERNAL_SERVER_ERROR,

@@ -20,6 +20,11 @@ use crate::formats;
 use crate::ladder;
 use crate::store::{Claimed, Finished, NewGame, Promotion, Role, Store, Submission, WorkerInfo};
 
+/// Whether every seat of a game is a built-in bot (deterministic from its seed: no replay kept).
+fn all_builtin(game: &Claimed) -> bool {
+    game.seats.iter().all(|seat| seat.kind == "builtin")
+}
+
 /// SHA-256 of `bytes`, hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
@@ -1191,7 +1196,11 @@ impl Host {
             let played: Vec<(Claimed, Result<Finished, String>)> = claimed
                 .into_iter()
                 .map(|game| {
-                    let outcome = self.play(&game, cpu, handle, &local);
+                    // Games of built-in bots keep no replay: they are played again, exactly,
+                    // when watched (as `arena tournament` does), and recording costs them more
+                    // than playing.
+                    let record = !all_builtin(&game);
+                    let outcome = self.play(&game, cpu, handle, &local, record);
                     (game, outcome)
                 })
                 .collect();
@@ -1200,9 +1209,7 @@ impl Host {
             for (game, _) in &played {
                 self.hold(game.id, false);
             }
-            let builtin_only = played
-                .iter()
-                .all(|(game, _)| game.seats.iter().all(|seat| seat.kind == "builtin"));
+            let builtin_only = played.iter().all(|(game, _)| all_builtin(game));
             batch = if !builtin_only {
                 batch
             } else if took < Duration::from_millis(50) {
@@ -1283,6 +1290,7 @@ impl Host {
         cpu: Option<usize>,
         handle: &tokio::runtime::Handle,
         local: &tokio::runtime::Runtime,
+        record: bool,
     ) -> Result<Finished, String> {
         let mut seats = Vec::new();
         for submission in &claimed.seats {
@@ -1308,7 +1316,7 @@ impl Host {
             options: MatchOptions {
                 pause_idle: true,
                 time_scale: self.contest.time_scale,
-                record_frames: true,
+                record_frames: record,
                 cpu,
                 time_policy: self.time_policy,
                 probe: false,
@@ -1344,16 +1352,47 @@ impl Host {
         };
         let entry =
             serde_json::to_string(&entry).map_err(|e| format!("cannot encode the result: {e}"))?;
-        let json = result
-            .record
-            .to_json()
-            .map_err(|e| format!("cannot encode the replay: {e}"))?;
-        let replay = gzip(&json).map_err(|e| format!("cannot compress the replay: {e}"))?;
+        let replay = if record {
+            let json = result
+                .record
+                .to_json()
+                .map_err(|e| format!("cannot encode the replay: {e}"))?;
+            Some(gzip(&json).map_err(|e| format!("cannot compress the replay: {e}"))?)
+        } else {
+            None
+        };
         Ok(Finished {
             entry,
             ranks: result.outcome.ranks.clone(),
-            replay: Some(replay),
+            replay,
         })
+    }
+
+    /// A finished game's gzipped replay: the stored one, or, for a game of built-in bots (which
+    /// keeps none), the game played again from its seed, recording.
+    pub async fn replay(self: &Arc<Self>, game: i64) -> Result<Option<Vec<u8>>, HostError> {
+        if let Some(replay) = self.store.replay(game).await? {
+            return Ok(Some(replay));
+        }
+        let Some(claimed) = self.store.finished_game(game).await? else {
+            return Ok(None);
+        };
+        if !all_builtin(&claimed) {
+            return Ok(None);
+        }
+        let host = Arc::clone(self);
+        let handle = tokio::runtime::Handle::current();
+        tokio::task::spawn_blocking(move || {
+            let local = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| format!("cannot start a runtime: {e}"))?;
+            host.play(&claimed, None, &handle, &local, true)
+                .map(|finished| finished.replay)
+        })
+        .await
+        .map_err(|e| HostError::Io(format!("replaying game {game}: {e}")))?
+        .map_err(|e| HostError::Io(format!("replaying game {game}: {e}")))
     }
 
     /// Writes every finished game as an `arena tournament` folder in `dir` (made; refused when it
@@ -1361,7 +1400,11 @@ impl Host {
     /// bots numbered by first appearance, named `user#submission`), the replays with their
     /// publishable twins, `summary.json`, `leaderboard.csv`, `report.html` and `viewer.html`. The
     /// folder opens in `arena serve` and from disk like a tournament's. Returns the games written.
-    pub async fn export(&self, dir: &Path, bootstrap: usize) -> Result<usize, HostError> {
+    pub async fn export(
+        self: &Arc<Self>,
+        dir: &Path,
+        bootstrap: usize,
+    ) -> Result<usize, HostError> {
         use arena_tournament::report;
         let results = self.store.results().await?;
         let mut bots: Vec<(i64, String)> = Vec::new();
@@ -1391,7 +1434,7 @@ impl Host {
             entry.bots = indices.iter().map(|&i| bots[i].1.clone()).collect();
             entry.seats = indices;
             entry.replay = None;
-            if let Some(replay) = self.store.replay(*game).await? {
+            if let Some(replay) = self.replay(*game).await? {
                 let name = format!("{}/{position}.json.gz", arena_tournament::run::REPLAY_DIR);
                 let folder = dir.join(arena_tournament::run::REPLAY_DIR);
                 let io = |e: std::io::Error| {

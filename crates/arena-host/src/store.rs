@@ -1494,6 +1494,45 @@ impl Store {
         Ok(row.and_then(|r| r.try_get::<Option<Vec<u8>>, _>(0).ok().flatten()))
     }
 
+    /// A finished game as it was claimed (its seed, variant and seats), to play it again.
+    pub async fn finished_game(&self, id: i64) -> Result<Option<Claimed>, HostError> {
+        let row = sqlx::query(
+            "SELECT kind, league, variant, seed, attempts, COALESCE(worker, '') FROM games \
+             WHERE id = $1 AND state = 'done'",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db)?;
+        let Some(row) = row else { return Ok(None) };
+        let seed_text: String = row.try_get(3).map_err(db)?;
+        let seed = seed_text
+            .parse::<u64>()
+            .map_err(|_| HostError::Database(format!("game {id} has a bad seed {seed_text:?}")))?;
+        let seats = sqlx::query(&format!(
+            "SELECT {SUBMISSION_COLUMNS} FROM game_seats gs JOIN submissions s ON s.id = gs.submission_id \
+             JOIN users u ON u.id = s.user_id WHERE gs.game_id = $1 ORDER BY gs.seat"
+        ))
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?
+        .iter()
+        .map(submission_of)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(db)?;
+        Ok(Some(Claimed {
+            id,
+            kind: row.try_get(0).map_err(db)?,
+            league: row.try_get(1).map_err(db)?,
+            variant: row.try_get(2).map_err(db)?,
+            seed,
+            attempts: row.try_get(4).map_err(db)?,
+            seats,
+            worker: row.try_get(5).map_err(db)?,
+        }))
+    }
+
     /// Every result, in completion order: (game id, completion, journal line).
     pub async fn results(&self) -> Result<Vec<(i64, i64, String)>, HostError> {
         let rows =

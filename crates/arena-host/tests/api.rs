@@ -792,4 +792,37 @@ async fn the_organiser_sees_the_workers_and_their_games() {
     assert_eq!(worker["games_held"], serde_json::json!([]));
     let languages = worker["languages"].as_array().expect("languages");
     assert!(languages.contains(&Value::from("builtin")), "{listed}");
+
+    // A game of built-in bots keeps no replay: it is played again when watched.
+    let game = f
+        .host
+        .store
+        .games(None, 100)
+        .await
+        .expect("games")
+        .into_iter()
+        .find(|g| g.state == "done")
+        .expect("a finished game");
+    assert_eq!(f.host.store.replay(game.id).await.expect("read"), None);
+    let (status, body) = call(
+        &f.host,
+        "GET",
+        &format!("/api/games/{}/replay", game.id),
+        Some(ORG),
+        vec![],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let replay = json(&body);
+    let entry = game.entry.expect("its journal line");
+    assert_eq!(
+        replay["players"].as_array().map(Vec::len),
+        Some(2),
+        "{replay}"
+    );
+    assert_eq!(
+        replay["seed"].to_string(),
+        entry["seed"].to_string(),
+        "the game's own seed"
+    );
 }
