@@ -90,6 +90,7 @@ pub fn router(host: Shared) -> Router {
         .route("/export/{number}/{*file}", get(export_file))
         .route("/api/export/results.jsonl", get(export_results))
         .route("/api/export/leaderboard.csv", get(export_csv))
+        .route("/api/workers", get(workers))
         .with_state(host)
 }
 
@@ -519,8 +520,8 @@ async fn games(
 }
 
 /// A replay as `user` may see it: other contestants' stderr removed.
-async fn visible_replay(host: &Host, user: &User, id: i64) -> ApiResult<Value> {
-    let gz = host.store.replay(id).await?.ok_or_else(not_found)?;
+async fn visible_replay(host: &Shared, user: &User, id: i64) -> ApiResult<Value> {
+    let gz = host.replay(id).await?.ok_or_else(not_found)?;
     let json = gunzip(&gz, 256 << 20).map_err(|e| {
         ApiError(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -658,6 +659,18 @@ async fn export_results(
 }
 
 /// The live leaderboard as CSV.
+/// The workers of every machine: health (state, last heartbeat, alive), capabilities, the games
+/// each holds now and has done.
+async fn workers(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+) -> ApiResult<axum::Json<Value>> {
+    organiser(&host, &method, &headers).await?;
+    let workers = host.store.workers().await?;
+    Ok(axum::Json(json!({ "workers": workers })))
+}
+
 async fn export_csv(
     State(host): State<Shared>,
     method: Method,

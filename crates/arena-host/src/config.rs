@@ -20,7 +20,8 @@ pub struct Contest {
     /// The seed every game seed and every matchmaking draw derives from (recorded with the games).
     #[serde(default = "default_seed")]
     pub seed: u64,
-    /// Games run at once; default: one per core.
+    /// Games the host runs at once; default: one per core; 0: none (`arena worker` processes on
+    /// this or other machines play them).
     #[serde(default)]
     pub workers: Option<usize>,
     /// Multiplies every time limit of the game (slow machines).
@@ -255,9 +256,6 @@ impl Contest {
         }
         if !(self.time_scale.is_finite() && self.time_scale > 0.0) {
             return bad("time_scale must be a finite number above 0".into());
-        }
-        if self.workers == Some(0) {
-            return bad("workers must be at least 1 (or left out: one per core)".into());
         }
         if self.leagues.is_empty() {
             self.leagues.push(League {

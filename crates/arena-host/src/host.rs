@@ -18,7 +18,12 @@ use crate::archive;
 use crate::config::{Contest, Format, GameFacts};
 use crate::formats;
 use crate::ladder;
-use crate::store::{Claimed, Finished, NewGame, Promotion, Role, Store, Submission};
+use crate::store::{Claimed, Finished, NewGame, Promotion, Role, Store, Submission, WorkerInfo};
+
+/// Whether every seat of a game is a built-in bot (deterministic from its seed: no replay kept).
+fn all_builtin(game: &Claimed) -> bool {
+    game.seats.iter().all(|seat| seat.kind == "builtin")
+}
 
 /// SHA-256 of `bytes`, hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
@@ -48,7 +53,85 @@ pub struct HostOptions {
     pub sandbox_factory: Option<SandboxFactory>,
     /// Pin each worker's bots to a core of their own (as `arena tournament` does).
     pub pin_cpus: bool,
+    /// How this process's workers claim games (lease, languages).
+    pub workers: WorkerSettings,
 }
+
+/// How a process's workers claim games.
+#[derive(Clone, Debug)]
+pub struct WorkerSettings {
+    /// The lease of a claim; heartbeats renew it every third of it.
+    pub lease: Duration,
+    /// Languages this machine runs (`None`: those whose toolchain is installed, see
+    /// [`installed_languages`]); built-in bots and zipped folders always.
+    pub languages: Option<Vec<String>>,
+}
+
+impl Default for WorkerSettings {
+    fn default() -> Self {
+        WorkerSettings {
+            lease: Duration::from_millis(crate::store::DEFAULT_LEASE_MS as u64),
+            languages: None,
+        }
+    }
+}
+
+/// The languages of `arena languages` whose every tool is found on this machine.
+pub fn installed_languages() -> Vec<String> {
+    arena_submit::languages::LANGUAGES
+        .iter()
+        .filter(|language| {
+            language
+                .tools
+                .iter()
+                .all(|tool| arena_submit::languages::locate(tool.program).is_some())
+        })
+        .map(|language| language.id.to_string())
+        .collect()
+}
+
+/// What a submission needs of a worker: its file's language, `folder` for a zip (its build may
+/// use anything), `builtin` for a built-in bot.
+pub fn language_of(kind: &str, source_name: &str) -> String {
+    if kind == "builtin" {
+        return "builtin".into();
+    }
+    if source_name.to_ascii_lowercase().ends_with(".zip") {
+        return "folder".into();
+    }
+    arena_submit::languages::by_extension(Path::new(source_name))
+        .map_or_else(|| "folder".into(), |l| l.id.to_string())
+}
+
+/// This machine's name, for the workers' page and to recognise its own dead workers.
+pub fn machine_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|name| name.trim().to_string())
+        .filter(|name| !name.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "localhost".into())
+}
+
+/// Whether process `pid` of this machine still runs (this process's own pid is not a
+/// predecessor's: a registration under it is from an earlier run in this process, or reused).
+fn process_alive(pid: i64) -> bool {
+    pid != i64::from(std::process::id()) && Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// The contest as workers of other machines read it from the database: the contest file without
+/// its people (tokens stay in the file), and the league bosses.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ContestView {
+    contest: Contest,
+    bosses: Vec<Option<i64>>,
+}
+
+const CONTEST_SETTING: &str = "contest";
+
+/// One host at a time schedules; another takes over 10 s after it stops renewing.
+const SCHEDULER_LEASE: &str = "scheduler";
+const SCHEDULER_LEASE_MS: i64 = 10_000;
 
 /// A contest being hosted.
 pub struct Host {
@@ -72,6 +155,53 @@ pub struct Host {
     pub revoked: Vec<String>,
     /// Worker threads running (one that stops on an error is no longer counted).
     workers_running: std::sync::atomic::AtomicUsize,
+    /// This process as a worker: `MACHINE:PID:START_MS`, the `worker` of the games it claims.
+    pub worker_id: String,
+    lease_ms: i64,
+    /// `,builtin,folder,python3,...,`: what this process's workers can play.
+    languages: String,
+    /// Games this process's workers hold now: only these leases are renewed (a claim whose answer
+    /// was lost on the network is not held, and runs out).
+    held: std::sync::Mutex<std::collections::HashSet<i64>>,
+    /// Built folders of uploads, by submission: built once per process (and cached by content
+    /// hash on disk across processes).
+    prepared: std::sync::Mutex<std::collections::HashMap<i64, PathBuf>>,
+    /// The last database error the workers met and retried, for the front end to say.
+    pub last_error: std::sync::Mutex<Option<String>>,
+}
+
+/// How to run a worker process (`arena worker`).
+pub struct AttachOptions {
+    pub db: String,
+    pub schema: Option<String>,
+    /// Sources and builds of the submissions this worker plays.
+    pub data_dir: PathBuf,
+    pub sandbox: Option<Arc<Sandbox>>,
+    pub sandbox_factory: Option<SandboxFactory>,
+    pub pin_cpus: bool,
+    pub workers: WorkerSettings,
+}
+
+/// Games left running by workers that are gone: those of this machine whose process ended at
+/// once, the others when their lease runs out. Games of live workers are left alone.
+async fn requeue_lost(store: &Store) -> Result<u64, HostError> {
+    let dead = store
+        .requeue_dead_on(&machine_name(), process_alive)
+        .await?;
+    // A scheduler lease left by a dead process of this machine (a host killed and started again)
+    // is free at once rather than when it runs out.
+    if let Some(holder) = store.lease_holder(SCHEDULER_LEASE).await? {
+        let mut parts = holder.rsplitn(3, ':');
+        let (_, pid, machine) = (parts.next(), parts.next(), parts.next());
+        let pid = pid.and_then(|p| p.parse::<i64>().ok());
+        if let (Some(pid), Some(machine)) = (pid, machine)
+            && machine == machine_name()
+            && !process_alive(pid)
+        {
+            store.release_lease(SCHEDULER_LEASE, &holder).await?;
+        }
+    }
+    Ok(dead + store.requeue_expired().await?)
 }
 
 /// What the workers did, for the caller (tests count games).
@@ -79,6 +209,9 @@ pub struct Host {
 pub struct WorkerCounts {
     pub completed: u64,
     pub failed: u64,
+    /// Games played whose claim was no longer this worker's when it came to record them (its
+    /// lease ran out and the game went to another): not counted here.
+    pub lost: u64,
 }
 
 impl Host {
@@ -94,7 +227,11 @@ impl Host {
             sandbox,
             sandbox_factory,
             pin_cpus,
+            workers,
         } = options;
+        // The toolchain folders the sandbox shows, found before it is made (finding the
+        // installed languages later may find more, and the sandbox is then made again).
+        let roots = arena_submit::languages::tool_roots();
         let sandbox = match &sandbox_factory {
             Some(make) => make().map_err(|e| HostError::Io(format!("the sandbox: {e}")))?,
             None => sandbox,
@@ -180,18 +317,72 @@ impl Host {
             )
             .collect();
         let revoked = store.revoke_missing(&listed).await?;
-        let requeued = store.requeue_running().await?;
+        store.backfill_languages(language_of).await?;
+        // Workers on other machines play this contest as this file says (without its people).
+        let view = ContestView {
+            contest: Contest {
+                contestants: Vec::new(),
+                organisers: Vec::new(),
+                ..contest.clone()
+            },
+            bosses: bosses.clone(),
+        };
+        let view = serde_json::to_string(&view)
+            .map_err(|e| HostError::Database(format!("cannot encode the contest: {e}")))?;
+        store.set_setting(CONTEST_SETTING, Some(&view)).await?;
+        let requeued = requeue_lost(&store).await?;
         let promotion = Promotion {
             bosses,
             promotion_games: i64::from(contest.ladder.promotion_games),
             leagues: contest.leagues.len() as i64,
         };
-        Ok(Arc::new(Host {
+        Ok(Self::assemble(
             contest,
             store,
             game,
             data_dir,
-            sandbox: std::sync::Mutex::new((arena_submit::languages::tool_roots(), sandbox)),
+            (roots, sandbox, sandbox_factory),
+            pin_cpus,
+            promotion,
+            time_policy,
+            requeued,
+            revoked,
+            workers,
+        ))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn assemble(
+        contest: Contest,
+        store: Store,
+        game: Arc<dyn GameEntry>,
+        data_dir: PathBuf,
+        (roots, sandbox, sandbox_factory): (
+            Vec<PathBuf>,
+            Option<Arc<Sandbox>>,
+            Option<SandboxFactory>,
+        ),
+        pin_cpus: bool,
+        promotion: Promotion,
+        time_policy: Option<TimePolicy>,
+        requeued: u64,
+        revoked: Vec<String>,
+        workers: WorkerSettings,
+    ) -> Arc<Host> {
+        let start_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        let languages = workers.languages.unwrap_or_else(installed_languages);
+        let mut listed = vec!["builtin".to_string(), "folder".to_string()];
+        listed.extend(languages);
+        listed.sort();
+        listed.dedup();
+        Arc::new(Host {
+            contest,
+            store,
+            game,
+            data_dir,
+            sandbox: std::sync::Mutex::new((roots, sandbox)),
             sandbox_factory,
             pin_cpus,
             promotion,
@@ -202,7 +393,77 @@ impl Host {
             requeued,
             revoked,
             workers_running: std::sync::atomic::AtomicUsize::new(0),
-        }))
+            worker_id: format!("{}:{}:{start_ms}", machine_name(), std::process::id()),
+            lease_ms: workers.lease.as_millis().max(1) as i64,
+            languages: format!(",{},", listed.join(",")),
+            held: Default::default(),
+            prepared: Default::default(),
+            last_error: std::sync::Mutex::new(None),
+        })
+    }
+
+    /// A worker process of another machine (`arena worker`): the contest as the host wrote it in
+    /// the database (`find_game` turns its game id into the game), no people, no scheduler.
+    /// Refused when no host has opened the database yet.
+    pub async fn attach(
+        options: AttachOptions,
+        find_game: impl Fn(&str) -> Result<Arc<dyn GameEntry>, String>,
+    ) -> Result<Arc<Host>, HostError> {
+        let store = Store::open(&options.db, options.schema.as_deref()).await?;
+        let view = store.setting(CONTEST_SETTING).await?.ok_or_else(|| {
+            HostError::Config(
+                "no contest in this database yet: start `arena host CONTEST.toml --db URL` on it \
+                 once first (with `--workers 0` if it should only serve the pages)"
+                    .into(),
+            )
+        })?;
+        let view: ContestView = serde_json::from_str(&view).map_err(|e| {
+            HostError::Database(format!(
+                "the contest in the database cannot be read ({e}): is this worker older than the \
+                 host? Use the same arena version on every machine"
+            ))
+        })?;
+        let game = find_game(&view.contest.game).map_err(HostError::Config)?;
+        let contest = view.contest;
+        let time_policy = match &contest.time_policy {
+            Some(name) => Some(
+                TimePolicy::from_name(name, contest.time_policy_ms, contest.time_policy_ms)
+                    .map_err(HostError::Config)?,
+            ),
+            None => None,
+        };
+        std::fs::create_dir_all(&options.data_dir).map_err(|e| {
+            HostError::Io(format!(
+                "cannot make the worker's folder {}: {e}",
+                options.data_dir.display()
+            ))
+        })?;
+        // The toolchain folders the sandbox shows, found before it is made (finding the
+        // installed languages later may find more, and the sandbox is then made again).
+        let roots = arena_submit::languages::tool_roots();
+        let sandbox = match &options.sandbox_factory {
+            Some(make) => make().map_err(|e| HostError::Io(format!("the sandbox: {e}")))?,
+            None => options.sandbox.clone(),
+        };
+        let requeued = requeue_lost(&store).await?;
+        let promotion = Promotion {
+            bosses: view.bosses,
+            promotion_games: i64::from(contest.ladder.promotion_games),
+            leagues: contest.leagues.len() as i64,
+        };
+        Ok(Self::assemble(
+            contest,
+            store,
+            game,
+            options.data_dir,
+            (roots, sandbox, options.sandbox_factory),
+            options.pin_cpus,
+            promotion,
+            time_policy,
+            requeued,
+            Vec::new(),
+            options.workers,
+        ))
     }
 
     /// Workers to run: the contest's, else one per core.
@@ -281,6 +542,9 @@ impl Host {
                 &sha256_hex(&bytes),
                 league,
             )
+            .await?;
+        self.store
+            .set_language(id, &language_of("upload", &name))
             .await?;
         self.spawn_build(id, name, bytes, league);
         Ok(id)
@@ -378,34 +642,82 @@ impl Host {
         }
     }
 
-    /// The built folder of an uploaded submission (unpacked again from the database and taken
-    /// from the build cache when this machine does not have it).
+    /// The built folder of an uploaded submission: its source is fetched from the database when
+    /// this machine does not have it (checked against its SHA-256), unpacked with the contest's
+    /// limits and built in the sandbox, once per process (the build cache keeps it by content
+    /// hash across processes).
     fn prepared_folder(
         &self,
         submission: &Submission,
         handle: &tokio::runtime::Handle,
     ) -> Result<PathBuf, String> {
-        let dir = self.submission_dir(submission.id);
-        let path = if submission
-            .source_name
-            .to_ascii_lowercase()
-            .ends_with(".zip")
+        // Held while building: two games of a new submission build it once.
+        let mut prepared = self
+            .prepared
+            .lock()
+            .map_err(|_| "the build table's lock was poisoned by a panic".to_string())?;
+        if let Some(folder) = prepared.get(&submission.id)
+            && folder.exists()
         {
-            dir.join("bot")
-        } else {
-            dir.join(&submission.source_name)
+            return Ok(folder.clone());
+        }
+        // By content and id: a worker's folder may serve several contests (their ids collide, their
+        // contents do not).
+        let dir = self
+            .data_dir
+            .join("sources")
+            .join(&submission.source_sha256)
+            .join(submission.id.to_string());
+        let entry = |dir: &Path| {
+            if submission
+                .source_name
+                .to_ascii_lowercase()
+                .ends_with(".zip")
+            {
+                dir.join("bot")
+            } else {
+                dir.join(&submission.source_name)
+            }
         };
-        if !path.exists() {
+        if !entry(&dir).exists() {
             let source = handle
                 .block_on(self.store.source(submission.id))
                 .map_err(|e| e.to_string())?
                 .ok_or_else(|| format!("submission {} has no source", submission.id))?;
-            archive::unpack(&submission.source_name, &source, &dir, &self.contest.limits)
-                .map_err(|e| e.0)?;
+            if sha256_hex(&source) != submission.source_sha256 {
+                return Err(format!(
+                    "submission {}: the source read from the database does not match its SHA-256",
+                    submission.id
+                ));
+            }
+            // Unpacked beside and renamed into place: another worker process sharing the folder
+            // sees all of it or nothing.
+            let partial = dir.with_extension(format!("partial-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&partial);
+            archive::unpack(
+                &submission.source_name,
+                &source,
+                &partial,
+                &self.contest.limits,
+            )
+            .map_err(|e| e.0)?;
+            if std::fs::rename(&partial, &dir).is_err() {
+                let _ = std::fs::remove_dir_all(&partial);
+                if !entry(&dir).exists() {
+                    return Err(format!(
+                        "submission {}: cannot unpack it in {}",
+                        submission.id,
+                        dir.display()
+                    ));
+                }
+            }
         }
-        arena_submit::prepare(&path, &self.submit_options()?)
+        let path = entry(&dir);
+        let folder = arena_submit::prepare(&path, &self.submit_options()?)
             .map(|prepared| prepared.folder)
-            .map_err(|e| format!("submission {}: {e}", submission.id))
+            .map_err(|e| format!("submission {}: {e}", submission.id))?;
+        prepared.insert(submission.id, folder.clone());
+        Ok(folder)
     }
 
     /// Schedules what the format schedules by itself: ladder games (see [`Host::schedule_ladder`]),
@@ -586,8 +898,14 @@ impl Host {
     /// Fills the queue with ladder games until it holds `queue_per_worker` per worker (or nobody
     /// needs a game). Returns how many were queued.
     pub async fn schedule_ladder(&self) -> Result<usize, HostError> {
-        let depth =
-            (self.workers() as i64) * i64::from(self.contest.ladder.queue_per_worker.max(1));
+        // Workers of every machine: this host's own, or the live ones the database knows.
+        let jobs = self
+            .store
+            .live_jobs()
+            .await?
+            .max(self.workers() as i64)
+            .max(1);
+        let depth = jobs * i64::from(self.contest.ladder.queue_per_worker.max(1));
         let variants: Vec<Option<String>> = self
             .contest
             .leagues
@@ -629,21 +947,146 @@ impl Host {
         Ok(queued)
     }
 
-    /// The scheduler: fills the queue whenever something changed, until [`Host::stop`].
+    /// The scheduler: fills the queue whenever something changed, until [`Host::stop`]. When
+    /// several hosts serve one database, only the holder of the `scheduler` lease schedules (and
+    /// requeues games whose lease ran out); the others take over when it stops renewing.
     pub async fn run_scheduler(self: Arc<Self>) -> Result<(), HostError> {
         while !self.stopping() {
             let changed = self.changed.notified();
             tokio::pin!(changed);
             changed.as_mut().enable();
-            self.schedule().await?;
+            let turn = async {
+                if self
+                    .store
+                    .try_lease(SCHEDULER_LEASE, &self.worker_id, SCHEDULER_LEASE_MS)
+                    .await?
+                {
+                    self.store.requeue_expired().await?;
+                    self.schedule().await?;
+                }
+                Ok::<_, HostError>(())
+            };
+            if let Err(error) = turn.await {
+                // The database may be back in a moment: say it and look again.
+                self.note_error(&error);
+            }
             // A periodic look as well: a notification sent between two looks is not lost.
             let _ = tokio::time::timeout(Duration::from_secs(1), changed).await;
         }
+        let _ = self
+            .store
+            .release_lease(SCHEDULER_LEASE, &self.worker_id)
+            .await;
         Ok(())
     }
 
+    /// Remembers a database error the workers or the scheduler met and will retry.
+    fn note_error(&self, error: &HostError) {
+        if let Ok(mut last) = self.last_error.lock() {
+            *last = Some(error.to_string());
+        }
+    }
+
+    /// A database call from a worker thread, bounded in time: a link cut in the middle of a query
+    /// would otherwise hang it for as long as TCP retries.
+    fn db_call<T>(
+        &self,
+        handle: &tokio::runtime::Handle,
+        call: impl std::future::Future<Output = Result<T, HostError>>,
+    ) -> Result<T, HostError> {
+        let limit = Duration::from_millis((self.lease_ms / 2).max(5000) as u64);
+        handle.block_on(async {
+            tokio::time::timeout(limit, call).await.unwrap_or_else(|_| {
+                Err(HostError::Database(format!(
+                    "no answer from the database within {} s: is it reachable from this machine?",
+                    limit.as_secs()
+                )))
+            })
+        })
+    }
+
+    fn hold(&self, game: i64, held: bool) {
+        if let Ok(mut games) = self.held.lock() {
+            if held {
+                games.insert(game);
+            } else {
+                games.remove(&game);
+            }
+        }
+    }
+
+    /// The lease of a claim, in milliseconds.
+    pub fn lease_ms(&self) -> i64 {
+        self.lease_ms
+    }
+
+    /// Registers this process as a worker and renews the leases of the games its workers hold
+    /// every third of the lease, until its last worker thread ends (then it is marked stopped);
+    /// `draining` once asked to stop. Errors are noted and retried.
+    async fn heartbeats(self: Arc<Self>, jobs: usize) {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as i64;
+        let info = WorkerInfo {
+            id: self.worker_id.clone(),
+            machine: machine_name(),
+            pid: i64::from(std::process::id()),
+            languages: self.languages.clone(),
+            cores,
+            jobs: jobs as i64,
+            lease_ms: self.lease_ms,
+        };
+        let period = Duration::from_millis((self.lease_ms / 3).max(1) as u64);
+        let limit = Duration::from_millis((self.lease_ms / 2).max(5000) as u64);
+        let mut registered = false;
+        let mut draining = false;
+        while self.workers_running() > 0 {
+            let beat = async {
+                if !registered {
+                    self.store.register_worker(&info).await?;
+                    registered = true;
+                }
+                if self.stopping() && !draining {
+                    self.store
+                        .set_worker_state(&self.worker_id, "draining")
+                        .await?;
+                    draining = true;
+                }
+                let held: Vec<i64> = self
+                    .held
+                    .lock()
+                    .map(|games| games.iter().copied().collect())
+                    .unwrap_or_default();
+                self.store
+                    .heartbeat(&self.worker_id, self.lease_ms, &held)
+                    .await?;
+                // Every worker looks for lost games too: the queue does not depend on a host.
+                self.store.requeue_expired().await?;
+                Ok::<_, HostError>(())
+            };
+            match tokio::time::timeout(limit, beat).await {
+                Ok(Ok(())) => {}
+                Ok(Err(error)) => self.note_error(&error),
+                Err(_) => self.note_error(&HostError::Database(
+                    "a heartbeat got no answer from the database".into(),
+                )),
+            }
+            // Wakes early when the workers stop, so that the state is written promptly.
+            let deadline = tokio::time::Instant::now() + period;
+            while tokio::time::Instant::now() < deadline && self.workers_running() > 0 {
+                tokio::time::sleep(Duration::from_millis(50).min(period)).await;
+            }
+        }
+        if registered {
+            let _ = tokio::time::timeout(
+                limit,
+                self.store.set_worker_state(&self.worker_id, "stopped"),
+            )
+            .await;
+        }
+    }
+
     /// Starts `count` worker threads; each claims, plays and completes games until [`Host::stop`]
-    /// (or, with `until_idle`, until the queue is empty).
+    /// (or, with `until_idle`, until the queue is empty), and a heartbeat task that keeps their
+    /// leases.
     pub fn spawn_workers(
         self: &Arc<Self>,
         count: usize,
@@ -653,7 +1096,7 @@ impl Host {
         let cpus = std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1);
-        (0..count)
+        let threads = (0..count)
             .map(|index| {
                 let host = Arc::clone(self);
                 let handle = handle.clone();
@@ -662,10 +1105,14 @@ impl Host {
                 host.workers_running.fetch_add(1, Ordering::SeqCst);
                 std::thread::Builder::new()
                     .name(format!("arena-host-worker-{index}"))
-                    .spawn(move || host.worker(index, cpu, &handle, until_idle))
+                    .spawn(move || host.worker(cpu, &handle, until_idle))
                     .expect("a thread for a worker")
             })
-            .collect()
+            .collect();
+        if count > 0 {
+            handle.spawn(Arc::clone(self).heartbeats(count));
+        }
+        threads
     }
 
     /// Worker threads running now.
@@ -675,7 +1122,6 @@ impl Host {
 
     fn worker(
         &self,
-        index: usize,
         cpu: Option<usize>,
         handle: &tokio::runtime::Handle,
         until_idle: bool,
@@ -694,35 +1140,146 @@ impl Host {
             .enable_all()
             .build()
             .map_err(|e| HostError::Io(format!("cannot start a worker's runtime: {e}")))?;
-        let name = format!("{}-{index}", std::process::id());
         let mut counts = WorkerCounts::default();
+        // An idle worker looks less and less often (up to every 2 s): a thousand idle workers
+        // must not keep the database busy.
+        let mut idle = Duration::from_millis(100);
+        // Games claimed at once: games of built-in bots last a fraction of a millisecond, less
+        // than a claim and a completion, so a worker whose games are that short claims (and
+        // completes) them by the dozen; one game at a time as soon as they take long.
+        let mut batch: i64 = 1;
         while !self.stopping() {
-            let claimed = handle.block_on(self.store.claim(&name))?;
-            let Some(claimed) = claimed else {
+            // Batches are of built-in bots' games only: a game of process bots is long enough
+            // to claim alone, and a batch of them would be played one after another here while
+            // other workers wait.
+            let claimed = self.db_call(handle, async {
+                if batch > 1 {
+                    let games = self
+                        .store
+                        .claim_batch(&self.worker_id, Some(",builtin,"), self.lease_ms, batch)
+                        .await?;
+                    if !games.is_empty() {
+                        return Ok(games);
+                    }
+                }
+                self.store
+                    .claim_batch(&self.worker_id, Some(&self.languages), self.lease_ms, 1)
+                    .await
+            });
+            let claimed = match claimed {
+                Ok(claimed) => claimed,
+                Err(error) => {
+                    self.note_error(&error);
+                    std::thread::sleep(Duration::from_secs(1));
+                    continue;
+                }
+            };
+            if claimed.is_empty() {
                 if until_idle {
                     break;
                 }
                 handle.block_on(async {
                     let queued = self.queued.notified();
-                    let _ = tokio::time::timeout(Duration::from_millis(500), queued).await;
+                    if tokio::time::timeout(idle, queued).await.is_ok() {
+                        idle = Duration::from_millis(100);
+                    }
                 });
+                idle = (idle * 2).min(Duration::from_secs(2));
                 continue;
-            };
-            match self.play(&claimed, cpu, handle, &local) {
-                Ok(finished) => {
-                    if handle.block_on(self.store.complete(&claimed, &finished, &self.promotion))? {
-                        counts.completed += 1;
-                    }
-                }
-                Err(error) => {
-                    if handle.block_on(self.store.fail(&claimed, &error))? {
-                        counts.failed += 1;
-                    }
-                }
             }
+            idle = Duration::from_millis(100);
+            for game in &claimed {
+                self.hold(game.id, true);
+            }
+            let started = std::time::Instant::now();
+            // Claimed games are played even when a drain begins: they are this worker's now.
+            let played: Vec<(Claimed, Result<Finished, String>)> = claimed
+                .into_iter()
+                .map(|game| {
+                    // Games of built-in bots keep no replay: they are played again, exactly,
+                    // when watched (as `arena tournament` does), and recording costs them more
+                    // than playing.
+                    let record = !all_builtin(&game);
+                    let outcome = self.play(&game, cpu, handle, &local, record);
+                    (game, outcome)
+                })
+                .collect();
+            let took = started.elapsed();
+            self.record(handle, &played, &mut counts);
+            for (game, _) in &played {
+                self.hold(game.id, false);
+            }
+            let builtin_only = played.iter().all(|(game, _)| all_builtin(game));
+            batch = if !builtin_only {
+                batch
+            } else if took < Duration::from_millis(50) {
+                (batch * 2).min(64)
+            } else if took > Duration::from_millis(500) {
+                (batch / 2).max(1)
+            } else {
+                batch
+            };
             self.changed.notify_waiters();
         }
         Ok(counts)
+    }
+
+    /// Records played games: the finished ones completed in one transaction, the failed ones one
+    /// by one. Database errors are retried as long as the claims may still be this worker's;
+    /// through an outage longer than that, other workers have the games (or will) and record
+    /// them.
+    fn record(
+        &self,
+        handle: &tokio::runtime::Handle,
+        played: &[(Claimed, Result<Finished, String>)],
+        counts: &mut WorkerCounts,
+    ) {
+        let give_up =
+            std::time::Instant::now() + Duration::from_millis(3 * self.lease_ms.max(1000) as u64);
+        let finished: Vec<(&Claimed, &Finished)> = played
+            .iter()
+            .filter_map(|(game, outcome)| outcome.as_ref().ok().map(|f| (game, f)))
+            .collect();
+        while !finished.is_empty() {
+            match self.db_call(handle, self.store.complete_many(&finished, &self.promotion)) {
+                Ok(done) => {
+                    for recorded in done {
+                        if recorded {
+                            counts.completed += 1;
+                        } else {
+                            counts.lost += 1;
+                        }
+                    }
+                    break;
+                }
+                Err(error) => {
+                    self.note_error(&error);
+                    if std::time::Instant::now() >= give_up {
+                        counts.lost += finished.len() as u64;
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(500));
+                }
+            }
+        }
+        for (game, outcome) in played {
+            let Err(reason) = outcome else { continue };
+            loop {
+                match self.db_call(handle, self.store.fail(game, reason)) {
+                    Ok(true) => counts.failed += 1,
+                    Ok(false) => counts.lost += 1,
+                    Err(error) => {
+                        self.note_error(&error);
+                        if std::time::Instant::now() < give_up {
+                            std::thread::sleep(Duration::from_millis(500));
+                            continue;
+                        }
+                        counts.lost += 1;
+                    }
+                }
+                break;
+            }
+        }
     }
 
     /// Plays one claimed game: every seat resolved as `--bot` resolves it (a built-in bot in
@@ -733,6 +1290,7 @@ impl Host {
         cpu: Option<usize>,
         handle: &tokio::runtime::Handle,
         local: &tokio::runtime::Runtime,
+        record: bool,
     ) -> Result<Finished, String> {
         let mut seats = Vec::new();
         for submission in &claimed.seats {
@@ -758,7 +1316,7 @@ impl Host {
             options: MatchOptions {
                 pause_idle: true,
                 time_scale: self.contest.time_scale,
-                record_frames: true,
+                record_frames: record,
                 cpu,
                 time_policy: self.time_policy,
                 probe: false,
@@ -794,16 +1352,47 @@ impl Host {
         };
         let entry =
             serde_json::to_string(&entry).map_err(|e| format!("cannot encode the result: {e}"))?;
-        let json = result
-            .record
-            .to_json()
-            .map_err(|e| format!("cannot encode the replay: {e}"))?;
-        let replay = gzip(&json).map_err(|e| format!("cannot compress the replay: {e}"))?;
+        let replay = if record {
+            let json = result
+                .record
+                .to_json()
+                .map_err(|e| format!("cannot encode the replay: {e}"))?;
+            Some(gzip(&json).map_err(|e| format!("cannot compress the replay: {e}"))?)
+        } else {
+            None
+        };
         Ok(Finished {
             entry,
             ranks: result.outcome.ranks.clone(),
-            replay: Some(replay),
+            replay,
         })
+    }
+
+    /// A finished game's gzipped replay: the stored one, or, for a game of built-in bots (which
+    /// keeps none), the game played again from its seed, recording.
+    pub async fn replay(self: &Arc<Self>, game: i64) -> Result<Option<Vec<u8>>, HostError> {
+        if let Some(replay) = self.store.replay(game).await? {
+            return Ok(Some(replay));
+        }
+        let Some(claimed) = self.store.finished_game(game).await? else {
+            return Ok(None);
+        };
+        if !all_builtin(&claimed) {
+            return Ok(None);
+        }
+        let host = Arc::clone(self);
+        let handle = tokio::runtime::Handle::current();
+        tokio::task::spawn_blocking(move || {
+            let local = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| format!("cannot start a runtime: {e}"))?;
+            host.play(&claimed, None, &handle, &local, true)
+                .map(|finished| finished.replay)
+        })
+        .await
+        .map_err(|e| HostError::Io(format!("replaying game {game}: {e}")))?
+        .map_err(|e| HostError::Io(format!("replaying game {game}: {e}")))
     }
 
     /// Writes every finished game as an `arena tournament` folder in `dir` (made; refused when it
@@ -811,7 +1400,11 @@ impl Host {
     /// bots numbered by first appearance, named `user#submission`), the replays with their
     /// publishable twins, `summary.json`, `leaderboard.csv`, `report.html` and `viewer.html`. The
     /// folder opens in `arena serve` and from disk like a tournament's. Returns the games written.
-    pub async fn export(&self, dir: &Path, bootstrap: usize) -> Result<usize, HostError> {
+    pub async fn export(
+        self: &Arc<Self>,
+        dir: &Path,
+        bootstrap: usize,
+    ) -> Result<usize, HostError> {
         use arena_tournament::report;
         let results = self.store.results().await?;
         let mut bots: Vec<(i64, String)> = Vec::new();
@@ -841,7 +1434,7 @@ impl Host {
             entry.bots = indices.iter().map(|&i| bots[i].1.clone()).collect();
             entry.seats = indices;
             entry.replay = None;
-            if let Some(replay) = self.store.replay(*game).await? {
+            if let Some(replay) = self.replay(*game).await? {
                 let name = format!("{}/{position}.json.gz", arena_tournament::run::REPLAY_DIR);
                 let folder = dir.join(arena_tournament::run::REPLAY_DIR);
                 let io = |e: std::io::Error| {

@@ -6,6 +6,11 @@
 //! result row (keyed by the game) and updates the ratings. After a crash, [`Store::requeue_running`]
 //! puts games claimed but not completed back in the queue: their result was never written, so they
 //! are played again and counted once.
+//!
+//! Several machines: a claim is a lease (`games.lease_until`, the database's clock) that the
+//! worker renews with heartbeats; a game whose lease ran out is requeued
+//! ([`Store::requeue_expired`]), and completing checks the claim (worker and attempt) is still the
+//! one in the row, so a worker that lost its game to another never counts it.
 
 use std::collections::HashMap;
 
@@ -106,6 +111,48 @@ pub struct Claimed {
     pub seed: u64,
     pub attempts: i64,
     pub seats: Vec<Submission>,
+    /// The worker holding the claim: completing checks it still does.
+    pub worker: String,
+}
+
+/// The lease of a claim when the claimer names none: 30 s (renewed every 10 s by heartbeats).
+pub const DEFAULT_LEASE_MS: i64 = 30_000;
+
+/// A worker process, as it registers.
+#[derive(Clone, Debug)]
+pub struct WorkerInfo {
+    /// Unique: `MACHINE:PID:START_MS`.
+    pub id: String,
+    pub machine: String,
+    pub pid: i64,
+    /// `,builtin,python3,cpp,`.
+    pub languages: String,
+    pub cores: i64,
+    /// Games it plays at once.
+    pub jobs: i64,
+    pub lease_ms: i64,
+}
+
+/// A worker as the organiser sees it.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct WorkerRow {
+    pub id: String,
+    pub machine: String,
+    pub pid: i64,
+    pub languages: Vec<String>,
+    pub cores: i64,
+    pub jobs: i64,
+    /// `running`, `draining`, `stopped`.
+    pub state: String,
+    /// Not stopped, and its last heartbeat is younger than its lease.
+    pub alive: bool,
+    pub lease_ms: i64,
+    pub started_at_ms: i64,
+    /// Milliseconds since its last heartbeat (the database's clock).
+    pub heartbeat_age_ms: i64,
+    pub games_held: Vec<i64>,
+    pub games_done: i64,
+    pub games_failed: i64,
 }
 
 /// What a finished game leaves.
@@ -146,21 +193,27 @@ const SUBMISSION_COLUMNS: &str = "s.id, s.user_id, u.name, s.kind, s.source_name
      s.state, s.build_log, s.active, s.league, s.mu, s.sigma, s.games, s.created_at";
 
 fn submission_of(row: &sqlx::any::AnyRow) -> Result<Submission, sqlx::Error> {
+    submission_at(row, 0)
+}
+
+/// A submission from the columns of [`SUBMISSION_COLUMNS`] starting at `first`.
+fn submission_at(row: &sqlx::any::AnyRow, first: usize) -> Result<Submission, sqlx::Error> {
+    let at = |i: usize| first + i;
     Ok(Submission {
-        id: row.try_get(0)?,
-        user_id: row.try_get(1)?,
-        user: row.try_get(2)?,
-        kind: row.try_get(3)?,
-        source_name: row.try_get(4)?,
-        source_sha256: row.try_get(5)?,
-        state: row.try_get(6)?,
-        build_log: row.try_get(7)?,
-        active: row.try_get::<i64, _>(8)? != 0,
-        league: row.try_get(9)?,
-        mu: row.try_get(10)?,
-        sigma: row.try_get(11)?,
-        games: row.try_get(12)?,
-        created_at: row.try_get(13)?,
+        id: row.try_get(at(0))?,
+        user_id: row.try_get(at(1))?,
+        user: row.try_get(at(2))?,
+        kind: row.try_get(at(3))?,
+        source_name: row.try_get(at(4))?,
+        source_sha256: row.try_get(at(5))?,
+        state: row.try_get(at(6))?,
+        build_log: row.try_get(at(7))?,
+        active: row.try_get::<i64, _>(at(8))? != 0,
+        league: row.try_get(at(9))?,
+        mu: row.try_get(at(10))?,
+        sigma: row.try_get(at(11))?,
+        games: row.try_get(at(12))?,
+        created_at: row.try_get(at(13))?,
     })
 }
 
@@ -232,6 +285,11 @@ impl Store {
                             conn.execute("PRAGMA synchronous = NORMAL").await?;
                         }
                         Backend::Postgres => {
+                            // A worker whose link is cut in the middle of a transaction must not
+                            // keep its row locks (the completion counter's among them) until
+                            // TCP notices: the server ends such a transaction after 10 s.
+                            conn.execute("SET idle_in_transaction_session_timeout = 10000")
+                                .await?;
                             if let Some(schema) = schema {
                                 conn.execute(format!("SET search_path TO {schema}").as_str())
                                     .await?;
@@ -459,8 +517,8 @@ impl Store {
         };
         sqlx::query(
             "INSERT INTO submissions (id, user_id, kind, source_name, source, source_sha256, state, \
-             build_log, active, league, mu, sigma, games, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, '', 0, $8, $9, $10, 0, $11)",
+             build_log, active, league, mu, sigma, games, created_at, language) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, '', 0, $8, $9, $10, 0, $11, $12)",
         )
         .bind(id)
         .bind(user_id)
@@ -473,6 +531,8 @@ impl Store {
         .bind(fresh.mu)
         .bind(fresh.sigma)
         .bind(now())
+        // Uploads get their language from their file's name (`set_language`); a zip is a folder.
+        .bind(if kind == "builtin" { "builtin" } else { "folder" })
         .execute(&mut *tx)
         .await
         .map_err(db)?;
@@ -712,53 +772,127 @@ impl Store {
         row.try_get(0).map_err(db)
     }
 
-    /// Claims the oldest queued game for `worker`.
+    /// Claims the oldest queued game for `worker`, any language, with the default lease (the
+    /// host's own workers and the tests).
     pub async fn claim(&self, worker: &str) -> Result<Option<Claimed>, HostError> {
+        self.claim_for(worker, None, DEFAULT_LEASE_MS).await
+    }
+
+    /// Claims the oldest queued game `worker` can play: every seat's language is in `languages`
+    /// (`,builtin,python3,` — `None`: any). The claim is a lease of `lease_ms` from now, renewed by
+    /// [`Store::heartbeat`]. On PostgreSQL `FOR UPDATE SKIP LOCKED` lets claimers pass each other
+    /// instead of queueing on the same row; SQLite has one writer anyway.
+    pub async fn claim_for(
+        &self,
+        worker: &str,
+        languages: Option<&str>,
+        lease_ms: i64,
+    ) -> Result<Option<Claimed>, HostError> {
         loop {
-            // The outer `state = 'queued'` makes two claimers of the same row on PostgreSQL agree:
-            // the second re-reads the row after the first commits and updates nothing.
-            let row = sqlx::query(
-                "UPDATE games SET state = 'running', worker = $1, attempts = attempts + 1 \
-                 WHERE id = (SELECT id FROM games WHERE state = 'queued' ORDER BY id LIMIT 1) \
-                 AND state = 'queued' RETURNING id, league, variant, seed, attempts, kind",
-            )
+            let mut claimed = self.claim_batch(worker, languages, lease_ms, 1).await?;
+            if let Some(game) = claimed.pop() {
+                return Ok(Some(game));
+            }
+            if self.count_games("queued").await? == 0 || languages.is_some() {
+                // Nothing queued, or nothing this worker can play (or only rows other claimers
+                // hold this instant: the caller looks again soon).
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Claims up to `count` of the oldest queued games `worker` can play, oldest first, in one
+    /// statement (games of built-in bots last a fraction of a millisecond: one claim per game
+    /// would cost more than the game).
+    pub async fn claim_batch(
+        &self,
+        worker: &str,
+        languages: Option<&str>,
+        lease_ms: i64,
+        count: i64,
+    ) -> Result<Vec<Claimed>, HostError> {
+        let now = self.now_ms_sql();
+        let skip_locked = match self.backend {
+            Backend::Postgres => "FOR UPDATE OF g SKIP LOCKED",
+            Backend::Sqlite => "",
+        };
+        // A game is playable when none of its seats needs a language the worker lacks.
+        let capable = if languages.is_some() {
+            "AND NOT EXISTS (SELECT 1 FROM game_seats gs JOIN submissions s ON s.id = gs.submission_id \
+             WHERE gs.game_id = g.id AND $3 NOT LIKE '%,' || s.language || ',%')"
+        } else {
+            "AND $3 = ''"
+        };
+        // The games are picked once, in a materialized CTE: as `WHERE id IN (subquery)` the
+        // planner may run the subquery again for every row, and with SKIP LOCKED each run finds
+        // other rows (a claim of 1 took the whole queue). The outer `state = 'queued'` makes two
+        // claimers of the same row agree (SQLite, or a PostgreSQL claimer that read the row before
+        // another's commit): the second updates nothing.
+        let materialized = match self.backend {
+            Backend::Postgres => "MATERIALIZED",
+            Backend::Sqlite => "",
+        };
+        let sql = format!(
+            "WITH picked AS {materialized} (SELECT g.id FROM games g WHERE g.state = 'queued' \
+             {capable} ORDER BY g.id LIMIT $4 {skip_locked}) \
+             UPDATE games SET state = 'running', worker = $1, attempts = attempts + 1, \
+             lease_until = {now} + $2 \
+             WHERE id IN (SELECT id FROM picked) AND state = 'queued' \
+             RETURNING id, league, variant, seed, attempts, kind"
+        );
+        let rows = sqlx::query(&sql)
             .bind(worker)
-            .fetch_optional(&self.pool)
+            .bind(lease_ms)
+            .bind(languages.unwrap_or(""))
+            .bind(count.max(1))
+            .fetch_all(&self.pool)
             .await
             .map_err(db)?;
-            let Some(row) = row else {
-                if self.count_games("queued").await? == 0 {
-                    return Ok(None);
-                }
-                continue;
-            };
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut games = Vec::new();
+        for row in &rows {
             let id: i64 = row.try_get(0).map_err(db)?;
             let seed_text: String = row.try_get(3).map_err(db)?;
             let seed = seed_text.parse::<u64>().map_err(|_| {
                 HostError::Database(format!("game {id} has a bad seed {seed_text:?}"))
             })?;
-            let seats = sqlx::query(&format!(
-                "SELECT {SUBMISSION_COLUMNS} FROM game_seats gs JOIN submissions s ON s.id = gs.submission_id \
-                 JOIN users u ON u.id = s.user_id WHERE gs.game_id = $1 ORDER BY gs.seat"
-            ))
-            .bind(id)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(db)?
-            .iter()
-            .map(submission_of)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(db)?;
-            return Ok(Some(Claimed {
+            games.push(Claimed {
                 id,
                 kind: row.try_get(5).map_err(db)?,
                 league: row.try_get(1).map_err(db)?,
                 variant: row.try_get(2).map_err(db)?,
                 seed,
                 attempts: row.try_get(4).map_err(db)?,
-                seats,
-            }));
+                seats: Vec::new(),
+                worker: worker.to_string(),
+            });
         }
+        games.sort_by_key(|g| g.id);
+        // Integers only: written into the statement rather than bound one by one.
+        let ids: Vec<String> = games.iter().map(|g| g.id.to_string()).collect();
+        let seats = sqlx::query(&format!(
+            "SELECT gs.game_id, {SUBMISSION_COLUMNS} FROM game_seats gs \
+             JOIN submissions s ON s.id = gs.submission_id JOIN users u ON u.id = s.user_id \
+             WHERE gs.game_id IN ({}) ORDER BY gs.game_id, gs.seat",
+            ids.join(",")
+        ))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        let mut by_game: HashMap<i64, Vec<Submission>> = HashMap::new();
+        for row in &seats {
+            let game: i64 = row.try_get(0).map_err(db)?;
+            by_game
+                .entry(game)
+                .or_default()
+                .push(submission_at(row, 1).map_err(db)?);
+        }
+        for game in &mut games {
+            game.seats = by_game.remove(&game.id).unwrap_or_default();
+        }
+        Ok(games)
     }
 
     /// Completes a claimed game: its result, the ratings of its players in their league and any
@@ -770,25 +904,62 @@ impl Store {
         finished: &Finished,
         promotion: &Promotion,
     ) -> Result<bool, HostError> {
+        let done = self
+            .complete_many(&[(claimed, finished)], promotion)
+            .await?;
+        Ok(done.first().copied().unwrap_or(false))
+    }
+
+    /// Completes several claimed games of one worker in one transaction (each as
+    /// [`Store::complete`] does, in order): whether each was still this worker's claim.
+    pub async fn complete_many(
+        &self,
+        games: &[(&Claimed, &Finished)],
+        promotion: &Promotion,
+    ) -> Result<Vec<bool>, HostError> {
         let mut tx = self.pool.begin().await.map_err(db)?;
+        let mut done = Vec::new();
+        for (claimed, finished) in games {
+            done.push(Self::complete_in(&mut tx, claimed, finished, promotion).await?);
+        }
+        let counted = done.iter().filter(|d| **d).count() as i64;
+        if let (Some((first, _)), true) = (games.first(), counted > 0) {
+            sqlx::query("UPDATE workers SET games_done = games_done + $1 WHERE id = $2")
+                .bind(counted)
+                .bind(&first.worker)
+                .execute(&mut *tx)
+                .await
+                .map_err(db)?;
+        }
+        tx.commit().await.map_err(db)?;
+        Ok(done)
+    }
+
+    async fn complete_in(
+        tx: &mut Transaction<'_, Any>,
+        claimed: &Claimed,
+        finished: &Finished,
+        promotion: &Promotion,
+    ) -> Result<bool, HostError> {
         let done = sqlx::query(
-            "UPDATE games SET state = 'done', worker = NULL, finished_at = $1 \
-             WHERE id = $2 AND state = 'running' AND attempts = $3",
+            "UPDATE games SET state = 'done', lease_until = NULL, finished_at = $1 \
+             WHERE id = $2 AND state = 'running' AND attempts = $3 AND worker = $4",
         )
         .bind(now())
         .bind(claimed.id)
         .bind(claimed.attempts)
-        .execute(&mut *tx)
+        .bind(&claimed.worker)
+        .execute(&mut **tx)
         .await
         .map_err(db)?
         .rows_affected();
         if done != 1 {
-            tx.rollback().await.map_err(db)?;
+            // Nothing of this game was written.
             return Ok(false);
         }
         // Every completion updates this one row first: on PostgreSQL that orders completions (and
         // their rating updates) one after another, as SQLite's single writer does.
-        let completion = Self::next_id(&mut tx, "completion").await?;
+        let completion = Self::next_id(tx, "completion").await?;
         sqlx::query(
             "INSERT INTO results (game_id, completion, entry, replay) VALUES ($1, $2, $3, $4)",
         )
@@ -796,11 +967,10 @@ impl Store {
         .bind(completion)
         .bind(&finished.entry)
         .bind(finished.replay.clone())
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await
         .map_err(db)?;
         if claimed.kind != "ladder" && claimed.kind != "placement" {
-            tx.commit().await.map_err(db)?;
             return Ok(true);
         }
         // Ratings: only players still in the game's league are rated (one promoted meanwhile
@@ -811,7 +981,7 @@ impl Store {
                 "SELECT league, mu, sigma, games, user_id FROM submissions WHERE id = $1",
             )
             .bind(seat.id)
-            .fetch_one(&mut *tx)
+            .fetch_one(&mut **tx)
             .await
             .map_err(db)?;
             let league: i64 = row.try_get(0).map_err(db)?;
@@ -837,12 +1007,11 @@ impl Store {
             .bind(after[index].mu)
             .bind(after[index].sigma)
             .bind(seat.id)
-            .execute(&mut *tx)
+            .execute(&mut **tx)
             .await
             .map_err(db)?;
         }
-        Self::promote(&mut tx, claimed, promotion, completion).await?;
-        tx.commit().await.map_err(db)?;
+        Self::promote(tx, claimed, promotion, completion).await?;
         Ok(true)
     }
 
@@ -930,13 +1099,263 @@ impl Store {
     /// retried forever.
     pub async fn fail(&self, claimed: &Claimed, error: &str) -> Result<bool, HostError> {
         let changed = sqlx::query(
-            "UPDATE games SET state = 'failed', worker = NULL, error = $1, finished_at = $2 \
-             WHERE id = $3 AND state = 'running' AND attempts = $4",
+            "UPDATE games SET state = 'failed', lease_until = NULL, error = $1, \
+             finished_at = $2 WHERE id = $3 AND state = 'running' AND attempts = $4 AND worker = $5",
         )
         .bind(error)
         .bind(now())
         .bind(claimed.id)
         .bind(claimed.attempts)
+        .bind(&claimed.worker)
+        .execute(&self.pool)
+        .await
+        .map_err(db)?
+        .rows_affected();
+        if changed == 1 {
+            sqlx::query("UPDATE workers SET games_failed = games_failed + 1 WHERE id = $1")
+                .bind(&claimed.worker)
+                .execute(&self.pool)
+                .await
+                .map_err(db)?;
+        }
+        Ok(changed == 1)
+    }
+
+    /// After a restart: games claimed by the previous process go back to the queue.
+    pub async fn requeue_running(&self) -> Result<u64, HostError> {
+        Ok(sqlx::query(
+            "UPDATE games SET state = 'queued', worker = NULL, lease_until = NULL \
+                 WHERE state = 'running'",
+        )
+        .execute(&self.pool)
+        .await
+        .map_err(db)?
+        .rows_affected())
+    }
+
+    /// Games whose lease ran out (their worker died, or lost the database for longer than its
+    /// lease) go back to the queue; so do games claimed without a lease by an older arena.
+    pub async fn requeue_expired(&self) -> Result<u64, HostError> {
+        let now = self.now_ms_sql();
+        Ok(sqlx::query(&format!(
+            "UPDATE games SET state = 'queued', worker = NULL, lease_until = NULL \
+             WHERE state = 'running' AND (lease_until IS NULL OR lease_until < {now})"
+        ))
+        .execute(&self.pool)
+        .await
+        .map_err(db)?
+        .rows_affected())
+    }
+
+    /// The games of workers of `machine` whose process is gone (`alive` says, by pid) go back to
+    /// the queue at once, without waiting for their lease; those workers are marked stopped.
+    /// Only meaningful for the machine the caller runs on. Returns the games requeued.
+    pub async fn requeue_dead_on(
+        &self,
+        machine: &str,
+        alive: impl Fn(i64) -> bool,
+    ) -> Result<u64, HostError> {
+        let rows =
+            sqlx::query("SELECT id, pid FROM workers WHERE machine = $1 AND state <> 'stopped'")
+                .bind(machine)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(db)?;
+        let mut requeued = 0;
+        for row in rows {
+            let id: String = row.try_get(0).map_err(db)?;
+            let pid: i64 = row.try_get(1).map_err(db)?;
+            if alive(pid) {
+                continue;
+            }
+            let mut tx = self.pool.begin().await.map_err(db)?;
+            requeued += sqlx::query(
+                "UPDATE games SET state = 'queued', worker = NULL, lease_until = NULL \
+                 WHERE worker = $1 AND state = 'running'",
+            )
+            .bind(&id)
+            .execute(&mut *tx)
+            .await
+            .map_err(db)?
+            .rows_affected();
+            sqlx::query("UPDATE workers SET state = 'stopped' WHERE id = $1")
+                .bind(&id)
+                .execute(&mut *tx)
+                .await
+                .map_err(db)?;
+            tx.commit().await.map_err(db)?;
+        }
+        Ok(requeued)
+    }
+
+    /// The database's clock in milliseconds since 1970, as SQL: leases are judged on one clock,
+    /// whatever the clocks of the workers' machines say.
+    fn now_ms_sql(&self) -> &'static str {
+        match self.backend {
+            Backend::Postgres => "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)",
+            Backend::Sqlite => "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)",
+        }
+    }
+
+    /// Records a worker process as running (again, if its id is known).
+    pub async fn register_worker(&self, worker: &WorkerInfo) -> Result<(), HostError> {
+        let now = self.now_ms_sql();
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        sqlx::query("DELETE FROM workers WHERE id = $1")
+            .bind(&worker.id)
+            .execute(&mut *tx)
+            .await
+            .map_err(db)?;
+        sqlx::query(&format!(
+            "INSERT INTO workers (id, machine, pid, languages, cores, jobs, state, lease_ms, \
+             started_at, heartbeat, games_done, games_failed) \
+             VALUES ($1, $2, $3, $4, $5, $6, 'running', $7, {now}, {now}, 0, 0)"
+        ))
+        .bind(&worker.id)
+        .bind(&worker.machine)
+        .bind(worker.pid)
+        .bind(&worker.languages)
+        .bind(worker.cores)
+        .bind(worker.jobs)
+        .bind(worker.lease_ms)
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?;
+        tx.commit().await.map_err(db)
+    }
+
+    /// A worker's heartbeat: it is alive, and the leases of the games it holds run `lease_ms` from
+    /// now. Returns the games it holds.
+    /// `games` are the games it is playing: a claim whose answer was lost on the way is not
+    /// among them, and runs out.
+    pub async fn heartbeat(
+        &self,
+        worker: &str,
+        lease_ms: i64,
+        games: &[i64],
+    ) -> Result<u64, HostError> {
+        let now = self.now_ms_sql();
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        sqlx::query(&format!(
+            "UPDATE workers SET heartbeat = {now} WHERE id = $1"
+        ))
+        .bind(worker)
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?;
+        let mut held = 0;
+        if !games.is_empty() {
+            // Integers only: written into the statement rather than bound one by one.
+            let ids: Vec<String> = games.iter().map(i64::to_string).collect();
+            held = sqlx::query(&format!(
+                "UPDATE games SET lease_until = {now} + $1 WHERE worker = $2 AND state = 'running' \
+                 AND id IN ({})",
+                ids.join(",")
+            ))
+            .bind(lease_ms)
+            .bind(worker)
+            .execute(&mut *tx)
+            .await
+            .map_err(db)?
+            .rows_affected();
+        }
+        tx.commit().await.map_err(db)?;
+        Ok(held)
+    }
+
+    /// `running`, `draining` (finishing its games, claiming no more) or `stopped`.
+    pub async fn set_worker_state(&self, worker: &str, state: &str) -> Result<(), HostError> {
+        sqlx::query("UPDATE workers SET state = $1 WHERE id = $2")
+            .bind(state)
+            .bind(worker)
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
+
+    /// Every worker ever registered, newest first, with the games it holds now.
+    pub async fn workers(&self) -> Result<Vec<WorkerRow>, HostError> {
+        let now = self.now_ms_sql();
+        let rows = sqlx::query(&format!(
+            "SELECT id, machine, pid, languages, cores, jobs, state, lease_ms, started_at, \
+             heartbeat, games_done, games_failed, {now} FROM workers ORDER BY started_at DESC, id"
+        ))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        let held = sqlx::query(
+            "SELECT worker, id FROM games WHERE state = 'running' AND worker IS NOT NULL ORDER BY id",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        let mut games: HashMap<String, Vec<i64>> = HashMap::new();
+        for row in held {
+            games
+                .entry(row.try_get(0).map_err(db)?)
+                .or_default()
+                .push(row.try_get(1).map_err(db)?);
+        }
+        let mut out = Vec::new();
+        for row in rows {
+            let id: String = row.try_get(0).map_err(db)?;
+            let languages: String = row.try_get(3).map_err(db)?;
+            let lease_ms: i64 = row.try_get(7).map_err(db)?;
+            let heartbeat: i64 = row.try_get(9).map_err(db)?;
+            let now: i64 = row.try_get(12).map_err(db)?;
+            let state: String = row.try_get(6).map_err(db)?;
+            let age = now - heartbeat;
+            out.push(WorkerRow {
+                games_held: games.remove(&id).unwrap_or_default(),
+                id,
+                machine: row.try_get(1).map_err(db)?,
+                pid: row.try_get(2).map_err(db)?,
+                languages: languages
+                    .split(',')
+                    .filter(|l| !l.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+                cores: row.try_get(4).map_err(db)?,
+                jobs: row.try_get(5).map_err(db)?,
+                alive: state != "stopped" && age <= lease_ms,
+                state,
+                lease_ms,
+                started_at_ms: row.try_get(8).map_err(db)?,
+                heartbeat_age_ms: age,
+                games_done: row.try_get(10).map_err(db)?,
+                games_failed: row.try_get(11).map_err(db)?,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Games the live workers can play at once (the sum of their jobs): the scheduler keeps the
+    /// queue deep enough for them.
+    pub async fn live_jobs(&self) -> Result<i64, HostError> {
+        let now = self.now_ms_sql();
+        let row = sqlx::query(&format!(
+            "SELECT CAST(COALESCE(SUM(jobs), 0) AS BIGINT) FROM workers WHERE state = 'running' \
+             AND heartbeat + lease_ms >= {now}"
+        ))
+        .fetch_one(&self.pool)
+        .await
+        .map_err(db)?;
+        row.try_get(0).map_err(db)
+    }
+
+    /// Takes or renews the named lease for `holder` for `ms`: `true` when `holder` has it (it was
+    /// free, ran out, or was already `holder`'s).
+    pub async fn try_lease(&self, name: &str, holder: &str, ms: i64) -> Result<bool, HostError> {
+        let now = self.now_ms_sql();
+        let changed = sqlx::query(&format!(
+            "INSERT INTO leases (name, holder, until_ms) VALUES ($1, $2, {now} + $3) \
+             ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until_ms = excluded.until_ms \
+             WHERE leases.holder = excluded.holder OR leases.until_ms < {now}"
+        ))
+        .bind(name)
+        .bind(holder)
+        .bind(ms)
         .execute(&self.pool)
         .await
         .map_err(db)?
@@ -944,15 +1363,64 @@ impl Store {
         Ok(changed == 1)
     }
 
-    /// After a restart: games claimed by the previous process go back to the queue.
-    pub async fn requeue_running(&self) -> Result<u64, HostError> {
-        Ok(
-            sqlx::query("UPDATE games SET state = 'queued', worker = NULL WHERE state = 'running'")
-                .execute(&self.pool)
-                .await
-                .map_err(db)?
-                .rows_affected(),
+    /// Who holds a named lease (whether or not it ran out).
+    pub async fn lease_holder(&self, name: &str) -> Result<Option<String>, HostError> {
+        let row = sqlx::query("SELECT holder FROM leases WHERE name = $1")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+        row.map(|r| r.try_get(0)).transpose().map_err(db)
+    }
+
+    /// Gives a named lease up (a host that stops lets another schedule at once).
+    pub async fn release_lease(&self, name: &str, holder: &str) -> Result<(), HostError> {
+        sqlx::query("DELETE FROM leases WHERE name = $1 AND holder = $2")
+            .bind(name)
+            .bind(holder)
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
+
+    /// Gives uploads of an older arena (language `folder`, the migration's default) the language
+    /// `language_of(kind, source_name)` says.
+    pub async fn backfill_languages(
+        &self,
+        language_of: impl Fn(&str, &str) -> String,
+    ) -> Result<(), HostError> {
+        sqlx::query("UPDATE submissions SET language = 'builtin' WHERE kind = 'builtin' AND language <> 'builtin'")
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        let rows = sqlx::query(
+            "SELECT id, kind, source_name FROM submissions WHERE language = 'folder' AND kind = 'upload'",
         )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        for row in rows {
+            let id: i64 = row.try_get(0).map_err(db)?;
+            let kind: String = row.try_get(1).map_err(db)?;
+            let name: String = row.try_get(2).map_err(db)?;
+            let language = language_of(&kind, &name);
+            if language != "folder" {
+                self.set_language(id, &language).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A submission's language (what a worker must be able to run).
+    pub async fn set_language(&self, id: i64, language: &str) -> Result<(), HostError> {
+        sqlx::query("UPDATE submissions SET language = $1 WHERE id = $2")
+            .bind(language)
+            .bind(id)
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(())
     }
 
     // ---- reading results ----
@@ -1024,6 +1492,45 @@ impl Store {
             .await
             .map_err(db)?;
         Ok(row.and_then(|r| r.try_get::<Option<Vec<u8>>, _>(0).ok().flatten()))
+    }
+
+    /// A finished game as it was claimed (its seed, variant and seats), to play it again.
+    pub async fn finished_game(&self, id: i64) -> Result<Option<Claimed>, HostError> {
+        let row = sqlx::query(
+            "SELECT kind, league, variant, seed, attempts, COALESCE(worker, '') FROM games \
+             WHERE id = $1 AND state = 'done'",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db)?;
+        let Some(row) = row else { return Ok(None) };
+        let seed_text: String = row.try_get(3).map_err(db)?;
+        let seed = seed_text
+            .parse::<u64>()
+            .map_err(|_| HostError::Database(format!("game {id} has a bad seed {seed_text:?}")))?;
+        let seats = sqlx::query(&format!(
+            "SELECT {SUBMISSION_COLUMNS} FROM game_seats gs JOIN submissions s ON s.id = gs.submission_id \
+             JOIN users u ON u.id = s.user_id WHERE gs.game_id = $1 ORDER BY gs.seat"
+        ))
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?
+        .iter()
+        .map(submission_of)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(db)?;
+        Ok(Some(Claimed {
+            id,
+            kind: row.try_get(0).map_err(db)?,
+            league: row.try_get(1).map_err(db)?,
+            variant: row.try_get(2).map_err(db)?,
+            seed,
+            attempts: row.try_get(4).map_err(db)?,
+            seats,
+            worker: row.try_get(5).map_err(db)?,
+        }))
     }
 
     /// Every result, in completion order: (game id, completion, journal line).

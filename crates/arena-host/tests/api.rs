@@ -64,6 +64,7 @@ token = "{ORG}"
         sandbox: None,
         sandbox_factory: None,
         pin_cpus: false,
+        workers: Default::default(),
     })
     .await
     .expect("host");
@@ -667,6 +668,7 @@ async fn someone_removed_from_the_contest_file_is_signed_out_and_stops_playing()
             sandbox: None,
             sandbox_factory: None,
             pin_cpus: false,
+            workers: Default::default(),
         })
     };
     let both = format!(
@@ -751,4 +753,76 @@ async fn a_bot_that_builds_but_cannot_start_is_refused_with_its_stderr() {
     let (_, state, log) = upload(&f.host, ALICE, "ok.py", bot_saying("fine")).await;
     assert_eq!(state, "ready", "{log}");
     assert!(log.contains("answered its first turn"), "{log}");
+}
+
+/// The organiser sees every worker's health, capabilities and games (`/api/workers`); a
+/// contestant does not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_organiser_sees_the_workers_and_their_games() {
+    let f = fixture("[[bots]]\nname = \"r1\"\nbot = \"builtin:random\"\n[[bots]]\nname = \"r2\"\nbot = \"builtin:random\"\n").await;
+    f.host.schedule().await.expect("games queued");
+    let threads = f.host.spawn_workers(1, true);
+    for thread in threads {
+        let counts = tokio::task::spawn_blocking(move || thread.join())
+            .await
+            .expect("joined")
+            .expect("no panic")
+            .expect("no error");
+        assert!(counts.completed >= 1, "{counts:?}");
+    }
+    let (status, body) = call(&f.host, "GET", "/api/workers", Some(ALICE), vec![]).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let _ = body;
+    // The heartbeat task registers the worker and marks it stopped once its threads are gone.
+    let mut listed = Value::Null;
+    for _ in 0..500 {
+        let (status, body) = call(&f.host, "GET", "/api/workers", Some(ORG), vec![]).await;
+        assert_eq!(status, StatusCode::OK);
+        listed = json(&body);
+        if listed["workers"][0]["state"] == "stopped" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let worker = &listed["workers"][0];
+    assert_eq!(worker["id"], f.host.worker_id.as_str(), "{listed}");
+    assert_eq!(worker["state"], "stopped", "{listed}");
+    assert_eq!(worker["jobs"], 1);
+    assert!(worker["games_done"].as_i64() >= Some(1), "{listed}");
+    assert_eq!(worker["games_held"], serde_json::json!([]));
+    let languages = worker["languages"].as_array().expect("languages");
+    assert!(languages.contains(&Value::from("builtin")), "{listed}");
+
+    // A game of built-in bots keeps no replay: it is played again when watched.
+    let game = f
+        .host
+        .store
+        .games(None, 100)
+        .await
+        .expect("games")
+        .into_iter()
+        .find(|g| g.state == "done")
+        .expect("a finished game");
+    assert_eq!(f.host.store.replay(game.id).await.expect("read"), None);
+    let (status, body) = call(
+        &f.host,
+        "GET",
+        &format!("/api/games/{}/replay", game.id),
+        Some(ORG),
+        vec![],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let replay = json(&body);
+    let entry = game.entry.expect("its journal line");
+    assert_eq!(
+        replay["players"].as_array().map(Vec::len),
+        Some(2),
+        "{replay}"
+    );
+    assert_eq!(
+        replay["seed"].to_string(),
+        entry["seed"].to_string(),
+        "the game's own seed"
+    );
 }

@@ -18,6 +18,7 @@ async fn host(contest: &str, dir: &std::path::Path, game: Box<dyn GameEntry>) ->
         sandbox: None,
         sandbox_factory: None,
         pin_cpus: false,
+        workers: Default::default(),
     })
     .await
     .expect("host")

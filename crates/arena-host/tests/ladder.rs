@@ -17,7 +17,8 @@ async fn host_on(contest: &str, dir: &std::path::Path, postgres: bool) -> Arc<Ho
             .map(|d| d.subsec_nanos())
             .unwrap_or(0);
         (
-            "postgres://postgres@127.0.0.1:5432/test".to_string(),
+            std::env::var("ARENA_TEST_POSTGRES")
+                .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string()),
             Some(format!("t_ladder_{}_{nanos}", std::process::id())),
         )
     } else {
@@ -32,6 +33,7 @@ async fn host_on(contest: &str, dir: &std::path::Path, postgres: bool) -> Arc<Ho
         sandbox: None,
         sandbox_factory: None,
         pin_cpus: false,
+        workers: Default::default(),
     })
     .await
     .expect("host (PostgreSQL runs on this machine kind and in CI)")
@@ -218,9 +220,12 @@ async fn promotion_on(postgres: bool) {
 async fn drop_schemas_of_this_process() {
     use sqlx::{Executor, Row};
     sqlx::any::install_default_drivers();
-    let pool = sqlx::AnyPool::connect("postgres://postgres@127.0.0.1:5432/test")
-        .await
-        .expect("PostgreSQL");
+    let pool = sqlx::AnyPool::connect(
+        &std::env::var("ARENA_TEST_POSTGRES")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string()),
+    )
+    .await
+    .expect("PostgreSQL");
     let prefix = format!("t_ladder_{}_", std::process::id());
     let rows = sqlx::query("SELECT schema_name::text FROM information_schema.schemata")
         .fetch_all(&pool)

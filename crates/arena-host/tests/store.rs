@@ -5,13 +5,19 @@
 use arena_host::ladder::{self, Rating};
 use arena_host::store::{Claimed, Finished, NewGame, Promotion, Role, Store};
 
-const POSTGRES: &str = "postgres://postgres@127.0.0.1:5432/test";
+/// `$ARENA_TEST_POSTGRES`, or this machine kind's (and CI's) PostgreSQL.
+fn postgres() -> String {
+    std::env::var("ARENA_TEST_POSTGRES")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string())
+}
 
 /// Drops a test's schema (the tests' tables do not pile up in the shared database).
 async fn drop_schema(schema: &str) {
     use sqlx::Executor;
     sqlx::any::install_default_drivers();
-    let pool = sqlx::AnyPool::connect(POSTGRES).await.expect("PostgreSQL");
+    let pool = sqlx::AnyPool::connect(&postgres())
+        .await
+        .expect("PostgreSQL");
     pool.execute(format!("DROP SCHEMA IF EXISTS {schema} CASCADE").as_str())
         .await
         .expect("drop the test's schema");
@@ -33,8 +39,8 @@ async fn stores() -> Vec<(
     .await
     .expect("SQLite opens");
     let schema = fresh_schema();
-    let postgres = Store::open(POSTGRES, Some(&schema)).await.unwrap_or_else(|e| {
-        panic!("PostgreSQL at {POSTGRES} must be running for these tests (it is on this machine kind and in CI): {e}")
+    let postgres = Store::open(&postgres(), Some(&schema)).await.unwrap_or_else(|e| {
+        panic!("PostgreSQL at {} must be running for these tests (it is on this machine kind and in CI; elsewhere set ARENA_TEST_POSTGRES): {e}", postgres())
     });
     vec![
         ("sqlite", sqlite, Some(dir), None),
@@ -273,10 +279,10 @@ async fn reopening_runs_no_migration_twice_and_keeps_the_data() {
     let store = Store::open(&url, None).await.unwrap();
     assert!(store.user_by_token("h").await.unwrap().is_some());
     let schema = fresh_schema();
-    let pg = Store::open(POSTGRES, Some(&schema)).await.unwrap();
+    let pg = Store::open(&postgres(), Some(&schema)).await.unwrap();
     pg.ensure_user("x", "h", Role::Organiser).await.unwrap();
     pg.close().await;
-    let pg = Store::open(POSTGRES, Some(&schema)).await.unwrap();
+    let pg = Store::open(&postgres(), Some(&schema)).await.unwrap();
     let user = pg.user_by_token("h").await.unwrap().expect("kept");
     assert_eq!(user.role, Role::Organiser);
     // House users never sign in, whatever their stored hash.
@@ -284,4 +290,104 @@ async fn reopening_runs_no_migration_twice_and_keeps_the_data() {
     assert!(pg.user_by_token("hh").await.unwrap().is_none());
     pg.close().await;
     drop_schema(&schema).await;
+}
+
+/// Claims take exactly what they ask, only games the worker can play, and leases: a lease that
+/// runs out puts the game back; a batch completes in one transaction, each game checked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claims_are_leases_for_capable_workers_and_batches_take_what_they_ask() {
+    for (label, store, _keep, schema) in stores().await {
+        let (alice, _, a, b) = two_players(&store).await;
+        let py = store
+            .add_submission(alice, "upload", "bot.py", Some(b"print(1)"), "z", 0)
+            .await
+            .unwrap();
+        store.set_language(py, "python3").await.unwrap();
+        let game = |seats: Vec<i64>| NewGame {
+            kind: "koth".into(),
+            league: 0,
+            variant: None,
+            seats,
+            round: 0,
+        };
+        for _ in 0..5 {
+            store.schedule(&game(vec![a, b]), 7).await.unwrap();
+        }
+        let python_game = store.schedule(&game(vec![a, py]), 7).await.unwrap();
+        for _ in 0..5 {
+            store.schedule(&game(vec![b, a]), 7).await.unwrap();
+        }
+
+        let one = store
+            .claim_batch("w1", Some(",builtin,"), 60_000, 1)
+            .await
+            .unwrap();
+        assert_eq!(one.len(), 1, "{label}: a claim of one takes one");
+        let some = store
+            .claim_batch("w1", Some(",builtin,"), 60_000, 3)
+            .await
+            .unwrap();
+        assert_eq!(
+            some.iter().map(|g| g.id).collect::<Vec<_>>(),
+            vec![2, 3, 4],
+            "{label}: a batch takes what it asks, oldest first"
+        );
+        let rest = store
+            .claim_batch("w1", Some(",builtin,"), 60_000, 100)
+            .await
+            .unwrap();
+        assert!(
+            rest.iter().all(|g| g.id != python_game) && rest.len() == 6,
+            "{label}: a worker without Python gets no Python game: {:?}",
+            rest.iter().map(|g| g.id).collect::<Vec<_>>()
+        );
+        assert_eq!(rest[0].seats.len(), 2, "{label}: seats come with a batch");
+        assert_eq!(store.count_games("queued").await.unwrap(), 1);
+
+        // A lease that runs out: the Python game, claimed for 1 ms, goes back to the queue;
+        // the first claim can no longer complete, the next one does.
+        let python = store
+            .claim_batch("w2", Some(",builtin,python3,"), 1, 1)
+            .await
+            .unwrap()
+            .pop()
+            .expect("the Python game");
+        assert_eq!(python.id, python_game, "{label}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        assert_eq!(store.requeue_expired().await.unwrap(), 1, "{label}");
+        let again = store
+            .claim_for("w3", None, 60_000)
+            .await
+            .unwrap()
+            .expect("claimed again");
+        let promotion = Promotion::default();
+        assert_eq!(
+            store
+                .complete_many(
+                    &[
+                        (&python, &finished(6, &[1, 2])),
+                        (&again, &finished(6, &[1, 2])),
+                        (&one[0], &finished(1, &[1, 2]))
+                    ],
+                    &promotion
+                )
+                .await
+                .unwrap(),
+            vec![false, true, true],
+            "{label}: the expired claim is refused, the others recorded"
+        );
+        // Heartbeats renew the leases of the games named, only those.
+        assert_eq!(
+            store
+                .heartbeat("w1", 60_000, &[some[0].id, rest[0].id, python_game])
+                .await
+                .unwrap(),
+            2,
+            "{label}"
+        );
+        if let Some(schema) = schema {
+            store.close().await;
+            drop_schema(&schema).await;
+        }
+    }
 }

@@ -131,6 +131,9 @@ enum Command {
     Host(Box<crate::host::HostArgs>),
     /// Upload a bot to a contest server (`arena host`): a source file, a .zip or a folder.
     Submit(crate::host::SubmitArgs),
+    /// Play a contest's games on this machine, claimed from its PostgreSQL database (any number
+    /// of workers on any number of machines; see docs/contest.md).
+    Worker(Box<crate::host::WorkerArgs>),
     /// Run a built-in bot as an external program speaking the game's real protocol.
     Bot {
         /// The game whose protocol the bot speaks.
@@ -414,6 +417,7 @@ pub fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<ExitCode> {
         Command::Koth(args) => crate::tournament::koth(args),
         Command::Host(args) => crate::host::host(*args),
         Command::Submit(args) => crate::host::submit(args),
+        Command::Worker(args) => crate::host::worker(*args),
     }
 }
 

@@ -22,9 +22,13 @@ pub struct HostArgs {
     /// Address of the web pages and the API (0.0.0.0:PORT to let contestants on other machines in).
     #[arg(long, default_value = "127.0.0.1:8080")]
     listen: String,
-    /// Games at once (default: the contest file's `workers`, else one per core).
-    #[arg(long, value_parser = crate::cli::parse_jobs)]
+    /// Games at once on this machine (default: the contest file's `workers`, else one per core);
+    /// 0: serve the pages and schedule only, `arena worker` processes play.
+    #[arg(long)]
     workers: Option<usize>,
+    /// Seconds a claimed game stays this server's without a heartbeat (renewed every third).
+    #[arg(long, default_value_t = 30.0, value_parser = parse_lease)]
+    lease: f64,
     /// Do not pin each worker's bots to a core of their own.
     #[arg(long)]
     no_pin: bool,
@@ -34,6 +38,42 @@ pub struct HostArgs {
     export: Option<PathBuf>,
     #[command(flatten)]
     sandbox: crate::cli::SandboxOptions,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct WorkerArgs {
+    /// The contest's database, as `arena host --db` was given it (`postgres://USER@HOST/DATABASE`).
+    #[arg(long)]
+    db: String,
+    /// Games at once (default: one per core).
+    #[arg(long, value_parser = crate::cli::parse_jobs)]
+    jobs: Option<usize>,
+    /// Seconds a claimed game stays this worker's without a heartbeat (renewed every third): a
+    /// worker killed or cut off loses its games to the others after this long.
+    #[arg(long, default_value_t = 30.0, value_parser = parse_lease)]
+    lease: f64,
+    /// Languages this machine plays, comma-separated (default: those whose toolchain is installed,
+    /// see `arena languages`); built-in bots and zipped folders always.
+    #[arg(long, value_delimiter = ',')]
+    languages: Option<Vec<String>>,
+    /// Where the submissions' sources and builds are kept (default: ~/.cache/arena/worker, or
+    /// $ARENA_CACHE_DIR/worker).
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// Do not pin each game's bots to a core of their own.
+    #[arg(long)]
+    no_pin: bool,
+    #[command(flatten)]
+    sandbox: crate::cli::SandboxOptions,
+}
+
+fn parse_lease(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if (0.3..=86_400.0).contains(&seconds) => Ok(seconds),
+        _ => Err(format!(
+            "{text:?}: give the lease in seconds, from 0.3 to 86400 (30 is a good start)"
+        )),
+    }
 }
 
 #[derive(clap::Args, Debug)]
@@ -95,6 +135,10 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
             sandbox: None,
             sandbox_factory: Some(sandbox_factory),
             pin_cpus: !args.no_pin,
+            workers: arena_host::host::WorkerSettings {
+                lease: std::time::Duration::from_secs_f64(args.lease),
+                languages: None,
+            },
         })
         .await?;
         if let Some(dir) = &args.export {
@@ -129,6 +173,7 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
             );
         }
         let scheduler = tokio::spawn(Arc::clone(&host).run_scheduler());
+        let _errors = report_errors(&host);
         let threads = host.spawn_workers(workers, false);
         let scheduler_ended = watch(&host, &scheduler, workers);
         let app = arena_host::api::router(Arc::clone(&host));
@@ -155,10 +200,141 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
         for counts in joined {
             counts?;
         }
+        if workers > 0 {
+            // Its heartbeat task may not get to it before the runtime ends.
+            let _ = host.store.set_worker_state(&host.worker_id, "stopped").await;
+        }
         scheduler.await.context("the scheduler")??;
         served.context("the web server")?;
         host.store.close().await;
         Ok::<_, anyhow::Error>(ExitCode::SUCCESS)
+    })
+}
+
+/// `arena worker --db URL`: claims the contest's games from the database and plays them here,
+/// until SIGTERM or Ctrl-C, which drain it: the games it holds are finished and recorded, no new
+/// one is claimed, and it exits 0.
+pub fn worker(args: WorkerArgs) -> Result<ExitCode> {
+    if let Some(languages) = &args.languages {
+        for language in languages {
+            if language != "builtin"
+                && language != "folder"
+                && arena_submit::languages::language(language).is_none()
+            {
+                bail!("--languages: {language:?} is not a language of `arena languages`");
+            }
+        }
+    }
+    let data_dir = match &args.data {
+        Some(dir) => dir.clone(),
+        None => std::env::var_os("ARENA_CACHE_DIR")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/arena")))
+            .ok_or_else(|| anyhow!("give --data DIR (no HOME to keep the builds in)"))?
+            .join("worker"),
+    };
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    let options = args.sandbox.clone();
+    let sandbox_factory: arena_host::host::SandboxFactory =
+        Arc::new(move || options.sandbox(true).map_err(|e| format!("{e:#}")));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async move {
+        let host = arena_host::Host::attach(
+            arena_host::host::AttachOptions {
+                db: args.db.clone(),
+                schema: None,
+                data_dir,
+                sandbox: None,
+                sandbox_factory: Some(sandbox_factory),
+                pin_cpus: !args.no_pin,
+                workers: arena_host::host::WorkerSettings {
+                    lease: std::time::Duration::from_secs_f64(args.lease),
+                    languages: args.languages.clone(),
+                },
+            },
+            |id| {
+                crate::cli::find_game(id)
+                    .map(Arc::from)
+                    .map_err(|e| format!("{e:#}"))
+            },
+        )
+        .await?;
+        // The first line says who: scripts (and the tests) read it.
+        println!("arena worker: {}", host.worker_id);
+        eprintln!(
+            "arena worker: {} ({}), {jobs} games at once, lease {} s",
+            host.contest.name, host.contest.game, args.lease
+        );
+        if host.requeued > 0 {
+            eprintln!(
+                "arena worker: {} games of workers that are gone are queued again",
+                host.requeued
+            );
+        }
+        let threads = host.spawn_workers(jobs, false);
+        let errors = report_errors(&host);
+        // SIGTERM or Ctrl-C: drain.
+        let _ = crate::cli::interruptible(async {
+            while host.workers_running() > 0 {
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            }
+        })
+        .await;
+        eprintln!("arena worker: finishing the games it holds, claiming no more");
+        host.stop();
+        let joined = tokio::task::spawn_blocking(move || {
+            threads
+                .into_iter()
+                .map(|t| t.join().map_err(|_| anyhow!("a worker panicked")))
+                .collect::<Result<Vec<_>>>()
+        })
+        .await
+        .context("the workers")??;
+        let mut done = 0;
+        for counts in joined {
+            done += counts?.completed;
+        }
+        // The heartbeat task marks the worker stopped once its threads are gone.
+        for _ in 0..50 {
+            let stopped = host
+                .store
+                .workers()
+                .await
+                .map(|all| {
+                    all.iter()
+                        .any(|w| w.id == host.worker_id && w.state == "stopped")
+                })
+                .unwrap_or(true);
+            if stopped {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        errors.abort();
+        eprintln!("arena worker: stopped after {done} games");
+        host.store.close().await;
+        Ok::<_, anyhow::Error>(ExitCode::SUCCESS)
+    })
+}
+
+/// Says on stderr each new database error the workers met (they retry).
+fn report_errors(host: &Arc<Host>) -> tokio::task::JoinHandle<()> {
+    let host = Arc::clone(host);
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+            let error = host.last_error.lock().ok().and_then(|mut e| e.take());
+            if let Some(error) = error {
+                eprintln!("arena: {error} (retrying)");
+            }
+        }
     })
 }
 

@@ -1,0 +1,419 @@
+//! A contest on PostgreSQL played by `arena worker` processes, against `arena tournament` on the
+//! same cores (issue 16):
+//! - `throughput`: games/s of the built-in Spring 2021 bots, `arena tournament --jobs 2` and a
+//!   `--workers 0` host with N workers (one game each at a time) on the same database, runs
+//!   interleaved (the machine is shared: ratios of neighbouring runs mean more than rates);
+//! - `queries`: transactions per game as PostgreSQL counts them (`pg_stat_database`), and the
+//!   latency of a claim and of a completion measured in process, alone and with 16 claimers at
+//!   once: from them, how many workers one PostgreSQL can feed.
+//!
+//! Run: `cargo bench -p arena --bench workers [-- throughput|queries]`. PostgreSQL:
+//! `$ARENA_TEST_POSTGRES` (default `postgres://postgres@127.0.0.1:5432/test`); a database of its
+//! own is made and dropped.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use arena_host::store::{Finished, NewGame, Promotion, Store};
+use sqlx::Row;
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+const BOTS: [&str; 4] = ["planner", "wood1", "wood2", "random"];
+/// Rounds of every ordered pair of the 4 bots: 12 games a round.
+const ROUNDS: u32 = 120;
+
+fn admin_url() -> String {
+    std::env::var("ARENA_TEST_POSTGRES")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string())
+}
+
+fn url_of(name: &str) -> String {
+    let admin = admin_url();
+    let (base, _) = admin.rsplit_once('/').expect("a database in the URL");
+    format!("{base}/{name}")
+}
+
+async fn create(name: &str) {
+    let pool = sqlx::AnyPool::connect(&admin_url())
+        .await
+        .expect("PostgreSQL");
+    let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        .execute(&pool)
+        .await;
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&pool)
+        .await
+        .expect("CREATE DATABASE");
+    pool.close().await;
+}
+
+async fn drop_db(name: &str) {
+    if let Ok(pool) = sqlx::AnyPool::connect(&admin_url()).await {
+        let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            .execute(&pool)
+            .await;
+        pool.close().await;
+    }
+}
+
+fn main() {
+    sqlx::any::install_default_drivers();
+    let wanted: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let run = |name: &str| wanted.is_empty() || wanted.iter().any(|w| w == name);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let dir = tempfile::tempdir().expect("temp dir");
+    println!(
+        "load average at start: {}",
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
+    );
+    if run("throughput") {
+        runtime.block_on(throughput(dir.path()));
+    }
+    if run("queries") {
+        runtime.block_on(queries());
+    }
+}
+
+fn tournament(dir: &Path, round: usize, replays: &str) -> f64 {
+    let games = (ROUNDS * 12).to_string();
+    let out = dir.join(format!("t-{replays}-{round}"));
+    let mut args = vec!["tournament", "spring2021", "--seed", "5", "--jobs", "2"];
+    args.extend(["--games", &games, "--replays", replays]);
+    for bot in BOTS {
+        args.extend(["--bot", bot]);
+    }
+    let output = Command::new(ARENA)
+        .args(&args)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("arena tournament");
+    assert!(output.status.success());
+    let _ = std::fs::remove_dir_all(&out);
+    // Its own figure of the play phase ("720 played now in 0.12 s: 6087 games/s"): process start
+    // and the report are left out, as the workers' start is below.
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    text.split(['\n', '\r'])
+        .find_map(|line| {
+            let (_, rest) = line.split_once(" s: ")?;
+            rest.trim_end()
+                .trim_end_matches(')')
+                .strip_suffix(" games/s")?
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
+        .expect("the tournament's games/s line")
+}
+
+fn contest(dir: &Path) {
+    let mut text = format!(
+        "name = \"bench\"\ngame = \"spring2021\"\nformat = \"koth\"\nseed = 5\n[koth]\nrounds = {ROUNDS}\n"
+    );
+    for bot in BOTS {
+        text.push_str(&format!(
+            "[[bots]]\nname = \"{bot}\"\nbot = \"builtin:{bot}\"\n"
+        ));
+    }
+    std::fs::write(dir.join("contest.toml"), text).expect("contest file");
+}
+
+fn spawn(args: &[&str], dir: &Path) -> Child {
+    let mut child = Command::new(ARENA)
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("arena starts");
+    // The first line: the process is ready.
+    use std::io::BufRead;
+    let mut line = String::new();
+    let _ = std::io::BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line);
+    child
+}
+
+async fn count(pool: &sqlx::AnyPool, sql: &str) -> i64 {
+    sqlx::query(sql)
+        .fetch_one(pool)
+        .await
+        .expect("a count")
+        .try_get(0)
+        .expect("an integer")
+}
+
+/// One contest played by `workers` worker processes of `jobs` games each: games/s from the
+/// workers' start to the last result, and transactions per game.
+async fn contest_run(dir: &Path, round: usize, workers: usize, jobs: usize) -> (f64, f64) {
+    let name = format!("arena_bench_{}_{round}", std::process::id());
+    create(&name).await;
+    let url = url_of(&name);
+    let folder = dir.join(format!("c-{round}-{workers}"));
+    std::fs::create_dir_all(&folder).expect("folder");
+    contest(&folder);
+    let mut host = spawn(
+        &[
+            "host",
+            "contest.toml",
+            "--listen",
+            "127.0.0.1:0",
+            "--workers",
+            "0",
+            "--db",
+            &url,
+        ],
+        &folder,
+    );
+    let pool = sqlx::AnyPool::connect(&url).await.expect("the database");
+    let total = i64::from(ROUNDS) * 12;
+    while count(&pool, "SELECT COUNT(*) FROM games").await < total {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The host only serves from here: stop it so that its scheduler's looks do not count.
+    let _ = host.kill();
+    let _ = host.wait();
+    let stat = format!("SELECT xact_commit FROM pg_stat_database WHERE datname = '{name}'");
+    let before = count(&pool, &stat).await;
+    let jobs_text = jobs.to_string();
+    let mut children: Vec<Child> = (0..workers)
+        .map(|index| {
+            let data = folder.join(format!("w{index}"));
+            let data = data.to_string_lossy().into_owned();
+            spawn(
+                &[
+                    "worker", "--db", &url, "--jobs", &jobs_text, "--data", &data,
+                ],
+                &folder,
+            )
+        })
+        .collect();
+    // The play phase, as the tournament's figure: from the first result to the last (the
+    // workers' start, connection and sandbox set-up left out).
+    let mut first: Option<(Instant, i64)> = None;
+    loop {
+        let done = count(&pool, "SELECT COUNT(*) FROM results").await;
+        if done > 0 && first.is_none() {
+            first = Some((Instant::now(), done));
+        }
+        if done >= total {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let (started, at_start) = first.expect("a first result");
+    let elapsed = started.elapsed().as_secs_f64();
+    // The statistics collector lags a little behind the commits.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let after = count(&pool, &stat).await;
+    for child in &mut children {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    pool.close().await;
+    drop_db(&name).await;
+    // This bench's own polls (one every 5 ms) are among the commits: taken out.
+    let polls = elapsed / 0.005;
+    (
+        (total - at_start) as f64 / elapsed,
+        ((after - before) as f64 - polls).max(0.0) / total as f64,
+    )
+}
+
+async fn throughput(dir: &Path) {
+    let mut rows: Vec<(String, Vec<f64>)> = vec![
+        ("tournament --jobs 2 --replays none".into(), Vec::new()),
+        ("tournament --jobs 2 --replays all".into(), Vec::new()),
+        ("2 workers x 1 job".into(), Vec::new()),
+        ("1 worker x 2 jobs".into(), Vec::new()),
+    ];
+    let mut transactions = Vec::new();
+    for round in 0..3 {
+        rows[0].1.push(tournament(dir, round, "none"));
+        rows[1].1.push(tournament(dir, round, "all"));
+        // (More workers than cores: they are started one after another, and the first ones
+        // play the whole queue before the last is up; not a figure.)
+        for (row, (workers, jobs)) in [(2, (2, 1)), (3, (1, 2))] {
+            let (rate, per_game) = contest_run(dir, round * 10 + row, workers, jobs).await;
+            rows[row].1.push(rate);
+            transactions.push(per_game);
+        }
+    }
+    let best = |rates: &[f64]| rates.iter().copied().fold(0.0, f64::max);
+    let reference = best(&rows[0].1);
+    println!(
+        "throughput (play phase), Spring 2021 built-in bots, {} games a run, best of 3 interleaved runs:",
+        ROUNDS * 12
+    );
+    for (label, rates) in &rows {
+        println!(
+            "  {label:40} {:7.1} games/s ({:.2} of the tournament without replays; runs: {})",
+            best(rates),
+            best(rates) / reference,
+            rates
+                .iter()
+                .map(|r| format!("{r:.1}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    transactions.sort_by(f64::total_cmp);
+    println!(
+        "  transactions per game (pg_stat_database, heartbeats and idle looks included): median {:.2}",
+        transactions[transactions.len() / 2]
+    );
+    println!(
+        "load average at the end: {}",
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
+    );
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+/// Claims and completions straight from this process: their latency alone and under 16
+/// concurrent claimers, with a result of a real game's size.
+async fn queries() {
+    let name = format!("arena_bench_q_{}", std::process::id());
+    create(&name).await;
+    let store = Store::open(&url_of(&name), None).await.expect("the store");
+    let user = store
+        .ensure_user("a", "house:a", arena_host::store::Role::House)
+        .await
+        .expect("a user");
+    let a = store
+        .add_submission(user, "builtin", "random", None, "x", 0)
+        .await
+        .expect("a");
+    let b = store
+        .add_submission(user, "builtin", "planner", None, "y", 0)
+        .await
+        .expect("b");
+    let games = 2000;
+    for _ in 0..games {
+        store
+            .schedule(
+                &NewGame {
+                    kind: "koth".into(),
+                    league: 0,
+                    variant: None,
+                    seats: vec![a, b],
+                    round: 0,
+                },
+                5,
+            )
+            .await
+            .expect("a game");
+    }
+    // A Spring 2021 replay of built-in bots is about 20 KB gzipped; the journal line 1 KB.
+    let finished = Finished {
+        entry: "x".repeat(1000),
+        ranks: vec![1, 2],
+        replay: Some((0..20_000).map(|i| (i * 7919 % 251) as u8).collect()),
+    };
+    let promotion = Promotion::default();
+    let languages = ",builtin,folder,python3,";
+    let mut claims = Vec::new();
+    let mut completes = Vec::new();
+    for _ in 0..500 {
+        let started = Instant::now();
+        let claimed = store
+            .claim_for("bench", Some(languages), 30_000)
+            .await
+            .expect("claim")
+            .expect("a game");
+        claims.push(started.elapsed().as_secs_f64() * 1000.0);
+        let started = Instant::now();
+        assert!(
+            store
+                .complete(&claimed, &finished, &promotion)
+                .await
+                .expect("complete")
+        );
+        completes.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    claims.sort_by(f64::total_cmp);
+    completes.sort_by(f64::total_cmp);
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    println!(
+        "queries, one client: claim (2 statements) {:.2} ms mean, p50 {:.2}, p99 {:.2}; complete (1 \
+         transaction of 4 statements) {:.2} ms mean, p50 {:.2}, p99 {:.2}",
+        mean(&claims),
+        percentile(&claims, 0.5),
+        percentile(&claims, 0.99),
+        mean(&completes),
+        percentile(&completes, 0.5),
+        percentile(&completes, 0.99)
+    );
+    // 16 claimers at once (sqlx's pool holds 8 connections per process: two stores).
+    let started = Instant::now();
+    let stores = [
+        store.clone(),
+        Store::open(&url_of(&name), None)
+            .await
+            .expect("a second pool"),
+    ];
+    let mut tasks = Vec::new();
+    for index in 0..16 {
+        let store = stores[index % 2].clone();
+        let finished = finished.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut done = 0;
+            let promotion = Promotion::default();
+            while let Some(claimed) = store
+                .claim_for(&format!("bench-{index}"), Some(languages), 30_000)
+                .await
+                .expect("claim")
+            {
+                assert!(
+                    store
+                        .complete(&claimed, &finished, &promotion)
+                        .await
+                        .expect("complete")
+                );
+                done += 1;
+            }
+            done
+        }));
+    }
+    let mut done = 0;
+    for task in tasks {
+        done += task.await.expect("a claimer");
+    }
+    let rate = done as f64 / started.elapsed().as_secs_f64();
+    println!(
+        "queries, 16 claimers: {done} claim+complete cycles, {rate:.0} games/s through one PostgreSQL"
+    );
+    // A Spring 2021 game of real bots lasts 10-20 s of bot time (the issue's figure); a Lang Wars
+    // game about 36 s. A worker core asks for a game every so often: one PostgreSQL feeds
+    // rate × game length cores.
+    for (game, seconds) in [("Spring 2021", 10.0), ("Lang Wars", 36.0)] {
+        println!(
+            "  {game} games of {seconds} s: one PostgreSQL feeds about {:.0} worker cores; 100 \
+             machines of 32 cores need {:.0} games/s ({:.0} % of it)",
+            rate * seconds,
+            3200.0 / seconds,
+            100.0 * 3200.0 / seconds / rate
+        );
+    }
+    for store in &stores {
+        store.close().await;
+    }
+    drop_db(&name).await;
+}
