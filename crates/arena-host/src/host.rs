@@ -1147,9 +1147,6 @@ impl Host {
         // Games claimed at once: games of built-in bots last a fraction of a millisecond, less
         // than a claim and a completion, so a worker whose games are that short claims (and
         // completes) them by the dozen; one game at a time as soon as they take long.
-        // Up to Self::MAX_BATCH at once, as long as a batch plays in under 50 ms: the claim and the
-        // completion (a few milliseconds) stay a few percent of the batch, and a batch never
-        // holds more than a fraction of a second of work that another worker could have taken.
         let mut batch: i64 = 1;
         while !self.stopping() {
             // Batches are of built-in bots' games only: a game of process bots is long enough
@@ -1216,7 +1213,7 @@ impl Host {
             batch = if !builtin_only {
                 batch
             } else if took < Duration::from_millis(50) {
-                (batch * 2).min(Self::MAX_BATCH)
+                (batch * 2).min(64)
             } else if took > Duration::from_millis(500) {
                 (batch / 2).max(1)
             } else {
@@ -1226,9 +1223,6 @@ impl Host {
         }
         Ok(counts)
     }
-
-    /// Most games of built-in bots a worker claims at once (see `Host::worker`).
-    const MAX_BATCH: i64 = 1024;
 
     /// Records played games: the finished ones completed in one transaction, the failed ones one
     /// by one. Database errors are retried as long as the claims may still be this worker's;

@@ -21,7 +21,7 @@ use sqlx::Row;
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 const BOTS: [&str; 4] = ["planner", "wood1", "wood2", "random"];
 /// Rounds of every ordered pair of the 4 bots: 12 games a round.
-const ROUNDS: u32 = 1200;
+const ROUNDS: u32 = 120;
 
 fn admin_url() -> String {
     std::env::var("ARENA_TEST_POSTGRES")
