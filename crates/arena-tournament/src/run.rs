@@ -115,8 +115,13 @@ pub fn run(
             decided: true,
         });
     }
+    // Games of process bots and of built-ins that search keep their replays (see stores_replay).
     let stores_replays = plan.settings.replays
-        && (plan.settings.builtin_replays || plan.bots.iter().any(|b| b.builtin().is_none()));
+        && (plan.settings.builtin_replays
+            || plan
+                .bots
+                .iter()
+                .any(|b| b.builtin().is_none_or(|name| entry.builtin_thinks(name))));
     if stores_replays {
         std::fs::create_dir_all(dir.join(REPLAY_DIR)).map_err(|e| TournamentError::io(dir, e))?;
     }
@@ -342,10 +347,15 @@ impl Worker<'_> {
     /// Whether a game's replay is stored.
     fn stores_replay(&self, game: &ScheduledGame) -> bool {
         let plan = self.plan;
-        let builtin = game.seats.iter().all(|&b| plan.bots[b].builtin().is_some());
-        // Games between built-in bots are rebuilt from their seed when watched (crate::rebuild),
-        // so their replays are stored only when asked for.
-        if builtin {
+        // Games between rule bots are rebuilt from their seed when watched (crate::rebuild), so
+        // their replays are stored only when asked for. A built-in that searches is timed: its
+        // answer times are measurements that a rebuild cannot give back.
+        let rebuilt = game.seats.iter().all(|&b| {
+            plan.bots[b]
+                .builtin()
+                .is_some_and(|name| !self.entry.builtin_thinks(name))
+        });
+        if rebuilt {
             plan.settings.replays && plan.settings.builtin_replays
         } else {
             plan.settings.replays

@@ -492,7 +492,13 @@ fn list() -> Result<ExitCode> {
             writeln!(out, "  leagues: {default} (default) {}", others.join(" "))?;
         }
         for (name, about) in game.bots() {
-            writeln!(out, "  builtin:{name:<12} {about}")?;
+            // A built-in that searches is held to the time limits as a process is.
+            let timed = if game.builtin_thinks(name) {
+                "(timed) "
+            } else {
+                ""
+            };
+            writeln!(out, "  builtin:{name:<12} {timed}{about}")?;
         }
     }
     Ok(ExitCode::SUCCESS)

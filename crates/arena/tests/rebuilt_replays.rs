@@ -92,22 +92,52 @@ fn rebuilt_equals_stored(game_args: &[&str]) {
     }
 }
 
+/// The rule bots of each game (the built-ins that search are timed: their games keep their
+/// replays, see below).
+const LANG_WARS_RULE_BOTS: [&str; 8] = [
+    "--bot", "random", "--bot", "spread", "--bot", "focus", "--bot", "greedy",
+];
+
 #[test]
 fn every_game_rebuilds_to_the_replay_that_would_have_been_stored() {
-    rebuilt_equals_stored(&["langwars2", "--seed", "3", "--games", "8"]);
-    rebuilt_equals_stored(&["negotiate", "--seed", "4", "--games", "4"]);
-    rebuilt_equals_stored(&["langwars", "--seed", "5", "--games", "4"]);
-    rebuilt_equals_stored(&[
-        "spring2021",
-        "--seed",
-        "6",
-        "--games",
-        "6",
-        "--league",
-        "wood1",
-    ]);
-    rebuilt_equals_stored(&["spring2021", "--seed", "7", "--games", "6"]);
-    rebuilt_equals_stored(&["coup", "--seed", "8", "--games", "10"]);
+    let with = |args: &[&'static str], bots: &[&'static str]| -> Vec<&'static str> {
+        args.iter().chain(bots).copied().collect()
+    };
+    rebuilt_equals_stored(&with(
+        &["langwars2", "--seed", "3", "--games", "8"],
+        &LANG_WARS_RULE_BOTS,
+    ));
+    rebuilt_equals_stored(&with(
+        &["negotiate", "--seed", "4", "--games", "4"],
+        &LANG_WARS_RULE_BOTS,
+    ));
+    rebuilt_equals_stored(&with(
+        &["langwars", "--seed", "5", "--games", "4"],
+        &LANG_WARS_RULE_BOTS,
+    ));
+    let spring = [
+        "--bot", "random", "--bot", "wood2", "--bot", "wood1", "--bot", "planner",
+    ];
+    rebuilt_equals_stored(&with(
+        &[
+            "spring2021",
+            "--seed",
+            "6",
+            "--games",
+            "6",
+            "--league",
+            "wood1",
+        ],
+        &spring,
+    ));
+    rebuilt_equals_stored(&with(
+        &["spring2021", "--seed", "7", "--games", "6"],
+        &spring,
+    ));
+    rebuilt_equals_stored(&with(
+        &["coup", "--seed", "8", "--games", "10"],
+        &["--bot", "random", "--bot", "calculator", "--bot", "taxman"],
+    ));
     // Coup's own options are kept in the plan: the rebuilt games use the same deck.
     rebuilt_equals_stored(&[
         "coup",
@@ -118,7 +148,48 @@ fn every_game_rebuilds_to_the_replay_that_would_have_been_stored() {
         "--deck",
         "_0'<'<0<_=0=_'=",
         "--no-shuffle",
+        "--bot",
+        "random",
+        "--bot",
+        "calculator",
     ]);
+}
+
+/// Games with a built-in that searches keep their replays by default: its answer times are
+/// measurements, which no rebuild gives back.
+#[test]
+fn games_with_a_searching_builtin_store_their_replays() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let dir = root.path().join("t");
+    succeeded(&arena(&[
+        "tournament",
+        "langwars2",
+        "--seed",
+        "3",
+        "--games",
+        "20",
+        "--time-scale",
+        "20",
+        "--bot",
+        "montecarlo",
+        "--bot",
+        "greedy",
+        "--bot",
+        "focus",
+        "--bot",
+        "random",
+        "--bot",
+        "spread",
+        "--out",
+        path_text(&dir),
+    ]));
+    let journal = std::fs::read_to_string(dir.join("results.jsonl")).expect("journal");
+    let with_search = journal
+        .lines()
+        .filter(|line| line.contains("\"montecarlo\""))
+        .count();
+    assert!(with_search > 0 && with_search < journal.lines().count());
+    assert_eq!(stored_replays(&dir), with_search);
 }
 
 #[test]
