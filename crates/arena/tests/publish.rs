@@ -61,13 +61,21 @@ fn a_copied_tournament_folder_opens_every_game_from_disk() {
         succeeded(&arena(&all));
         tournaments.push(name);
     }
-    // One more with the default: games between built-in bots keep no replay file.
+    // One more with the default: games between rule bots keep no replay file.
     let rebuilt = made.join("rebuilt");
     succeeded(&arena(&[
         "tournament",
         "langwars2",
         "--games",
         "4",
+        "--bot",
+        "random",
+        "--bot",
+        "spread",
+        "--bot",
+        "focus",
+        "--bot",
+        "greedy",
         "--out",
         rebuilt.to_str().expect("utf-8"),
     ]));
