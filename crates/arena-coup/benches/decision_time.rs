@@ -17,11 +17,7 @@ fn main() {
         .unwrap_or(200);
     let catalog = bots::all();
     let make = |name: &str, seed: u64| -> Box<dyn Bot<Coup>> {
-        let entry = catalog
-            .iter()
-            .find(|b| b.name == name)
-            .expect("in the catalog");
-        (entry.make)(seed)
+        arena_core::registry::make_bot(&catalog, name, seed).expect("in the catalog")
     };
     let mut times = Vec::new();
     let mut wins = 0;

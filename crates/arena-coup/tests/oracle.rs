@@ -11,11 +11,7 @@ use arena_coup::search::OracleBot;
 const TEST_SAMPLES: usize = 16;
 
 fn opponent(name: &str, seed: u64) -> Box<dyn Bot<Coup>> {
-    let entry = bots::all()
-        .into_iter()
-        .find(|b| b.name == name)
-        .expect("built in");
-    (entry.make)(seed)
+    arena_core::registry::make_bot(&bots::all(), name, seed).expect("built in")
 }
 
 /// One game, oracle in `seat`; returns the history, the winner and the rule faults.

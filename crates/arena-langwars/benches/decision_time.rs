@@ -16,11 +16,7 @@ fn main() {
         .unwrap_or(100);
     let catalog = bots::catalog();
     let make = |name: &str, seed: u64| -> Box<dyn Bot<LangWars>> {
-        let entry = catalog
-            .iter()
-            .find(|b| b.name == name)
-            .expect("in the catalog");
-        (entry.make)(seed)
+        arena_core::registry::make_bot(&catalog, name, seed).expect("in the catalog")
     };
     for edition in Edition::ALL {
         let mut times = Vec::new();

@@ -12,11 +12,7 @@ const TEST_BUDGET: Budget = Budget {
 };
 
 fn other(name: &str, seed: u64) -> Box<dyn Bot<LangWars>> {
-    let entry = bots::catalog()
-        .into_iter()
-        .find(|b| b.name == name)
-        .expect("built in");
-    (entry.make)(seed)
+    arena_core::registry::make_bot(&bots::catalog(), name, seed).expect("built in")
 }
 
 /// One game with montecarlo in `seat` and `field` in the other seats (in order); returns its moves

@@ -37,13 +37,13 @@ fn play(think: Duration, timed: bool) -> arena_core::record::PlayerRecord {
             BuiltinAgent::new(spinner)
         }),
     }];
-    let greedy = bots.iter().find(|b| b.name == "greedy").expect("greedy");
     for seat in 1..4u64 {
+        let greedy = arena_core::registry::make_bot(&bots, "greedy", seat).expect("greedy");
         seats.push(Seat {
             name: format!("greedy{seat}"),
             spec: "builtin:greedy".into(),
             bot_seed: Some(seat),
-            agent: Box::new(BuiltinAgent::new((greedy.make)(seat))),
+            agent: Box::new(BuiltinAgent::new(greedy)),
         });
     }
     // The 1 s limit scaled to 40 ms.

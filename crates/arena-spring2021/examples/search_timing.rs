@@ -75,7 +75,8 @@ fn main() {
         mine.model.params = p;
     }
     let opponent_variant = opponent.strip_prefix("search:").and_then(variant);
-    let entry = catalog().into_iter().find(|b| b.name == opponent);
+    let catalog = catalog();
+    let entry = arena_core::registry::find_bot(&catalog, opponent).ok();
     if entry.is_none() && opponent_variant.is_none() {
         eprintln!("no built-in bot `{opponent}`");
         return;

@@ -17,11 +17,8 @@ fn play(
     opponent: &str,
     search: SearchBot,
 ) -> (Vec<Cmd>, Option<usize>, usize) {
-    let entry = catalog()
-        .into_iter()
-        .find(|b| b.name == opponent)
-        .expect("a built-in bot");
-    let mut other = (entry.make)(seed);
+    let mut other =
+        arena_core::registry::make_bot(&catalog(), opponent, seed).expect("a built-in bot");
     let mut me = search;
     let mut game = Spring2021::new(&league, seed);
     let mut obs = Obs::default();
@@ -47,10 +44,9 @@ fn same_seed_same_game() {
         assert_eq!(a, b, "seat {seat}");
     }
     // Made from the catalog with different seeds: the search draws nothing at random.
-    let search = catalog()
-        .into_iter()
-        .find(|b| b.name == "search")
-        .expect("search is in the catalog");
+    let catalog = catalog();
+    let search =
+        arena_core::registry::find_bot(&catalog, "search").expect("search is in the catalog");
     assert!(search.thinks, "search is timed like a process");
     let mut game = Spring2021::new(&League::Bronze, 5);
     let mut obs = Obs::default();
