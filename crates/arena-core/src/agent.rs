@@ -137,18 +137,30 @@ impl<G: Game> Agent<G> for BuiltinAgent<G> {
         _first: bool,
         limit: Duration,
     ) -> BoxFuture<'a, Reply<G::Action>> {
-        let Some(clock) = self.clock else {
-            let action = self.bot.act(obs);
-            return Box::pin(async move {
-                Reply {
-                    answer: Answer::Action(action),
-                    input: None,
-                    raw_output: None,
-                    elapsed: Duration::ZERO,
-                    cpu: None,
-                }
-            });
+        let (answer, elapsed, cpu) = match self.clock {
+            None => (Answer::Action(self.bot.act(obs)), Duration::ZERO, None),
+            Some(clock) => self.act_timed(obs, clock, limit),
         };
+        Box::pin(async move {
+            Reply {
+                answer,
+                input: None,
+                raw_output: None,
+                elapsed,
+                cpu,
+            }
+        })
+    }
+}
+
+impl<G: Game> BuiltinAgent<G> {
+    /// One answer of a bot that searches, timed and judged on `clock`: (answer, wall, CPU).
+    fn act_timed(
+        &mut self,
+        obs: &G::Obs,
+        clock: ClockKind,
+        limit: Duration,
+    ) -> (Answer<G::Action>, Duration, Option<Duration>) {
         let cpu_before = thread_cpu_time();
         let started = std::time::Instant::now();
         let action = as_ordinary_thread(|| self.bot.act(obs));
@@ -176,14 +188,6 @@ impl<G: Game> Agent<G> for BuiltinAgent<G> {
         } else {
             Answer::Action(action)
         };
-        Box::pin(async move {
-            Reply {
-                answer,
-                input: None,
-                raw_output: None,
-                elapsed,
-                cpu,
-            }
-        })
+        (answer, elapsed, cpu)
     }
 }

@@ -663,8 +663,7 @@ impl TreeCpuProbe {
         let mut buffer = [0u8; 1024];
         let length = stat.read_at(&mut buffer, 0).ok()?;
         let text = std::str::from_utf8(&buffer[..length]).ok()?;
-        let after = text.rfind(')').and_then(|at| text.get(at + 2..))?;
-        let fields: Vec<&str> = after.split_whitespace().collect();
+        let fields = stat_fields(text)?;
         // num_threads is field 20 of stat (17 after the command): other threads' children are only
         // found by the whole walk.
         if fields.get(17).and_then(|n| n.parse::<u32>().ok()) != Some(1) {
@@ -675,15 +674,25 @@ impl TreeCpuProbe {
             Ok(0) => {}
             _ => return process_tree_cpu(self.pid),
         }
-        Some(ticks_to_duration(
-            fields
-                .get(11..15)
-                .into_iter()
-                .flatten()
-                .filter_map(|field| field.parse::<u64>().ok())
-                .sum(),
-        ))
+        Some(ticks_to_duration(cpu_ticks(&fields)))
     }
+}
+
+/// The fields of a `/proc/PID/stat` line after the command, which may hold spaces and parentheses
+/// (they follow its last `)`).
+fn stat_fields(stat: &str) -> Option<Vec<&str>> {
+    let after = stat.rfind(')').and_then(|at| stat.get(at + 2..))?;
+    Some(after.split_whitespace().collect())
+}
+
+/// utime + stime + cutime + cstime (fields 14-17 of stat, 11-14 after the command), in ticks.
+fn cpu_ticks(fields: &[&str]) -> u64 {
+    fields
+        .get(11..15)
+        .into_iter()
+        .flatten()
+        .filter_map(|field| field.parse::<u64>().ok())
+        .sum()
 }
 
 fn ticks_to_duration(ticks: u64) -> Duration {
@@ -709,18 +718,10 @@ pub fn process_tree_cpu(pid: i32) -> Option<Duration> {
             Err(_) if seen > 1 => continue,
             Err(_) => return None,
         };
-        // Fields after the command (which may hold spaces and parentheses) follow its last `)`.
-        let Some(after) = stat.rfind(')').and_then(|at| stat.get(at + 2..)) else {
+        let Some(fields) = stat_fields(&stat) else {
             continue;
         };
-        let fields: Vec<&str> = after.split_whitespace().collect();
-        // utime, stime, cutime, cstime are fields 14-17 of stat, 11-14 after the command.
-        ticks += fields
-            .get(11..15)
-            .into_iter()
-            .flatten()
-            .filter_map(|field| field.parse::<u64>().ok())
-            .sum::<u64>();
+        ticks += cpu_ticks(&fields);
         if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
             for task in tasks.flatten() {
                 if let Ok(children) = std::fs::read_to_string(task.path().join("children")) {

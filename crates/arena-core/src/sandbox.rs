@@ -2611,79 +2611,67 @@ fn helper_loop(uid: Option<u32>, gid: Option<u32>) -> i32 {
     }
 }
 
-/// Receives one byte on descriptor `fd` with any descriptors passed along (a socket), or reads it
-/// (a pipe). `None` at end of file.
-fn receive_with_fds(fd: RawFd) -> io::Result<Option<(u8, Vec<OwnedFd>)>> {
+/// Room for the control messages of one message (three descriptors, or one `ucred`), aligned for
+/// `cmsghdr`.
+type ControlBuffer = [u64; 8];
+
+/// Receives one byte on socket `fd` (`recvmsg` with `flags`) and calls `each(type, data)` for
+/// every `SOL_SOCKET` control message that came with it. `Ok(None)` at end of file.
+fn receive_byte(
+    fd: RawFd,
+    flags: libc::c_int,
+    mut each: impl FnMut(libc::c_int, &[u8]),
+) -> io::Result<Option<u8>> {
     let mut byte = [0u8; 1];
     let mut iov = libc::iovec {
         iov_base: byte.as_mut_ptr().cast(),
         iov_len: 1,
     };
-    // Room for three descriptors' control message, aligned for cmsghdr.
-    let mut control = [0u64; 8];
+    let mut control: ControlBuffer = [0; 8];
     // SAFETY: an all-zero msghdr is valid; its pointers are set below.
     let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
     message.msg_iov = &mut iov;
     message.msg_iovlen = 1;
     message.msg_control = control.as_mut_ptr().cast();
     message.msg_controllen = std::mem::size_of_val(&control) as _;
-    loop {
-        // SAFETY: recvmsg into buffers that live across the call.
-        let n = unsafe { libc::recvmsg(fd, &mut message, libc::MSG_CMSG_CLOEXEC) };
-        if n >= 0 {
-            if n == 0 {
-                return Ok(None);
-            }
-            break;
-        }
-        let error = io::Error::last_os_error();
-        match error.raw_os_error() {
-            Some(libc::EINTR) => continue,
-            Some(libc::ENOTSOCK) => {
-                // SAFETY: read into a one-byte buffer.
-                let n = unsafe { libc::read(fd, byte.as_mut_ptr().cast(), 1) };
-                return match n {
-                    1 => Ok(Some((byte[0], Vec::new()))),
-                    0 => Ok(None),
-                    _ => Err(io::Error::last_os_error()),
-                };
-            }
-            _ => return Err(error),
-        }
+    // SAFETY: recvmsg into buffers that live across the call.
+    let n = unsafe { libc::recvmsg(fd, &mut message, flags) };
+    if n < 0 {
+        return Err(io::Error::last_os_error());
     }
-    let mut fds = Vec::new();
+    if n == 0 {
+        return Ok(None);
+    }
     // SAFETY: walking the control messages the kernel wrote into `message`.
     unsafe {
         let mut header = libc::CMSG_FIRSTHDR(&message);
         while !header.is_null() {
-            if (*header).cmsg_level == libc::SOL_SOCKET && (*header).cmsg_type == libc::SCM_RIGHTS {
-                let data = libc::CMSG_DATA(header).cast::<RawFd>();
-                let count = ((*header).cmsg_len as usize - libc::CMSG_LEN(0) as usize)
-                    / std::mem::size_of::<RawFd>();
-                for i in 0..count {
-                    fds.push(OwnedFd::from_raw_fd(data.add(i).read_unaligned()));
-                }
+            if (*header).cmsg_level == libc::SOL_SOCKET {
+                let length = (*header).cmsg_len as usize - libc::CMSG_LEN(0) as usize;
+                let data = std::slice::from_raw_parts(libc::CMSG_DATA(header), length);
+                each((*header).cmsg_type, data);
             }
             header = libc::CMSG_NXTHDR(&message, header);
         }
     }
-    Ok(Some((byte[0], fds)))
+    Ok(Some(byte[0]))
 }
 
-/// Sends `byte` on the socket `fd` with `fds` passed along.
-fn send_with_fds(fd: RawFd, byte: u8, fds: &[RawFd]) -> io::Result<()> {
-    let mut data = [byte];
+/// Sends `byte` on socket `fd` with one `SOL_SOCKET` control message of type `kind` carrying
+/// `data`. Allocates nothing: the helper's child calls it between its start and its exec.
+fn send_byte(fd: RawFd, byte: u8, kind: libc::c_int, data: &[u8]) -> io::Result<()> {
+    let mut payload = [byte];
     let mut iov = libc::iovec {
-        iov_base: data.as_mut_ptr().cast(),
+        iov_base: payload.as_mut_ptr().cast(),
         iov_len: 1,
     };
-    let mut control = [0u64; 8];
+    let mut control: ControlBuffer = [0; 8];
     // SAFETY: an all-zero msghdr is valid; its pointers are set below, the control message is
-    // written within `control` (room for three descriptors).
+    // written within `control` (checked against its size).
     unsafe {
-        let space = libc::CMSG_SPACE(std::mem::size_of_val(fds) as u32) as usize;
+        let space = libc::CMSG_SPACE(data.len() as u32) as usize;
         if space > std::mem::size_of_val(&control) {
-            return Err(io::Error::other("too many descriptors"));
+            return Err(io::Error::other("control message too large"));
         }
         let mut message: libc::msghdr = std::mem::zeroed();
         message.msg_iov = &mut iov;
@@ -2692,12 +2680,9 @@ fn send_with_fds(fd: RawFd, byte: u8, fds: &[RawFd]) -> io::Result<()> {
         message.msg_controllen = space as _;
         let header = libc::CMSG_FIRSTHDR(&message);
         (*header).cmsg_level = libc::SOL_SOCKET;
-        (*header).cmsg_type = libc::SCM_RIGHTS;
-        (*header).cmsg_len = libc::CMSG_LEN(std::mem::size_of_val(fds) as u32) as _;
-        let out = libc::CMSG_DATA(header).cast::<RawFd>();
-        for (i, fd) in fds.iter().enumerate() {
-            out.add(i).write_unaligned(*fd);
-        }
+        (*header).cmsg_type = kind;
+        (*header).cmsg_len = libc::CMSG_LEN(data.len() as u32) as _;
+        std::ptr::copy_nonoverlapping(data.as_ptr(), libc::CMSG_DATA(header), data.len());
         loop {
             if libc::sendmsg(fd, &message, libc::MSG_NOSIGNAL) == 1 {
                 return Ok(());
@@ -2708,6 +2693,55 @@ fn send_with_fds(fd: RawFd, byte: u8, fds: &[RawFd]) -> io::Result<()> {
             }
         }
     }
+}
+
+/// Receives one byte on descriptor `fd` with any descriptors passed along (a socket), or reads it
+/// (a pipe). `None` at end of file.
+fn receive_with_fds(fd: RawFd) -> io::Result<Option<(u8, Vec<OwnedFd>)>> {
+    loop {
+        let mut fds = Vec::new();
+        let received = receive_byte(fd, libc::MSG_CMSG_CLOEXEC, |kind, data| {
+            if kind == libc::SCM_RIGHTS {
+                for raw in data.chunks_exact(std::mem::size_of::<RawFd>()) {
+                    let Ok(bytes) = raw.try_into() else {
+                        continue;
+                    };
+                    // SAFETY: a descriptor the kernel just installed for us.
+                    fds.push(unsafe { OwnedFd::from_raw_fd(RawFd::from_ne_bytes(bytes)) });
+                }
+            }
+        });
+        match received {
+            Ok(byte) => return Ok(byte.map(|byte| (byte, fds))),
+            Err(error) => match error.raw_os_error() {
+                Some(libc::EINTR) => continue,
+                Some(libc::ENOTSOCK) => {
+                    let mut byte = [0u8; 1];
+                    // SAFETY: read into a one-byte buffer.
+                    let n = unsafe { libc::read(fd, byte.as_mut_ptr().cast(), 1) };
+                    return match n {
+                        1 => Ok(Some((byte[0], Vec::new()))),
+                        0 => Ok(None),
+                        _ => Err(io::Error::last_os_error()),
+                    };
+                }
+                _ => return Err(error),
+            },
+        }
+    }
+}
+
+/// Sends `byte` on the socket `fd` with `fds` passed along.
+fn send_with_fds(fd: RawFd, byte: u8, fds: &[RawFd]) -> io::Result<()> {
+    let mut data = [0u8; 3 * std::mem::size_of::<RawFd>()];
+    let length = std::mem::size_of_val(fds);
+    if length > data.len() {
+        return Err(io::Error::other("too many descriptors"));
+    }
+    for (slot, fd) in data.chunks_exact_mut(std::mem::size_of::<RawFd>()).zip(fds) {
+        slot.copy_from_slice(&fd.to_ne_bytes());
+    }
+    send_byte(fd, byte, libc::SCM_RIGHTS, &data[..length])
 }
 
 /// A game in a reused sandbox: starts `argv` on the game's pipes as the bot's user, reports its exit
@@ -2799,34 +2833,23 @@ const GROUP: u8 = b'P';
 /// Sends [`GROUP`] on the control socket `fd` with this process's credentials: the kernel gives
 /// arena the pid in arena's own PID namespace, which the sandbox's processes do not know.
 fn announce_group(fd: RawFd) {
-    let mut data = [GROUP];
-    let mut iov = libc::iovec {
-        iov_base: data.as_mut_ptr().cast(),
-        iov_len: 1,
-    };
-    let mut control = [0u64; 8];
-    // SAFETY: an all-zero msghdr is valid; the control message is written within `control`.
-    unsafe {
-        let credentials = libc::ucred {
+    // SAFETY: plain getters of this process's ids.
+    let credentials = unsafe {
+        libc::ucred {
             pid: libc::getpid(),
             uid: libc::getuid(),
             gid: libc::getgid(),
-        };
-        let mut message: libc::msghdr = std::mem::zeroed();
-        message.msg_iov = &mut iov;
-        message.msg_iovlen = 1;
-        message.msg_control = control.as_mut_ptr().cast();
-        message.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<libc::ucred>() as u32) as _;
-        let header = libc::CMSG_FIRSTHDR(&message);
-        (*header).cmsg_level = libc::SOL_SOCKET;
-        (*header).cmsg_type = libc::SCM_CREDENTIALS;
-        (*header).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<libc::ucred>() as u32) as _;
-        libc::CMSG_DATA(header)
-            .cast::<libc::ucred>()
-            .write_unaligned(credentials);
-        // Best effort: without it arena pauses the whole sandbox's group, as before.
-        libc::sendmsg(fd, &message, libc::MSG_NOSIGNAL);
-    }
+        }
+    };
+    // SAFETY: viewing a plain C struct as its bytes.
+    let data = unsafe {
+        std::slice::from_raw_parts(
+            (&credentials as *const libc::ucred).cast::<u8>(),
+            std::mem::size_of::<libc::ucred>(),
+        )
+    };
+    // Best effort: without it arena pauses the whole sandbox's group, as before.
+    let _ = send_byte(fd, GROUP, libc::SCM_CREDENTIALS, data);
 }
 
 /// The process groups announced on `fd` (arena's end of a control socket with `SO_PASSCRED`) and
@@ -2834,43 +2857,19 @@ fn announce_group(fd: RawFd) {
 fn announced_groups(fd: RawFd) -> Vec<i32> {
     let mut groups = Vec::new();
     loop {
-        let mut byte = [0u8; 1];
-        let mut iov = libc::iovec {
-            iov_base: byte.as_mut_ptr().cast(),
-            iov_len: 1,
-        };
-        let mut control = [0u64; 8];
-        // SAFETY: an all-zero msghdr is valid; its pointers are set below.
-        let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
-        message.msg_iov = &mut iov;
-        message.msg_iovlen = 1;
-        message.msg_control = control.as_mut_ptr().cast();
-        message.msg_controllen = std::mem::size_of_val(&control) as _;
-        // SAFETY: recvmsg into buffers that live across the call.
-        let n = unsafe { libc::recvmsg(fd, &mut message, libc::MSG_DONTWAIT) };
-        if n <= 0 {
-            if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                continue;
+        let mut pid = None;
+        let received = receive_byte(fd, libc::MSG_DONTWAIT, |kind, data| {
+            if kind == libc::SCM_CREDENTIALS && data.len() >= std::mem::size_of::<libc::ucred>() {
+                // SAFETY: the kernel wrote a ucred there.
+                let credentials = unsafe { data.as_ptr().cast::<libc::ucred>().read_unaligned() };
+                pid = Some(credentials.pid);
             }
-            return groups;
-        }
-        // SAFETY: walking the control messages the kernel wrote into `message`.
-        unsafe {
-            let mut header = libc::CMSG_FIRSTHDR(&message);
-            while !header.is_null() {
-                if (*header).cmsg_level == libc::SOL_SOCKET
-                    && (*header).cmsg_type == libc::SCM_CREDENTIALS
-                    && byte[0] == GROUP
-                {
-                    let credentials = libc::CMSG_DATA(header)
-                        .cast::<libc::ucred>()
-                        .read_unaligned();
-                    if credentials.pid > 0 {
-                        groups.push(credentials.pid);
-                    }
-                }
-                header = libc::CMSG_NXTHDR(&message, header);
-            }
+        });
+        match received {
+            Ok(Some(GROUP)) => groups.extend(pid.filter(|&pid| pid > 0)),
+            Ok(Some(_)) => {}
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Ok(None) | Err(_) => return groups,
         }
     }
 }

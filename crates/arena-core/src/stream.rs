@@ -404,10 +404,7 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
             }
             // Read before the input goes out, while the bot waits for it: the clock starts right
             // after the write, with nothing of arena's in between.
-            let cpu_before = match self.cpu_at_pause.take() {
-                Some(cpu) => Some(cpu),
-                None => process.cpu_time(),
-            };
+            let cpu_before = self.cpu_at_pause.take().or_else(|| process.cpu_time());
             process.write(input.as_bytes());
             if std::mem::take(&mut self.resume_pending) {
                 process.resume();

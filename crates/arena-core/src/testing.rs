@@ -48,3 +48,26 @@ pub fn assert_no_process_left(dir: &Path) {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// (state letter, pid) of every process in process group `pgid`, from `/proc` (`T`: stopped).
+pub fn group_members(pgid: i32) -> Vec<(char, i32)> {
+    let mut members = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // The fields after the command, which may hold spaces and parentheses: state, ppid, pgrp.
+        let Some(after) = stat.rfind(')').and_then(|at| stat.get(at + 2..)) else {
+            continue;
+        };
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        if fields.get(2).and_then(|g| g.parse::<i32>().ok()) == Some(pgid) {
+            let state = fields.first().and_then(|s| s.chars().next()).unwrap_or('?');
+            members.push((state, pid));
+        }
+    }
+    members
+}

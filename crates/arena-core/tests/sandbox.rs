@@ -76,20 +76,10 @@ fn going_over_the_memory_limit_is_its_own_verdict() {
 }
 
 fn states_of_group(pgid: i32) -> Vec<char> {
-    let mut states = Vec::new();
-    for entry in std::fs::read_dir("/proc").expect("proc").flatten() {
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        let Some(after) = stat.rfind(')').map(|at| &stat[at + 2..]) else {
-            continue;
-        };
-        let fields: Vec<&str> = after.split_whitespace().collect();
-        if fields.get(2).and_then(|g| g.parse::<i32>().ok()) == Some(pgid) {
-            states.push(fields[0].chars().next().unwrap_or('?'));
-        }
-    }
-    states
+    arena_core::testing::group_members(pgid)
+        .into_iter()
+        .map(|(state, _)| state)
+        .collect()
 }
 
 #[test]

@@ -8,27 +8,7 @@ use std::time::{Duration, Instant};
 
 use arena_core::process::{BotProcess, Chunk};
 use arena_core::sandbox::{Sandbox, SandboxPolicy, SandboxPool};
-
-/// (state letter, pid) of every process in group `pgid`.
-fn group_members(pgid: i32) -> Vec<(char, i32)> {
-    let mut members = Vec::new();
-    for entry in std::fs::read_dir("/proc").expect("proc").flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        let Some(after) = stat.rfind(')').map(|at| &stat[at + 2..]) else {
-            continue;
-        };
-        let fields: Vec<&str> = after.split_whitespace().collect();
-        if fields.get(2).and_then(|g| g.parse::<i32>().ok()) == Some(pgid) {
-            members.push((fields[0].chars().next().unwrap_or('?'), pid));
-        }
-    }
-    members
-}
+use arena_core::testing::group_members;
 
 fn pool() -> Option<Arc<SandboxPool>> {
     let policy = SandboxPolicy {
