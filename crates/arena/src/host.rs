@@ -189,17 +189,8 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
             .await;
         eprintln!("arena host: stopping after the games being played");
         host.stop();
-        let joined = tokio::task::spawn_blocking(move || {
-            threads
-                .into_iter()
-                .map(|t| t.join().map_err(|_| anyhow!("a worker panicked")))
-                .collect::<Result<Vec<_>>>()
-        })
-        .await
-        .context("the workers")??;
-        for counts in joined {
-            counts?;
-        }
+        let joined = join_workers(threads).await?;
+        joined?;
         if workers > 0 {
             // Its heartbeat task may not get to it before the runtime ends.
             let _ = host.store.set_worker_state(&host.worker_id, "stopped").await;
@@ -289,18 +280,8 @@ pub fn worker(args: WorkerArgs) -> Result<ExitCode> {
         .await;
         eprintln!("arena worker: finishing the games it holds, claiming no more");
         host.stop();
-        let joined = tokio::task::spawn_blocking(move || {
-            threads
-                .into_iter()
-                .map(|t| t.join().map_err(|_| anyhow!("a worker panicked")))
-                .collect::<Result<Vec<_>>>()
-        })
-        .await
-        .context("the workers")??;
-        let mut done = 0;
-        for counts in joined {
-            done += counts?.completed;
-        }
+        let joined = join_workers(threads).await?;
+        let done: u64 = joined?.iter().map(|counts| counts.completed).sum();
         // The heartbeat task marks the worker stopped once its threads are gone.
         for _ in 0..50 {
             let stopped = host
@@ -473,4 +454,22 @@ fn read_json(body: &mut ureq::Body) -> Result<serde_json::Value> {
         let short: String = text.trim().chars().take(300).collect();
         serde_json::json!({ "error": short })
     }))
+}
+
+/// Waits (off the runtime's threads) for the worker threads `Host::spawn_workers` started: what
+/// each did, or the first error; a panicked worker is an error.
+async fn join_workers(
+    threads: Vec<
+        std::thread::JoinHandle<Result<arena_host::host::WorkerCounts, arena_host::HostError>>,
+    >,
+) -> Result<Result<Vec<arena_host::host::WorkerCounts>, arena_host::HostError>> {
+    let joined = tokio::task::spawn_blocking(move || {
+        threads
+            .into_iter()
+            .map(|t| t.join().map_err(|_| anyhow!("a worker panicked")))
+            .collect::<Result<Vec<_>>>()
+    })
+    .await
+    .context("the workers")??;
+    Ok(joined.into_iter().collect())
 }
