@@ -1086,3 +1086,89 @@ touch /dev/shm/left 2>/dev/null
     let new = processes_left_since(&before_processes);
     assert!(new.is_empty(), "processes left: {new:?}");
 }
+
+/// A Coup tournament keeps each bot's sandbox between its games too (a process per call, in a
+/// sandbox kept by the worker's pool): what a call leaves in its folder, /tmp, /dev/shm and the
+/// calls folder beside its history file stays for the game's later calls (the original allowed
+/// state between calls) and never reaches the next game, and no process outlives its call. Each
+/// call stores the history it saw in what it plants; a later call that finds a planted history
+/// that is not the start of its own found another game's.
+#[test]
+fn a_reused_coup_sandbox_carries_nothing_between_games() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+        return;
+    }
+    let world = World::new();
+    let before_processes = sandbox_processes();
+    let body = r#"
+echo "pid $$" >&2
+seen=$(cat "$HIST")
+calls=$(dirname "$HIST")
+for f in .left /tmp/left /dev/shm/left "$calls/left"; do
+  if [ -e "$f" ]; then
+    case "$seen" in "$(cat "$f")"*) echo "kept $f" >&2 ;; *) echo "BREACH: $f was left" >&2 ;; esac
+  fi
+done
+grep -l "77[7]7" /proc/[0-9]*/cmdline >/dev/null 2>&1 && echo "BREACH: a process was left" >&2
+for f in .left /tmp/left /dev/shm/left "$calls/left"; do printf '%s' "$seen" 2>/dev/null > "$f"; done
+(sleep 7777 &)
+"#;
+    let script = world.script("coup leaves state", Coup, body);
+    let arena = arena();
+    let a = arena.to_string_lossy().into_owned();
+    let out = world.root().join("bots/coup-tournament");
+    let output = Command::new(&arena)
+        .args(["tournament", "coup", "--jobs", "1", "--games", "6"])
+        .args(["--seed", "3"])
+        .args(["--bot", &format!("offender=sh {} {a}", script.display())])
+        .args(["--bot", "calculator"])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("arena runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut first_pids = Vec::new();
+    for game in 0..6 {
+        let path = out.join(format!("replays/{game:06}.json.gz"));
+        let bytes = std::fs::read(&path).expect("replay");
+        let mut json = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut json)
+            .expect("gzip");
+        let replay: serde_json::Value = serde_json::from_str(&json).expect("json");
+        let seat = replay["players"]
+            .as_array()
+            .and_then(|players| players.iter().position(|p| p["name"] == "offender"))
+            .expect("the offender plays");
+        let stderr = replay["players"][seat]["stderr"].as_str().unwrap_or("");
+        assert!(!stderr.contains("BREACH"), "game {game}: {stderr}");
+        // Its state was kept between the calls of the game, in every place it could plant
+        // (/dev/shm is not writable for it).
+        for kept in [".left", "/tmp/left", ".calls/left"] {
+            assert!(
+                stderr
+                    .lines()
+                    .any(|line| line.starts_with("kept") && line.ends_with(kept)),
+                "game {game}: nothing kept in {kept}: {stderr}"
+            );
+        }
+        first_pids.extend(
+            stderr
+                .lines()
+                .find_map(|line| line.strip_prefix("pid "))
+                .and_then(|pid| pid.trim().parse::<u32>().ok()),
+        );
+    }
+    // The same sandbox each game: its PID namespace numbers on (a new one starts again low).
+    assert_eq!(first_pids.len(), 6, "{first_pids:?}");
+    assert!(
+        first_pids.windows(2).all(|w| w[1] > w[0]),
+        "not reused: {first_pids:?}"
+    );
+    let new = processes_left_since(&before_processes);
+    assert!(new.is_empty(), "processes left: {new:?}");
+}
