@@ -25,6 +25,34 @@ fn all_builtin(game: &Claimed) -> bool {
     game.seats.iter().all(|seat| seat.kind == "builtin")
 }
 
+/// How long a batch of built-in bots' games should play: long enough that its claim and its
+/// completion (a few milliseconds each) cost a few percent of it, short enough that a worker
+/// killed in the middle loses little.
+const BATCH_PLAY: Duration = Duration::from_millis(250);
+/// The most games claimed at once.
+const MAX_BATCH: i64 = 4096;
+
+/// The next batch size after `played` games took `took`: sized to play for [`BATCH_PLAY`] (and a
+/// quarter of the lease at most) at the rate just seen, changing by at most 4× at a time.
+fn next_batch(batch: i64, played: usize, took: Duration, lease_ms: i64) -> i64 {
+    let target = BATCH_PLAY.min(Duration::from_millis((lease_ms / 4).max(1) as u64));
+    let per_game = took.as_secs_f64() / played.max(1) as f64;
+    let fitting = if per_game > 0.0 {
+        (target.as_secs_f64() / per_game) as i64
+    } else {
+        MAX_BATCH
+    };
+    // A short batch (the queue ran dry) says nothing about what a full one would take.
+    let lower = if (played as i64) < batch {
+        1
+    } else {
+        batch / 4
+    };
+    fitting
+        .clamp(lower.max(1), (batch * 4).min(MAX_BATCH))
+        .max(1)
+}
+
 /// SHA-256 of `bytes`, hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
@@ -1146,7 +1174,8 @@ impl Host {
         let mut idle = Duration::from_millis(100);
         // Games claimed at once: games of built-in bots last a fraction of a millisecond, less
         // than a claim and a completion, so a worker whose games are that short claims (and
-        // completes) them by the dozen; one game at a time as soon as they take long.
+        // completes) them by the hundred (`next_batch`); one game at a time as soon as they take
+        // long.
         let mut batch: i64 = 1;
         while !self.stopping() {
             // Batches are of built-in bots' games only: a game of process bots is long enough
@@ -1209,16 +1238,9 @@ impl Host {
             for (game, _) in &played {
                 self.hold(game.id, false);
             }
-            let builtin_only = played.iter().all(|(game, _)| all_builtin(game));
-            batch = if !builtin_only {
-                batch
-            } else if took < Duration::from_millis(50) {
-                (batch * 2).min(64)
-            } else if took > Duration::from_millis(500) {
-                (batch / 2).max(1)
-            } else {
-                batch
-            };
+            if played.iter().all(|(game, _)| all_builtin(game)) {
+                batch = next_batch(batch, played.len(), took, self.lease_ms);
+            }
             self.changed.notify_waiters();
         }
         Ok(counts)
@@ -1292,6 +1314,25 @@ impl Host {
         local: &tokio::runtime::Runtime,
         record: bool,
     ) -> Result<Finished, String> {
+        // Built-in bots that do not search, and no replay wanted: the game alone, as `arena
+        // tournament` plays them (no agents, no runtime, nothing to time). The full path gives the
+        // same outcome (the rebuilt replays show it).
+        let untimed: Option<Vec<String>> = claimed
+            .seats
+            .iter()
+            .map(|seat| {
+                (seat.kind == "builtin" && !self.game.builtin_thinks(&seat.source_name))
+                    .then(|| seat.source_name.clone())
+            })
+            .collect();
+        if let (Some(bots), false) = (untimed, record) {
+            let outcome =
+                self.game
+                    .play_builtin(claimed.variant.as_deref(), &bots, claimed.seed)?;
+            let names = claimed.seats.iter().map(|seat| seat.user.clone()).collect();
+            let faults = vec![Vec::new(); claimed.seats.len()];
+            return self.finish(claimed, names, outcome, faults, Vec::new(), None);
+        }
         let mut seats = Vec::new();
         for submission in &claimed.seats {
             let seat = if submission.kind == "builtin" {
@@ -1330,6 +1371,32 @@ impl Host {
             self.game.as_ref(),
             request,
         ))?;
+        let faults = result
+            .faults
+            .iter()
+            .map(|faults| faults.iter().map(|f| f.kind).collect())
+            .collect();
+        let record = record.then_some(&result.record);
+        self.finish(
+            claimed,
+            result.names.clone(),
+            result.outcome.clone(),
+            faults,
+            result.timing.clone(),
+            record,
+        )
+    }
+
+    /// A played game as the database keeps it: its journal line and, when recorded, its replay.
+    fn finish(
+        &self,
+        claimed: &Claimed,
+        names: Vec<String>,
+        outcome: arena_core::Outcome,
+        faults: Vec<Vec<arena_core::FaultKind>>,
+        timing: Vec<Option<arena_core::SeatTiming>>,
+        record: Option<&arena_core::RecordJson>,
+    ) -> Result<Finished, String> {
         let entry = arena_tournament::Entry {
             index: claimed.id as u64,
             game: self.game.id().to_string(),
@@ -1337,33 +1404,29 @@ impl Host {
             seed: claimed.seed,
             pair: claimed.id as u64,
             seats: claimed.seats.iter().map(|s| s.id as usize).collect(),
-            bots: result.names.clone(),
-            scores: result.outcome.scores.clone(),
-            score_values: result.outcome.scores.iter().map(|s| s.to_f64()).collect(),
-            ranks: result.outcome.ranks.clone(),
-            winner: result.outcome.winner,
-            faults: result
-                .faults
-                .iter()
-                .map(|faults| faults.iter().map(|f| f.kind).collect())
-                .collect(),
-            timing: result.timing.clone(),
+            bots: names,
+            score_values: outcome.scores.iter().map(|s| s.to_f64()).collect(),
+            scores: outcome.scores,
+            ranks: outcome.ranks.clone(),
+            winner: outcome.winner,
+            faults,
+            timing,
             replay: None,
         };
         let entry =
             serde_json::to_string(&entry).map_err(|e| format!("cannot encode the result: {e}"))?;
-        let replay = if record {
-            let json = result
-                .record
-                .to_json()
-                .map_err(|e| format!("cannot encode the replay: {e}"))?;
-            Some(gzip(&json).map_err(|e| format!("cannot compress the replay: {e}"))?)
-        } else {
-            None
+        let replay = match record {
+            Some(record) => {
+                let json = record
+                    .to_json()
+                    .map_err(|e| format!("cannot encode the replay: {e}"))?;
+                Some(gzip(&json).map_err(|e| format!("cannot compress the replay: {e}"))?)
+            }
+            None => None,
         };
         Ok(Finished {
             entry,
-            ranks: result.outcome.ranks.clone(),
+            ranks: outcome.ranks,
             replay,
         })
     }

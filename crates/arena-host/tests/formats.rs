@@ -216,3 +216,46 @@ async fn koth_plays_every_ordered_pair_and_reruns_when_a_submission_arrives() {
     let points: f64 = standings.values().map(|s| s.value).sum();
     assert_eq!(points, won as f64, "1 point per win, none without a winner");
 }
+
+/// Games of built-in bots that do not search are played without agents (the fast path of
+/// `arena tournament`) and keep no replay: the replay rebuilt through the full path, on request,
+/// must be the same game, with the outcome the journal line records.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn built_in_games_record_what_their_rebuilt_replays_show() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let contest = "name = \"k\"\ngame = \"spring2021\"\nformat = \"koth\"\nseed = 3\n\
+         [koth]\nrounds = 2\n\
+         [[bots]]\nname = \"plan\"\nbot = \"builtin:planner\"\n\
+         [[bots]]\nname = \"w1\"\nbot = \"builtin:wood1\"\n\
+         [[bots]]\nname = \"rand\"\nbot = \"builtin:random\"\n";
+    let host = host(contest, dir.path(), arena_spring2021::entry()).await;
+    play_out(&host).await;
+    let results = host.store.results().await.expect("results");
+    assert_eq!(results.len(), 12, "2 rounds of 3 × 2 ordered pairs");
+    for (game, _, line) in results {
+        let entry: serde_json::Value = serde_json::from_str(&line).expect("a journal line");
+        let gzipped = host.replay(game).await.expect("rebuilt").expect("a replay");
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(&gzipped[..])
+            .read_to_string(&mut text)
+            .expect("gzip");
+        let replay: serde_json::Value = serde_json::from_str(&text).expect("replay JSON");
+        for field in ["scores", "ranks", "winner"] {
+            assert_eq!(
+                replay["outcome"][field], entry[field],
+                "game {game}: {field} of the fast path and of the full game"
+            );
+        }
+        let names: Vec<&serde_json::Value> = replay["players"]
+            .as_array()
+            .expect("players")
+            .iter()
+            .map(|p| &p["name"])
+            .collect();
+        let bots: Vec<&serde_json::Value> =
+            entry["bots"].as_array().expect("bots").iter().collect();
+        assert_eq!(names, bots, "game {game}: the same players");
+        assert!(entry.get("timing").is_none(), "rule bots are not timed");
+    }
+}

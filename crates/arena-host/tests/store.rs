@@ -391,3 +391,70 @@ async fn claims_are_leases_for_capable_workers_and_batches_take_what_they_ask() 
         }
     }
 }
+
+/// A batch larger than one statement's chunk, with rated games among the unrated ones: each game
+/// is recorded once, in the order given (completion numbers follow it), the rated ones rate; a
+/// claim listed twice or held by another worker is refused, as one game at a time would.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_batch_completes_in_order_and_rates_its_rated_games() {
+    const GAMES: usize = 1100;
+    const RATED: [usize; 2] = [3, 1050];
+    for (label, store, _keep, schema) in stores().await {
+        let (_, _, a, b) = two_players(&store).await;
+        for index in 0..GAMES {
+            let kind = if RATED.contains(&index) {
+                "ladder"
+            } else {
+                "koth"
+            };
+            let game = NewGame {
+                kind: kind.into(),
+                league: 0,
+                variant: None,
+                seats: vec![a, b],
+                round: 0,
+            };
+            store.schedule(&game, 7).await.unwrap();
+        }
+        let claimed = store.claim_batch("w1", None, 60_000, 5000).await.unwrap();
+        assert_eq!(claimed.len(), GAMES, "{label}");
+        // Completed in an order of our own: odd ids first, then even ones.
+        let mut order: Vec<&Claimed> = claimed.iter().filter(|g| g.id % 2 == 1).collect();
+        order.extend(claimed.iter().filter(|g| g.id % 2 == 0));
+        let results: Vec<Finished> = order.iter().map(|g| finished(g.id, &[1, 2])).collect();
+        let mut batch: Vec<(&Claimed, &Finished)> = order.iter().copied().zip(&results).collect();
+        let mut stranger = order[10].clone();
+        stranger.worker = "w9".into();
+        let twice = batch[20];
+        batch.insert(30, (&stranger, &results[10]));
+        batch.insert(40, twice);
+        let done = store
+            .complete_many(&batch, &Promotion::default())
+            .await
+            .unwrap();
+        let refused: Vec<usize> = (0..done.len()).filter(|i| !done[*i]).collect();
+        assert_eq!(
+            refused,
+            vec![30, 40],
+            "{label}: another worker's claim and a repeat are refused"
+        );
+        let stored = store.results().await.unwrap();
+        let expected: Vec<(i64, i64, String)> = order
+            .iter()
+            .enumerate()
+            .map(|(at, g)| (g.id, at as i64 + 1, format!("{{\"index\":{}}}", g.id)))
+            .collect();
+        assert_eq!(stored, expected, "{label}: once each, in the order given");
+        assert_eq!(store.count_games("done").await.unwrap(), GAMES as i64);
+        let players = store.players().await.unwrap();
+        assert!(
+            players.iter().all(|p| p.games == RATED.len() as i64),
+            "{label}: only the ladder games rate: {players:?}"
+        );
+        assert!(players[0].mu > players[1].mu, "{label}: the winner gains");
+        if let Some(schema) = schema {
+            store.close().await;
+            drop_schema(&schema).await;
+        }
+    }
+}

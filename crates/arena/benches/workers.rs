@@ -20,8 +20,14 @@ use sqlx::Row;
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 const BOTS: [&str; 4] = ["planner", "wood1", "wood2", "random"];
-/// Rounds of every ordered pair of the 4 bots: 12 games a round.
-const ROUNDS: u32 = 120;
+/// Rounds of every ordered pair of the 4 bots (12 games a round), `WORKERS_BENCH_ROUNDS` or 600:
+/// a few seconds of play, long against a batch (a quarter of a second).
+fn rounds() -> u32 {
+    std::env::var("WORKERS_BENCH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(600)
+}
 
 fn admin_url() -> String {
     std::env::var("ARENA_TEST_POSTGRES")
@@ -85,7 +91,7 @@ fn main() {
 }
 
 fn tournament(dir: &Path, round: usize, replays: &str) -> f64 {
-    let games = (ROUNDS * 12).to_string();
+    let games = (rounds() * 12).to_string();
     let out = dir.join(format!("t-{replays}-{round}"));
     let mut args = vec!["tournament", "spring2021", "--seed", "5", "--jobs", "2"];
     args.extend(["--games", &games, "--replays", replays]);
@@ -122,7 +128,8 @@ fn tournament(dir: &Path, round: usize, replays: &str) -> f64 {
 
 fn contest(dir: &Path) {
     let mut text = format!(
-        "name = \"bench\"\ngame = \"spring2021\"\nformat = \"koth\"\nseed = 5\n[koth]\nrounds = {ROUNDS}\n"
+        "name = \"bench\"\ngame = \"spring2021\"\nformat = \"koth\"\nseed = 5\n[koth]\nrounds = {}\n",
+        rounds()
     );
     for bot in BOTS {
         text.push_str(&format!(
@@ -158,7 +165,7 @@ async fn count(pool: &sqlx::AnyPool, sql: &str) -> i64 {
 
 /// One contest played by `workers` worker processes of `jobs` games each: games/s from the
 /// workers' start to the last result, and transactions per game.
-async fn contest_run(dir: &Path, round: usize, workers: usize, jobs: usize) -> (f64, f64) {
+async fn contest_run(dir: &Path, round: usize, workers: usize, jobs: usize) -> Run {
     let name = format!("arena_bench_{}_{round}", std::process::id());
     create(&name).await;
     let url = url_of(&name);
@@ -179,7 +186,7 @@ async fn contest_run(dir: &Path, round: usize, workers: usize, jobs: usize) -> (
         &folder,
     );
     let pool = sqlx::AnyPool::connect(&url).await.expect("the database");
-    let total = i64::from(ROUNDS) * 12;
+    let total = i64::from(rounds()) * 12;
     while count(&pool, "SELECT COUNT(*) FROM games").await < total {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -204,10 +211,13 @@ async fn contest_run(dir: &Path, round: usize, workers: usize, jobs: usize) -> (
     // The play phase, as the tournament's figure: from the first result to the last (the
     // workers' start, connection and sandbox set-up left out).
     let mut first: Option<(Instant, i64)> = None;
+    let worker_pids: Vec<u32> = children.iter().map(Child::id).collect();
+    let mut cpu_at_first = (0.0, 0.0);
     loop {
         let done = count(&pool, "SELECT COUNT(*) FROM results").await;
         if done > 0 && first.is_none() {
             first = Some((Instant::now(), done));
+            cpu_at_first = (cpu_seconds(&worker_pids), postgres_cpu_seconds());
         }
         if done >= total {
             break;
@@ -216,6 +226,11 @@ async fn contest_run(dir: &Path, round: usize, workers: usize, jobs: usize) -> (
     }
     let (started, at_start) = first.expect("a first result");
     let elapsed = started.elapsed().as_secs_f64();
+    let played = (total - at_start) as f64;
+    let cpu = (
+        (cpu_seconds(&worker_pids) - cpu_at_first.0) / played * 1e6,
+        (postgres_cpu_seconds() - cpu_at_first.1) / played * 1e6,
+    );
     // The statistics collector lags a little behind the commits.
     tokio::time::sleep(Duration::from_millis(700)).await;
     let after = count(&pool, &stat).await;
@@ -227,10 +242,57 @@ async fn contest_run(dir: &Path, round: usize, workers: usize, jobs: usize) -> (
     drop_db(&name).await;
     // This bench's own polls (one every 5 ms) are among the commits: taken out.
     let polls = elapsed / 0.005;
-    (
-        (total - at_start) as f64 / elapsed,
-        ((after - before) as f64 - polls).max(0.0) / total as f64,
-    )
+    Run {
+        rate: played / elapsed,
+        transactions: ((after - before) as f64 - polls).max(0.0) / total as f64,
+        worker_cpu_us: cpu.0,
+        postgres_cpu_us: cpu.1,
+    }
+}
+
+/// One contest run's figures.
+struct Run {
+    rate: f64,
+    transactions: f64,
+    /// CPU time per game of the worker processes and of every PostgreSQL process, in µs.
+    worker_cpu_us: f64,
+    postgres_cpu_us: f64,
+}
+
+/// User + system CPU seconds of `pid` (its threads included) from `/proc`.
+fn process_cpu_seconds(pid: &str) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0.0;
+    };
+    let Some(after) = stat.rfind(')').and_then(|at| stat.get(at + 2..)) else {
+        return 0.0;
+    };
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks: u64 = fields[11..13]
+        .iter()
+        .filter_map(|f| f.parse::<u64>().ok())
+        .sum();
+    ticks as f64 / 100.0
+}
+
+fn cpu_seconds(pids: &[u32]) -> f64 {
+    pids.iter()
+        .map(|pid| process_cpu_seconds(&pid.to_string()))
+        .sum()
+}
+
+/// Every PostgreSQL process's CPU (the server on this machine: its backends serve the run).
+fn postgres_cpu_seconds() -> f64 {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0.0;
+    };
+    entries
+        .flatten()
+        .filter(|entry| {
+            std::fs::read_to_string(entry.path().join("comm")).is_ok_and(|c| c.trim() == "postgres")
+        })
+        .map(|entry| process_cpu_seconds(&entry.file_name().to_string_lossy()))
+        .sum()
 }
 
 async fn throughput(dir: &Path) {
@@ -241,22 +303,24 @@ async fn throughput(dir: &Path) {
         ("1 worker x 2 jobs".into(), Vec::new()),
     ];
     let mut transactions = Vec::new();
+    let mut cpu = Vec::new();
     for round in 0..3 {
         rows[0].1.push(tournament(dir, round, "none"));
         rows[1].1.push(tournament(dir, round, "all"));
         // (More workers than cores: they are started one after another, and the first ones
         // play the whole queue before the last is up; not a figure.)
         for (row, (workers, jobs)) in [(2, (2, 1)), (3, (1, 2))] {
-            let (rate, per_game) = contest_run(dir, round * 10 + row, workers, jobs).await;
-            rows[row].1.push(rate);
-            transactions.push(per_game);
+            let run = contest_run(dir, round * 10 + row, workers, jobs).await;
+            rows[row].1.push(run.rate);
+            transactions.push(run.transactions);
+            cpu.push((run.worker_cpu_us, run.postgres_cpu_us));
         }
     }
     let best = |rates: &[f64]| rates.iter().copied().fold(0.0, f64::max);
     let reference = best(&rows[0].1);
     println!(
         "throughput (play phase), Spring 2021 built-in bots, {} games a run, best of 3 interleaved runs:",
-        ROUNDS * 12
+        rounds() * 12
     );
     for (label, rates) in &rows {
         println!(
@@ -274,6 +338,11 @@ async fn throughput(dir: &Path) {
     println!(
         "  transactions per game (pg_stat_database, heartbeats and idle looks included): median {:.2}",
         transactions[transactions.len() / 2]
+    );
+    cpu.sort_by(|a, b| (a.0 + a.1).total_cmp(&(b.0 + b.1)));
+    let (workers_cpu, postgres_cpu) = cpu[cpu.len() / 2];
+    println!(
+        "  CPU per game (median run, /proc, 10 ms ticks): workers {workers_cpu:.1} µs, PostgreSQL {postgres_cpu:.1} µs"
     );
     println!(
         "load average at the end: {}",
