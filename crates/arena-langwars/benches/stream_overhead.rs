@@ -58,10 +58,21 @@ fn main() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut load: Vec<std::process::Child> = (0..cores)
         .map(|_| {
-            Command::new("yes")
-                .stdout(Stdio::null())
-                .spawn()
-                .expect("yes runs")
+            let mut command = Command::new("yes");
+            command.stdout(Stdio::null());
+            // They die with the bench however it ends (killed mid-run, a broken pipe into
+            // `head`): left behind, they load the machine for good.
+            // SAFETY: prctl is async-signal-safe and touches nothing of the parent.
+            unsafe {
+                command.pre_exec(|| {
+                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == 0 {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::last_os_error())
+                    }
+                });
+            }
+            command.spawn().expect("yes runs")
         })
         .collect();
     compare(&format!("{cores} busy processes"), &argv, &input, &obs);
