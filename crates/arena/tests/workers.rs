@@ -668,19 +668,22 @@ async fn a_worker_cut_off_from_the_database_loses_its_games_to_the_others_and_do
          WHERE gs.game_id = g.id AND s.kind <> 'builtin') ORDER BY g.id LIMIT 1"
     );
     let mut lost: i64 = 0;
-    wait_for("a game of alice's held by the worker in the namespace", async || {
-        let row = sqlx::query(&held)
-            .fetch_optional(&pool)
-            .await
-            .expect("a query");
-        match row {
-            Some(row) => {
-                lost = row.try_get(0).expect("id");
-                true
+    wait_for(
+        "a game of alice's held by the worker in the namespace",
+        async || {
+            let row = sqlx::query(&held)
+                .fetch_optional(&pool)
+                .await
+                .expect("a query");
+            match row {
+                Some(row) => {
+                    lost = row.try_get(0).expect("id");
+                    true
+                }
+                None => false,
             }
-            None => false,
-        }
-    })
+        },
+    )
     .await;
     netns.link(false);
     // Another worker, on the host's side, takes the game once its lease runs out.
