@@ -96,11 +96,13 @@ fn loadavg() -> String {
 fn compare(label: &str, argv: &[String], input: &str, obs: &Observation) {
     let mut bare = Vec::new();
     let mut bare_paused = Vec::new();
+    let mut bare_polled = Vec::new();
     let mut agent = Vec::new();
     let mut paused = Vec::new();
     for _ in 0..ROUNDS {
         bare.push(bare_round_trip(argv, input, false));
         bare_paused.push(bare_round_trip(argv, input, true));
+        bare_polled.push(bare_round_trip_with(argv, input, true, BareWait::Poll));
         let (plain, with_pauses) = std::thread::scope(|scope| {
             scope
                 .spawn(|| {
@@ -125,6 +127,7 @@ fn compare(label: &str, argv: &[String], input: &str, obs: &Observation) {
     }
     let bare = median(bare);
     let bare_paused = median(bare_paused);
+    let bare_polled = median(bare_polled);
     let agent = median(agent);
     let paused = median(paused);
     println!(
@@ -138,6 +141,11 @@ fn compare(label: &str, argv: &[String], input: &str, obs: &Observation) {
     println!(
         "  bare pipe round trip, pausing:      {:7.2} µs/answer",
         micros(bare_paused)
+    );
+    println!(
+        "  bare, pausing, ppoll before read:   {:7.2} µs/answer  ({:.2}x bare with pausing)",
+        micros(bare_polled),
+        bare_polled.as_secs_f64() / bare_paused.as_secs_f64()
     );
     println!(
         "  arena stream agent:                 {:7.2} µs/answer  ({:.2}x bare)",
@@ -160,11 +168,26 @@ fn median(mut values: Vec<Duration>) -> Duration {
     values[values.len() / 2]
 }
 
+/// How the bare referee waits for the answer.
+#[derive(Clone, Copy, PartialEq)]
+enum BareWait {
+    /// A blocking read, nothing else.
+    Read,
+    /// `ppoll` on stdout (and the bot's stderr, as arena drains it) before each read, as arena
+    /// waits with a deadline: the cost of the wait itself, apart from the rest of arena's path.
+    Poll,
+}
+
 fn bare_round_trip(argv: &[String], input: &str, pause: bool) -> Duration {
+    bare_round_trip_with(argv, input, pause, BareWait::Read)
+}
+
+fn bare_round_trip_with(argv: &[String], input: &str, pause: bool, wait: BareWait) -> Duration {
     let mut child = Command::new(&argv[0])
         .args(&argv[1..])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .process_group(0)
         .spawn()
         .expect("bot starts");
@@ -175,6 +198,7 @@ fn bare_round_trip(argv: &[String], input: &str, pause: bool) -> Duration {
         }
     };
     let mut stdin = child.stdin.take().expect("piped");
+    let stderr = child.stderr.take().expect("piped");
     let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
     let mut line = String::new();
     stdout.read_line(&mut line).expect("READY");
@@ -185,6 +209,27 @@ fn bare_round_trip(argv: &[String], input: &str, pause: bool) -> Duration {
         stdin.flush().expect("flush");
         signal(nix::sys::signal::Signal::SIGCONT);
         line.clear();
+        if wait == BareWait::Poll {
+            use std::os::fd::AsRawFd;
+            let mut fds = [
+                libc::pollfd {
+                    fd: stdout.get_ref().as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+                libc::pollfd {
+                    fd: stderr.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+            ];
+            let timeout = libc::timespec {
+                tv_sec: 1,
+                tv_nsec: 0,
+            };
+            // SAFETY: two valid pollfd entries for descriptors this process owns.
+            unsafe { libc::ppoll(fds.as_mut_ptr(), 2, &timeout, std::ptr::null()) };
+        }
         stdout.read_line(&mut line).expect("answer");
         signal(nix::sys::signal::Signal::SIGSTOP);
     }
