@@ -90,8 +90,19 @@ fn main() {
     }
 }
 
-fn tournament(dir: &Path, round: usize, replays: &str) -> f64 {
+/// CPU seconds (user + system) of this process's waited-for children so far.
+fn children_cpu_seconds() -> f64 {
+    // SAFETY: getrusage fills the zeroed struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+/// One tournament's games/s (its play phase) and its whole process's CPU per game in µs.
+fn tournament(dir: &Path, round: usize, replays: &str) -> (f64, f64) {
     let games = (rounds() * 12).to_string();
+    let cpu_before = children_cpu_seconds();
     let out = dir.join(format!("t-{replays}-{round}"));
     let mut args = vec!["tournament", "spring2021", "--seed", "5", "--jobs", "2"];
     args.extend(["--games", &games, "--replays", replays]);
@@ -105,6 +116,7 @@ fn tournament(dir: &Path, round: usize, replays: &str) -> f64 {
         .output()
         .expect("arena tournament");
     assert!(output.status.success());
+    let cpu_per_game = (children_cpu_seconds() - cpu_before) / f64::from(rounds() * 12) * 1e6;
     let _ = std::fs::remove_dir_all(&out);
     // Its own figure of the play phase ("720 played now in 0.12 s: 6087 games/s"): process start
     // and the report are left out, as the workers' start is below.
@@ -113,7 +125,8 @@ fn tournament(dir: &Path, round: usize, replays: &str) -> f64 {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
-    text.split(['\n', '\r'])
+    let rate = text
+        .split(['\n', '\r'])
         .find_map(|line| {
             let (_, rest) = line.split_once(" s: ")?;
             rest.trim_end()
@@ -123,7 +136,8 @@ fn tournament(dir: &Path, round: usize, replays: &str) -> f64 {
                 .parse::<f64>()
                 .ok()
         })
-        .expect("the tournament's games/s line")
+        .expect("the tournament's games/s line");
+    (rate, cpu_per_game)
 }
 
 fn contest(dir: &Path) {
@@ -304,9 +318,12 @@ async fn throughput(dir: &Path) {
     ];
     let mut transactions = Vec::new();
     let mut cpu = Vec::new();
+    let mut tournament_cpu = Vec::new();
     for round in 0..3 {
-        rows[0].1.push(tournament(dir, round, "none"));
-        rows[1].1.push(tournament(dir, round, "all"));
+        let (rate, cpu_per_game) = tournament(dir, round, "none");
+        rows[0].1.push(rate);
+        tournament_cpu.push(cpu_per_game);
+        rows[1].1.push(tournament(dir, round, "all").0);
         // (More workers than cores: they are started one after another, and the first ones
         // play the whole queue before the last is up; not a figure.)
         for (row, (workers, jobs)) in [(2, (2, 1)), (3, (1, 2))] {
@@ -341,8 +358,10 @@ async fn throughput(dir: &Path) {
     );
     cpu.sort_by(|a, b| (a.0 + a.1).total_cmp(&(b.0 + b.1)));
     let (workers_cpu, postgres_cpu) = cpu[cpu.len() / 2];
+    tournament_cpu.sort_by(f64::total_cmp);
     println!(
-        "  CPU per game (median run, /proc, 10 ms ticks): workers {workers_cpu:.1} µs, PostgreSQL {postgres_cpu:.1} µs"
+        "  CPU per game (median run, 10 ms ticks): tournament --replays none {:.1} µs (whole process); workers {workers_cpu:.1} µs, PostgreSQL {postgres_cpu:.1} µs (play phase)",
+        tournament_cpu[tournament_cpu.len() / 2]
     );
     println!(
         "load average at the end: {}",
