@@ -5,9 +5,11 @@
 //!   interleaved (the machine is shared: ratios of neighbouring runs mean more than rates);
 //! - `queries`: transactions per game as PostgreSQL counts them (`pg_stat_database`), and the
 //!   latency of a claim and of a completion measured in process, alone and with 16 claimers at
-//!   once: from them, how many workers one PostgreSQL can feed.
+//!   once: from them, how many workers one PostgreSQL can feed;
+//! - `pinned`: the workers' own cost apart from the database's: PostgreSQL pinned to CPU 1, and
+//!   `arena tournament --jobs 1` against one worker of one job on CPU 0.
 //!
-//! Run: `cargo bench -p arena --bench workers [-- throughput|queries]`. PostgreSQL:
+//! Run: `cargo bench -p arena --bench workers [-- throughput|pinned|queries]`. PostgreSQL:
 //! `$ARENA_TEST_POSTGRES` (default `postgres://postgres@127.0.0.1:5432/test`); a database of its
 //! own is made and dropped.
 
@@ -85,6 +87,9 @@ fn main() {
     if run("throughput") {
         runtime.block_on(throughput(dir.path()));
     }
+    if run("pinned") {
+        runtime.block_on(pinned(dir.path()));
+    }
     if run("queries") {
         runtime.block_on(queries());
     }
@@ -101,15 +106,26 @@ fn children_cpu_seconds() -> f64 {
 
 /// One tournament's games/s (its play phase) and its whole process's CPU per game in µs.
 fn tournament(dir: &Path, round: usize, replays: &str) -> (f64, f64) {
+    tournament_on(dir, round, replays, "2", None)
+}
+
+/// [`tournament`] with `jobs` games at once, on the CPUs `pin` (a `taskset` list) when given.
+fn tournament_on(
+    dir: &Path,
+    round: usize,
+    replays: &str,
+    jobs: &str,
+    pin: Option<&str>,
+) -> (f64, f64) {
     let games = (rounds() * 12).to_string();
     let cpu_before = children_cpu_seconds();
     let out = dir.join(format!("t-{replays}-{round}"));
-    let mut args = vec!["tournament", "spring2021", "--seed", "5", "--jobs", "2"];
+    let mut args = vec!["tournament", "spring2021", "--seed", "5", "--jobs", jobs];
     args.extend(["--games", &games, "--replays", replays]);
     for bot in BOTS {
         args.extend(["--bot", bot]);
     }
-    let output = Command::new(ARENA)
+    let output = arena(pin)
         .args(&args)
         .arg("--out")
         .arg(&out)
@@ -153,8 +169,47 @@ fn contest(dir: &Path) {
     std::fs::write(dir.join("contest.toml"), text).expect("contest file");
 }
 
+/// `arena`, on the CPUs `pin` (a `taskset` list) when given.
+fn arena(pin: Option<&str>) -> Command {
+    match pin {
+        Some(cpus) => {
+            let mut command = Command::new("taskset");
+            command.args(["-c", cpus, ARENA]);
+            command
+        }
+        None => Command::new(ARENA),
+    }
+}
+
+/// Pins every thread of process `pid` to the CPUs `cpus` (a `taskset` list).
+fn pin_process(pid: &str, cpus: &str) -> bool {
+    Command::new("taskset")
+        .args(["-a", "-p", "-c", cpus, pid])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn postgres_pids() -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|entry| {
+            std::fs::read_to_string(entry.path().join("comm")).is_ok_and(|c| c.trim() == "postgres")
+        })
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
 fn spawn(args: &[&str], dir: &Path) -> Child {
-    let mut child = Command::new(ARENA)
+    spawn_on(args, dir, None)
+}
+
+fn spawn_on(args: &[&str], dir: &Path, pin: Option<&str>) -> Child {
+    let mut child = arena(pin)
         .args(args)
         .current_dir(dir)
         .stdout(Stdio::piped())
@@ -180,6 +235,17 @@ async fn count(pool: &sqlx::AnyPool, sql: &str) -> i64 {
 /// One contest played by `workers` worker processes of `jobs` games each: games/s from the
 /// workers' start to the last result, and transactions per game.
 async fn contest_run(dir: &Path, round: usize, workers: usize, jobs: usize) -> Run {
+    contest_run_on(dir, round, workers, jobs, None).await
+}
+
+/// [`contest_run`] with the workers on the CPUs `pin` (a `taskset` list) when given.
+async fn contest_run_on(
+    dir: &Path,
+    round: usize,
+    workers: usize,
+    jobs: usize,
+    pin: Option<&str>,
+) -> Run {
     let name = format!("arena_bench_{}_{round}", std::process::id());
     create(&name).await;
     let url = url_of(&name);
@@ -214,11 +280,12 @@ async fn contest_run(dir: &Path, round: usize, workers: usize, jobs: usize) -> R
         .map(|index| {
             let data = folder.join(format!("w{index}"));
             let data = data.to_string_lossy().into_owned();
-            spawn(
+            spawn_on(
                 &[
                     "worker", "--db", &url, "--jobs", &jobs_text, "--data", &data,
                 ],
                 &folder,
+                pin,
             )
         })
         .collect();
@@ -369,6 +436,58 @@ async fn throughput(dir: &Path) {
             .unwrap_or_default()
             .trim()
     );
+}
+
+/// The workers' own cost, apart from the database's: PostgreSQL on CPU 1, and on CPU 0 either
+/// `arena tournament --jobs 1` or one worker of one job (as when the database has a machine of its
+/// own, the usual set-up for several machines). Restores PostgreSQL's CPUs afterwards.
+async fn pinned(dir: &Path) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores < 2 {
+        println!("pinned: needs 2 CPUs, skipped");
+        return;
+    }
+    let all = format!("0-{}", cores - 1);
+    let postgres = postgres_pids();
+    let own = std::process::id().to_string();
+    let pinned_all = postgres.iter().all(|pid| pin_process(pid, "1")) && pin_process(&own, "1");
+    if postgres.is_empty() || !pinned_all {
+        println!("pinned: cannot pin PostgreSQL's processes (needs taskset and the right to), skipped");
+    } else {
+        let mut tournament_rates = Vec::new();
+        let mut worker_rates = Vec::new();
+        for round in 0..3 {
+            tournament_rates.push(tournament_on(dir, 100 + round, "none", "1", Some("0")).0);
+            worker_rates.push(contest_run_on(dir, 100 + round, 1, 1, Some("0")).await.rate);
+        }
+        let best = |rates: &[f64]| rates.iter().copied().fold(0.0, f64::max);
+        let list = |rates: &[f64]| {
+            rates
+                .iter()
+                .map(|r| format!("{r:.1}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        println!(
+            "pinned (play phase, best of 3 interleaved runs): PostgreSQL on CPU 1, the games on CPU 0:"
+        );
+        println!(
+            "  tournament --jobs 1 --replays none     {:7.1} games/s (runs: {})",
+            best(&tournament_rates),
+            list(&tournament_rates)
+        );
+        println!(
+            "  1 worker x 1 job                       {:7.1} games/s ({:.2} of the tournament; runs: {})",
+            best(&worker_rates),
+            best(&worker_rates) / best(&tournament_rates),
+            list(&worker_rates)
+        );
+    }
+    // PostgreSQL's backends started since were forked from the postmaster: pinned too.
+    for pid in postgres_pids() {
+        pin_process(&pid, &all);
+    }
+    pin_process(&own, &all);
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
