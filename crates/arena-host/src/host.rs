@@ -1168,7 +1168,44 @@ impl Host {
             .enable_all()
             .build()
             .map_err(|e| HostError::Io(format!("cannot start a worker's runtime: {e}")))?;
-        let mut counts = WorkerCounts::default();
+        // Played games are recorded on a thread of their own, one batch behind, so that the
+        // worker plays its next batch while the database records the last: with the database
+        // on other cores, a worker of built-in games never waits for it.
+        std::thread::scope(|scope| {
+            let (to_recorder, played_batches) =
+                std::sync::mpsc::sync_channel::<Vec<(Claimed, Result<Finished, String>)>>(1);
+            let recorder = scope.spawn(move || {
+                let mut counts = WorkerCounts::default();
+                for played in played_batches {
+                    self.record(handle, &played, &mut counts);
+                    for (game, _) in &played {
+                        self.hold(game.id, false);
+                    }
+                    self.changed.notify_waiters();
+                }
+                counts
+            });
+            let played = self.claim_and_play(scope, cpu, handle, &local, until_idle, &to_recorder);
+            drop(to_recorder);
+            let counts = recorder
+                .join()
+                .map_err(|_| HostError::Io("a worker's recorder thread panicked".into()))?;
+            played.map(|()| counts)
+        })
+    }
+
+    /// The worker's loop: claims games (built-in batches claimed ahead while the last batch
+    /// plays), plays them, and hands them to the recorder, until a stop (or an empty queue with
+    /// `until_idle`).
+    fn claim_and_play<'scope>(
+        &'scope self,
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        cpu: Option<usize>,
+        handle: &'scope tokio::runtime::Handle,
+        local: &tokio::runtime::Runtime,
+        until_idle: bool,
+        to_recorder: &std::sync::mpsc::SyncSender<Vec<(Claimed, Result<Finished, String>)>>,
+    ) -> Result<(), HostError> {
         // An idle worker looks less and less often (up to every 2 s): a thousand idle workers
         // must not keep the database busy.
         let mut idle = Duration::from_millis(100);
@@ -1177,24 +1214,52 @@ impl Host {
         // completes) them by the hundred (`next_batch`); one game at a time as soon as they take
         // long.
         let mut batch: i64 = 1;
-        while !self.stopping() {
-            // Batches are of built-in bots' games only: a game of process bots is long enough
-            // to claim alone, and a batch of them would be played one after another here while
-            // other workers wait.
-            let claimed = self.db_call(handle, async {
-                if batch > 1 {
-                    let games = self
-                        .store
-                        .claim_batch(&self.worker_id, Some(",builtin,"), self.lease_ms, batch)
-                        .await?;
-                    if !games.is_empty() {
-                        return Ok(games);
+        let claim_builtin = move |count: i64| {
+            self.db_call(
+                handle,
+                self.store
+                    .claim_batch(&self.worker_id, Some(",builtin,"), self.lease_ms, count),
+            )
+        };
+        // The next batch of built-in games, claimed while the current one plays.
+        let mut ahead: Option<
+            std::thread::ScopedJoinHandle<'scope, Result<Vec<Claimed>, HostError>>,
+        > = None;
+        // Claimed games are played even when a drain begins: they are this worker's now.
+        while !self.stopping() || ahead.is_some() {
+            let claimed_ahead = ahead.take().map(|claim| {
+                claim.join().unwrap_or_else(|_| {
+                    Err(HostError::Io("a worker's claim thread panicked".into()))
+                })
+            });
+            let claimed = match claimed_ahead {
+                Some(Ok(games)) if !games.is_empty() => Ok(games),
+                Some(Err(error)) => Err(error),
+                // None claimed ahead: the queue may still hold games of process bots.
+                _ => {
+                    // Batches are of built-in bots' games only: a game of process bots is long
+                    // enough to claim alone, and a batch of them would be played one after
+                    // another here while other workers wait.
+                    let builtin = if batch > 1 {
+                        claim_builtin(batch)
+                    } else {
+                        Ok(Vec::new())
+                    };
+                    match builtin {
+                        Ok(games) if !games.is_empty() => Ok(games),
+                        Ok(_) => self.db_call(
+                            handle,
+                            self.store.claim_batch(
+                                &self.worker_id,
+                                Some(&self.languages),
+                                self.lease_ms,
+                                1,
+                            ),
+                        ),
+                        Err(error) => Err(error),
                     }
                 }
-                self.store
-                    .claim_batch(&self.worker_id, Some(&self.languages), self.lease_ms, 1)
-                    .await
-            });
+            };
             let claimed = match claimed {
                 Ok(claimed) => claimed,
                 Err(error) => {
@@ -1220,8 +1285,12 @@ impl Host {
             for game in &claimed {
                 self.hold(game.id, true);
             }
+            let builtin_only = claimed.iter().all(all_builtin);
+            if builtin_only && batch > 1 && !self.stopping() {
+                let count = batch;
+                ahead = Some(scope.spawn(move || claim_builtin(count)));
+            }
             let started = std::time::Instant::now();
-            // Claimed games are played even when a drain begins: they are this worker's now.
             let played: Vec<(Claimed, Result<Finished, String>)> = claimed
                 .into_iter()
                 .map(|game| {
@@ -1229,21 +1298,19 @@ impl Host {
                     // when watched (as `arena tournament` does), and recording costs them more
                     // than playing.
                     let record = !all_builtin(&game);
-                    let outcome = self.play(&game, cpu, handle, &local, record);
+                    let outcome = self.play(&game, cpu, handle, local, record);
                     (game, outcome)
                 })
                 .collect();
             let took = started.elapsed();
-            self.record(handle, &played, &mut counts);
-            for (game, _) in &played {
-                self.hold(game.id, false);
-            }
-            if played.iter().all(|(game, _)| all_builtin(game)) {
+            if builtin_only {
                 batch = next_batch(batch, played.len(), took, self.lease_ms);
             }
-            self.changed.notify_waiters();
+            if to_recorder.send(played).is_err() {
+                return Err(HostError::Io("a worker's recorder thread stopped".into()));
+            }
         }
-        Ok(counts)
+        Ok(())
     }
 
     /// Records played games: the finished ones completed in one transaction, the failed ones one

@@ -217,7 +217,6 @@ fn submission_at(row: &sqlx::any::AnyRow, first: usize) -> Result<Submission, sq
     })
 }
 
-/// Seconds since 1970.
 /// Unrated games completed in one statement at most (4 bound values each: well under SQLite's
 /// 32 766 and PostgreSQL's 65 535).
 const COMPLETION_CHUNK: usize = 1000;
@@ -227,6 +226,7 @@ fn rated(claimed: &Claimed) -> bool {
     claimed.kind == "ladder" || claimed.kind == "placement"
 }
 
+/// Seconds since 1970.
 pub fn now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -881,22 +881,44 @@ impl Store {
         games.sort_by_key(|g| g.id);
         // Integers only: written into the statement rather than bound one by one.
         let ids: Vec<String> = games.iter().map(|g| g.id.to_string()).collect();
+        // The seats as pairs of ids, then each submission once: a batch of a thousand games of
+        // the same few bots would otherwise carry every submission's row (build log included)
+        // once per seat.
         let seats = sqlx::query(&format!(
-            "SELECT gs.game_id, {SUBMISSION_COLUMNS} FROM game_seats gs \
-             JOIN submissions s ON s.id = gs.submission_id JOIN users u ON u.id = s.user_id \
-             WHERE gs.game_id IN ({}) ORDER BY gs.game_id, gs.seat",
+            "SELECT game_id, submission_id FROM game_seats WHERE game_id IN ({}) \
+             ORDER BY game_id, seat",
             ids.join(",")
         ))
         .fetch_all(&self.pool)
         .await
         .map_err(db)?;
-        let mut by_game: HashMap<i64, Vec<Submission>> = HashMap::new();
+        let mut seat_ids: Vec<(i64, i64)> = Vec::with_capacity(seats.len());
         for row in &seats {
-            let game: i64 = row.try_get(0).map_err(db)?;
-            by_game
-                .entry(game)
-                .or_default()
-                .push(submission_at(row, 1).map_err(db)?);
+            seat_ids.push((row.try_get(0).map_err(db)?, row.try_get(1).map_err(db)?));
+        }
+        let mut distinct: Vec<i64> = seat_ids.iter().map(|(_, id)| *id).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let distinct_text: Vec<String> = distinct.iter().map(i64::to_string).collect();
+        let rows = sqlx::query(&format!(
+            "SELECT {SUBMISSION_COLUMNS} FROM submissions s JOIN users u ON u.id = s.user_id \
+             WHERE s.id IN ({})",
+            distinct_text.join(",")
+        ))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        let mut submissions: HashMap<i64, Submission> = HashMap::new();
+        for row in &rows {
+            let submission = submission_of(row).map_err(db)?;
+            submissions.insert(submission.id, submission);
+        }
+        let mut by_game: HashMap<i64, Vec<Submission>> = HashMap::new();
+        for (game, submission) in seat_ids {
+            let submission = submissions.get(&submission).cloned().ok_or_else(|| {
+                HostError::Database(format!("game {game} has a seat of a missing submission"))
+            })?;
+            by_game.entry(game).or_default().push(submission);
         }
         for game in &mut games {
             game.seats = by_game.remove(&game.id).unwrap_or_default();

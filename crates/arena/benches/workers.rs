@@ -452,7 +452,9 @@ async fn pinned(dir: &Path) {
     let own = std::process::id().to_string();
     let pinned_all = postgres.iter().all(|pid| pin_process(pid, "1")) && pin_process(&own, "1");
     if postgres.is_empty() || !pinned_all {
-        println!("pinned: cannot pin PostgreSQL's processes (needs taskset and the right to), skipped");
+        println!(
+            "pinned: cannot pin PostgreSQL's processes (needs taskset and the right to), skipped"
+        );
     } else {
         let mut tournament_rates = Vec::new();
         let mut worker_rates = Vec::new();
