@@ -48,9 +48,7 @@ fn next_batch(batch: i64, played: usize, took: Duration, lease_ms: i64) -> i64 {
     } else {
         batch / 4
     };
-    fitting
-        .clamp(lower.max(1), (batch * 4).min(MAX_BATCH))
-        .max(1)
+    fitting.clamp(lower.max(1), (batch * 4).min(MAX_BATCH))
 }
 
 /// SHA-256 of `bytes`, hex.
@@ -1235,6 +1233,8 @@ impl Host {
             let claimed = match claimed_ahead {
                 Some(Ok(games)) if !games.is_empty() => Ok(games),
                 Some(Err(error)) => Err(error),
+                // A drain claims nothing more.
+                _ if self.stopping() => break,
                 // None claimed ahead: the queue may still hold games of process bots.
                 _ => {
                     // Batches are of built-in bots' games only: a game of process bots is long
@@ -1720,4 +1720,49 @@ pub fn gunzip(bytes: &[u8], cap: u64) -> std::io::Result<Vec<u8>> {
         .take(cap)
         .read_to_end(&mut out)?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_BATCH, next_batch};
+    use std::time::Duration;
+
+    const LEASE_MS: i64 = 30_000;
+
+    #[test]
+    fn batches_grow_and_shrink_at_most_fourfold_toward_a_quarter_second() {
+        // 0.1 ms games: 2 500 fit in 250 ms, reached in 4× steps from 1.
+        let mut batch = 1;
+        let mut sizes = Vec::new();
+        while sizes.last() != Some(&batch) {
+            sizes.push(batch);
+            let took = Duration::from_micros(100) * batch as u32;
+            batch = next_batch(batch, batch as usize, took, LEASE_MS);
+        }
+        assert_eq!(sizes, vec![1, 4, 16, 64, 256, 1024, 2500]);
+        // Games that suddenly take 10 ms: a quarter at a time, down to the 25 that fit.
+        let took = Duration::from_millis(10) * 2500;
+        assert_eq!(next_batch(2500, 2500, took, LEASE_MS), 625);
+        assert_eq!(
+            next_batch(625, 625, Duration::from_millis(10) * 625, LEASE_MS),
+            156
+        );
+        // Games of seconds: one at a time.
+        assert_eq!(next_batch(2, 2, Duration::from_secs(4), LEASE_MS), 1);
+    }
+
+    #[test]
+    fn batches_stay_under_the_cap_and_a_quarter_of_the_lease() {
+        assert_eq!(
+            next_batch(MAX_BATCH, MAX_BATCH as usize, Duration::ZERO, LEASE_MS),
+            MAX_BATCH
+        );
+        // A 400 ms lease: 100 ms of play a batch, not 250.
+        assert_eq!(
+            next_batch(1000, 1000, Duration::from_millis(100), 400),
+            1000
+        );
+        // A batch cut short by an empty queue may shrink to anything.
+        assert_eq!(next_batch(1000, 3, Duration::from_secs(3), LEASE_MS), 1);
+    }
 }
