@@ -192,6 +192,9 @@ pub struct Host {
     /// Built folders of uploads, by submission: built once per process (and cached by content
     /// hash on disk across processes).
     prepared: std::sync::Mutex<std::collections::HashMap<i64, PathBuf>>,
+    /// Submissions this process could not prepare (fetch, unpack or build), and until when its
+    /// workers leave their games to other workers.
+    unprepared: std::sync::Mutex<std::collections::HashMap<i64, std::time::Instant>>,
     /// The last database error the workers met and retried, for the front end to say.
     pub last_error: std::sync::Mutex<Option<String>>,
 }
@@ -238,7 +241,37 @@ pub struct WorkerCounts {
     /// Games played whose claim was no longer this worker's when it came to record them (its
     /// lease ran out and the game went to another): not counted here.
     pub lost: u64,
+    /// Games given back to the queue because a seat's submission could not be prepared here.
+    pub released: u64,
 }
+
+/// Why a claimed game was not played.
+#[derive(Debug)]
+enum NotPlayed {
+    /// The game itself could not be played: it is kept failed, with the reason.
+    Failed(String),
+    /// This worker could not prepare a seat's submission (fetch, unpack or build): the game goes
+    /// back to the queue for another worker (failed after [`PREPARE_ATTEMPTS`] tries).
+    Unprepared(String),
+}
+
+impl From<String> for NotPlayed {
+    fn from(reason: String) -> Self {
+        NotPlayed::Failed(reason)
+    }
+}
+
+impl std::fmt::Display for NotPlayed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotPlayed::Failed(reason) | NotPlayed::Unprepared(reason) => f.write_str(reason),
+        }
+    }
+}
+
+/// Claims of a game whose submission a worker could not prepare, before the game is failed: a
+/// submission no worker can build must not go round forever.
+const PREPARE_ATTEMPTS: i64 = 3;
 
 impl Host {
     /// Opens the database (migrating it), brings its people and house bots up to the contest
@@ -424,6 +457,7 @@ impl Host {
             languages: format!(",{},", listed.join(",")),
             held: Default::default(),
             prepared: Default::default(),
+            unprepared: Default::default(),
             last_error: std::sync::Mutex::new(None),
         })
     }
@@ -1031,6 +1065,26 @@ impl Host {
         })
     }
 
+    /// This process's workers leave the games of `submission` to other workers for a lease.
+    fn leave_to_others(&self, submission: i64) {
+        if let Ok(mut unprepared) = self.unprepared.lock() {
+            let until = std::time::Instant::now() + Duration::from_millis(self.lease_ms as u64);
+            unprepared.insert(submission, until);
+        }
+    }
+
+    /// Submissions whose games this process's workers do not claim now.
+    fn left_to_others(&self) -> Vec<i64> {
+        let now = std::time::Instant::now();
+        self.unprepared.lock().map_or_else(
+            |_| Vec::new(),
+            |mut unprepared| {
+                unprepared.retain(|_, until| *until > now);
+                unprepared.keys().copied().collect()
+            },
+        )
+    }
+
     fn hold(&self, game: i64, held: bool) {
         if let Ok(mut games) = self.held.lock() {
             if held {
@@ -1171,7 +1225,7 @@ impl Host {
         // on other cores, a worker of built-in games never waits for it.
         std::thread::scope(|scope| {
             let (to_recorder, played_batches) =
-                std::sync::mpsc::sync_channel::<Vec<(Claimed, Result<Finished, String>)>>(1);
+                std::sync::mpsc::sync_channel::<Vec<(Claimed, Result<Finished, NotPlayed>)>>(1);
             let recorder = scope.spawn(move || {
                 let mut counts = WorkerCounts::default();
                 for played in played_batches {
@@ -1202,7 +1256,7 @@ impl Host {
         handle: &'scope tokio::runtime::Handle,
         local: &tokio::runtime::Runtime,
         until_idle: bool,
-        to_recorder: &std::sync::mpsc::SyncSender<Vec<(Claimed, Result<Finished, String>)>>,
+        to_recorder: &std::sync::mpsc::SyncSender<Vec<(Claimed, Result<Finished, NotPlayed>)>>,
     ) -> Result<(), HostError> {
         // An idle worker looks less and less often (up to every 2 s): a thousand idle workers
         // must not keep the database busy.
@@ -1215,8 +1269,13 @@ impl Host {
         let claim_builtin = move |count: i64| {
             self.db_call(
                 handle,
-                self.store
-                    .claim_batch(&self.worker_id, Some(",builtin,"), self.lease_ms, count),
+                self.store.claim_batch_excluding(
+                    &self.worker_id,
+                    Some(",builtin,"),
+                    self.lease_ms,
+                    count,
+                    &[],
+                ),
             )
         };
         // The next batch of built-in games, claimed while the current one plays.
@@ -1249,11 +1308,12 @@ impl Host {
                         Ok(games) if !games.is_empty() => Ok(games),
                         Ok(_) => self.db_call(
                             handle,
-                            self.store.claim_batch(
+                            self.store.claim_batch_excluding(
                                 &self.worker_id,
                                 Some(&self.languages),
                                 self.lease_ms,
                                 1,
+                                &self.left_to_others(),
                             ),
                         ),
                         Err(error) => Err(error),
@@ -1291,7 +1351,7 @@ impl Host {
                 ahead = Some(scope.spawn(move || claim_builtin(count)));
             }
             let started = std::time::Instant::now();
-            let played: Vec<(Claimed, Result<Finished, String>)> = claimed
+            let played: Vec<(Claimed, Result<Finished, NotPlayed>)> = claimed
                 .into_iter()
                 .map(|game| {
                     // Games of built-in bots keep no replay: they are played again, exactly,
@@ -1320,7 +1380,7 @@ impl Host {
     fn record(
         &self,
         handle: &tokio::runtime::Handle,
-        played: &[(Claimed, Result<Finished, String>)],
+        played: &[(Claimed, Result<Finished, NotPlayed>)],
         counts: &mut WorkerCounts,
     ) {
         let give_up =
@@ -1352,11 +1412,19 @@ impl Host {
             }
         }
         for (game, outcome) in played {
-            let Err(reason) = outcome else { continue };
+            let Err(not_played) = outcome else { continue };
             loop {
-                match self.db_call(handle, self.store.fail(game, reason)) {
-                    Ok(true) => counts.failed += 1,
-                    Ok(false) => counts.lost += 1,
+                let done = match not_played {
+                    NotPlayed::Failed(reason) => self
+                        .db_call(handle, self.store.fail(game, reason))
+                        .map(|failed| (failed, &mut counts.failed)),
+                    NotPlayed::Unprepared(reason) => self
+                        .db_call(handle, self.store.release(game, reason, PREPARE_ATTEMPTS))
+                        .map(|released| (released, &mut counts.released)),
+                };
+                match done {
+                    Ok((true, count)) => *count += 1,
+                    Ok((false, _)) => counts.lost += 1,
                     Err(error) => {
                         self.note_error(&error);
                         if std::time::Instant::now() < give_up {
@@ -1380,7 +1448,7 @@ impl Host {
         handle: &tokio::runtime::Handle,
         local: &tokio::runtime::Runtime,
         record: bool,
-    ) -> Result<Finished, String> {
+    ) -> Result<Finished, NotPlayed> {
         // Built-in bots that do not search, and no replay wanted: the game alone, as `arena
         // tournament` plays them (no agents, no runtime, nothing to time). The full path gives the
         // same outcome (the rebuilt replays show it).
@@ -1398,7 +1466,7 @@ impl Host {
                     .play_builtin(claimed.variant.as_deref(), &bots, claimed.seed)?;
             let names = claimed.seats.iter().map(|seat| seat.user.clone()).collect();
             let faults = vec![Vec::new(); claimed.seats.len()];
-            return self.finish(claimed, names, outcome, faults, Vec::new(), None);
+            return Ok(self.finish(claimed, names, outcome, faults, Vec::new(), None)?);
         }
         let mut seats = Vec::new();
         for submission in &claimed.seats {
@@ -1412,7 +1480,13 @@ impl Host {
                 SeatRequest {
                     name: submission.user.clone(),
                     spec: PlayerSpec::Command(arena_submit::run_argv(None)),
-                    workdir: Some(self.prepared_folder(submission, handle)?),
+                    workdir: Some(self.prepared_folder(submission, handle).map_err(|reason| {
+                        self.leave_to_others(submission.id);
+                        NotPlayed::Unprepared(format!(
+                            "worker {} could not prepare submission {}: {reason}",
+                            self.worker_id, submission.id
+                        ))
+                    })?),
                 }
             };
             seats.push(seat);
@@ -1444,14 +1518,14 @@ impl Host {
             .map(|faults| faults.iter().map(|f| f.kind).collect())
             .collect();
         let record = record.then_some(&result.record);
-        self.finish(
+        Ok(self.finish(
             claimed,
             result.names.clone(),
             result.outcome.clone(),
             faults,
             result.timing.clone(),
             record,
-        )
+        )?)
     }
 
     /// A played game as the database keeps it: its journal line and, when recorded, its replay.
@@ -1519,6 +1593,7 @@ impl Host {
                 .map_err(|e| format!("cannot start a runtime: {e}"))?;
             host.play(&claimed, None, &handle, &local, true)
                 .map(|finished| finished.replay)
+                .map_err(|not_played| not_played.to_string())
         })
         .await
         .map_err(|e| HostError::Io(format!("replaying game {game}: {e}")))?

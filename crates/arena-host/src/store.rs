@@ -820,6 +820,20 @@ impl Store {
         lease_ms: i64,
         count: i64,
     ) -> Result<Vec<Claimed>, HostError> {
+        self.claim_batch_excluding(worker, languages, lease_ms, count, &[])
+            .await
+    }
+
+    /// [`Store::claim_batch`], leaving out the games with a seat of a submission in `excluded`
+    /// (ones this worker could not prepare).
+    pub async fn claim_batch_excluding(
+        &self,
+        worker: &str,
+        languages: Option<&str>,
+        lease_ms: i64,
+        count: i64,
+        excluded: &[i64],
+    ) -> Result<Vec<Claimed>, HostError> {
         let now = self.now_ms_sql();
         let skip_locked = match self.backend {
             Backend::Postgres => "FOR UPDATE OF g SKIP LOCKED",
@@ -841,9 +855,20 @@ impl Store {
             Backend::Postgres => "MATERIALIZED",
             Backend::Sqlite => "",
         };
+        // Submission ids are integers: written into the statement.
+        let excluding = if excluded.is_empty() {
+            String::new()
+        } else {
+            let ids: Vec<String> = excluded.iter().map(i64::to_string).collect();
+            format!(
+                "AND NOT EXISTS (SELECT 1 FROM game_seats gx WHERE gx.game_id = g.id \
+                 AND gx.submission_id IN ({}))",
+                ids.join(",")
+            )
+        };
         let sql = format!(
             "WITH picked AS {materialized} (SELECT g.id FROM games g WHERE g.state = 'queued' \
-             {capable} ORDER BY g.id LIMIT $4 {skip_locked}) \
+             {capable} {excluding} ORDER BY g.id LIMIT $4 {skip_locked}) \
              UPDATE games SET state = 'running', worker = $1, attempts = attempts + 1, \
              lease_until = {now} + $2 \
              WHERE id IN (SELECT id FROM picked) AND state = 'queued' \
@@ -1267,6 +1292,34 @@ impl Store {
                 .await
                 .map_err(db)?;
         }
+        Ok(changed == 1)
+    }
+
+    /// A claimed game its worker could not prepare goes back to the queue for another worker,
+    /// with the reason kept in `error`; after `attempts` claims it is failed instead. `false` when
+    /// the claim is no longer this worker's.
+    pub async fn release(
+        &self,
+        claimed: &Claimed,
+        error: &str,
+        attempts: i64,
+    ) -> Result<bool, HostError> {
+        if claimed.attempts >= attempts {
+            let reason = format!("{error} (no worker could prepare it in {attempts} claims)");
+            return self.fail(claimed, &reason).await;
+        }
+        let changed = sqlx::query(
+            "UPDATE games SET state = 'queued', worker = NULL, lease_until = NULL, error = $1 \
+             WHERE id = $2 AND state = 'running' AND attempts = $3 AND worker = $4",
+        )
+        .bind(error)
+        .bind(claimed.id)
+        .bind(claimed.attempts)
+        .bind(&claimed.worker)
+        .execute(&self.pool)
+        .await
+        .map_err(db)?
+        .rows_affected();
         Ok(changed == 1)
     }
 

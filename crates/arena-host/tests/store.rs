@@ -458,3 +458,61 @@ async fn a_large_batch_completes_in_order_and_rates_its_rated_games() {
         }
     }
 }
+
+/// A game its worker could not prepare goes back to the queue with the reason, keeps its count of
+/// claims, and is failed at the last allowed claim; a claim that excludes one of its submissions
+/// never gets it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_that_could_not_be_prepared_is_given_back_then_failed() {
+    for (label, store, _keep, schema) in stores().await {
+        let (_, _, a, b) = two_players(&store).await;
+        let game = NewGame {
+            kind: "koth".into(),
+            league: 0,
+            variant: None,
+            seats: vec![a, b],
+            round: 0,
+        };
+        let id = store.schedule(&game, 7).await.unwrap();
+        for attempt in 1..=2 {
+            let claimed = store
+                .claim_for("w1", None, 60_000)
+                .await
+                .unwrap()
+                .expect("it");
+            assert_eq!((claimed.id, claimed.attempts), (id, attempt), "{label}");
+            assert!(
+                store.release(&claimed, "cannot unpack", 3).await.unwrap(),
+                "{label}"
+            );
+            assert!(
+                !store.release(&claimed, "cannot unpack", 3).await.unwrap(),
+                "{label}: a claim is given back once"
+            );
+            assert_eq!(store.count_games("queued").await.unwrap(), 1, "{label}");
+            let skipped = store
+                .claim_batch_excluding("w2", None, 60_000, 10, &[b])
+                .await
+                .unwrap();
+            assert!(skipped.is_empty(), "{label}: its submission is excluded");
+        }
+        let last = store
+            .claim_for("w1", None, 60_000)
+            .await
+            .unwrap()
+            .expect("it");
+        assert_eq!(last.attempts, 3, "{label}");
+        assert!(store.release(&last, "cannot unpack", 3).await.unwrap());
+        assert_eq!(store.count_games("failed").await.unwrap(), 1, "{label}");
+        let games = store.games(None, 10).await.unwrap();
+        let error = games[0].error.clone().unwrap_or_default();
+        assert!(
+            error.contains("cannot unpack") && error.contains("3 claims"),
+            "{label}: {error}"
+        );
+        if let Some(schema) = schema {
+            store.close().await;
+            drop_schema(&schema).await;
+        }
+    }
+}

@@ -814,3 +814,60 @@ async fn a_worker_builds_uploads_in_the_sandbox() {
     drop(processes);
     pool.close().await;
 }
+
+/// A worker that cannot prepare an upload (here its folder of sources is a file, as a full or
+/// read-only disk would make it) gives the game back to the queue with the reason instead of
+/// failing it, and leaves the upload's games to the others: another worker plays them all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_that_cannot_prepare_an_upload_leaves_its_games_to_another() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_contest(dir.path(), 1);
+    let db = TestDb::new("prep").await;
+    let pool = db.pool().await;
+    let mut processes = Processes::default();
+    let (host, url) = start_host(dir.path(), &db.url());
+    processes.add(host);
+    schedule_and_submit(dir.path(), &url, &pool).await;
+    let broken = dir.path().join("broken");
+    std::fs::create_dir_all(&broken).expect("a folder");
+    std::fs::write(broken.join("sources"), "not a folder").expect("a file");
+    let (worker, broken_id) = start_worker(&[], &db.url(), &broken, &[], None);
+    let broken_index = processes.add(worker);
+    let released = format!(
+        "SELECT COUNT(*) FROM games WHERE state = 'queued' \
+         AND error LIKE '%worker {broken_id} could not prepare submission%'"
+    );
+    wait_for(
+        "a game given back by the worker that cannot prepare",
+        async || count(&pool, &released).await > 0,
+    )
+    .await;
+    // Killed at once: it would claim the game again once its lease of leaving it has passed.
+    processes.kill(broken_index);
+    let (worker, able_id) = start_worker(&[], &db.url(), &dir.path().join("able"), &[], None);
+    processes.add(worker);
+    wait_for("every game played", async || all_played(&pool).await).await;
+    assert_eq!(
+        count(&pool, "SELECT COUNT(*) FROM games WHERE state <> 'done'").await,
+        0,
+        "no game failed for the worker's sake"
+    );
+    let uploads_elsewhere = format!(
+        "SELECT COUNT(*) FROM games g WHERE g.worker <> '{able_id}' AND EXISTS \
+         (SELECT 1 FROM game_seats gs JOIN submissions s ON s.id = gs.submission_id \
+         WHERE gs.game_id = g.id AND s.kind <> 'builtin')"
+    );
+    assert_eq!(
+        count(&pool, &uploads_elsewhere).await,
+        0,
+        "alice's games were all played by the worker that could prepare her upload"
+    );
+    let retried =
+        "SELECT COUNT(*) FROM games WHERE attempts >= 2 AND error LIKE '%could not prepare%'";
+    assert!(
+        count(&pool, retried).await > 0,
+        "the given-back game was claimed again"
+    );
+    drop(processes);
+    pool.close().await;
+}
