@@ -192,28 +192,23 @@ pub struct GameRow {
 const SUBMISSION_COLUMNS: &str = "s.id, s.user_id, u.name, s.kind, s.source_name, s.source_sha256, \
      s.state, s.build_log, s.active, s.league, s.mu, s.sigma, s.games, s.created_at";
 
+/// A submission from a row of [`SUBMISSION_COLUMNS`].
 fn submission_of(row: &sqlx::any::AnyRow) -> Result<Submission, sqlx::Error> {
-    submission_at(row, 0)
-}
-
-/// A submission from the columns of [`SUBMISSION_COLUMNS`] starting at `first`.
-fn submission_at(row: &sqlx::any::AnyRow, first: usize) -> Result<Submission, sqlx::Error> {
-    let at = |i: usize| first + i;
     Ok(Submission {
-        id: row.try_get(at(0))?,
-        user_id: row.try_get(at(1))?,
-        user: row.try_get(at(2))?,
-        kind: row.try_get(at(3))?,
-        source_name: row.try_get(at(4))?,
-        source_sha256: row.try_get(at(5))?,
-        state: row.try_get(at(6))?,
-        build_log: row.try_get(at(7))?,
-        active: row.try_get::<i64, _>(at(8))? != 0,
-        league: row.try_get(at(9))?,
-        mu: row.try_get(at(10))?,
-        sigma: row.try_get(at(11))?,
-        games: row.try_get(at(12))?,
-        created_at: row.try_get(at(13))?,
+        id: row.try_get(0)?,
+        user_id: row.try_get(1)?,
+        user: row.try_get(2)?,
+        kind: row.try_get(3)?,
+        source_name: row.try_get(4)?,
+        source_sha256: row.try_get(5)?,
+        state: row.try_get(6)?,
+        build_log: row.try_get(7)?,
+        active: row.try_get::<i64, _>(8)? != 0,
+        league: row.try_get(9)?,
+        mu: row.try_get(10)?,
+        sigma: row.try_get(11)?,
+        games: row.try_get(12)?,
+        created_at: row.try_get(13)?,
     })
 }
 
