@@ -340,40 +340,31 @@ struct Run {
     postgres_cpu_us: f64,
 }
 
-/// User + system CPU seconds of `pid` (its threads included) from `/proc`.
-fn process_cpu_seconds(pid: &str) -> f64 {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return 0.0;
-    };
-    let Some(after) = stat.rfind(')').and_then(|at| stat.get(at + 2..)) else {
-        return 0.0;
-    };
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks: u64 = fields[11..13]
-        .iter()
-        .filter_map(|f| f.parse::<u64>().ok())
-        .sum();
-    ticks as f64 / 100.0
-}
-
+/// CPU seconds of the processes `pids` and their descendants (arena's own reader of `/proc`).
 fn cpu_seconds(pids: &[u32]) -> f64 {
     pids.iter()
-        .map(|pid| process_cpu_seconds(&pid.to_string()))
+        .filter_map(|&pid| arena_core::process::process_tree_cpu(pid as i32))
+        .map(|cpu| cpu.as_secs_f64())
         .sum()
 }
 
-/// Every PostgreSQL process's CPU (the server on this machine: its backends serve the run).
+/// PostgreSQL's CPU: its postmaster's tree (the backends serving the run, and those it reaped).
 fn postgres_cpu_seconds() -> f64 {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0.0;
+    let pids = postgres_pids();
+    let parent = |pid: &String| {
+        std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .ok()
+            .and_then(|status| {
+                status
+                    .lines()
+                    .find_map(|line| line.strip_prefix("PPid:").map(|p| p.trim().to_string()))
+            })
     };
-    entries
-        .flatten()
-        .filter(|entry| {
-            std::fs::read_to_string(entry.path().join("comm")).is_ok_and(|c| c.trim() == "postgres")
-        })
-        .map(|entry| process_cpu_seconds(&entry.file_name().to_string_lossy()))
-        .sum()
+    let postmaster = pids
+        .iter()
+        .find(|pid| parent(pid).is_none_or(|parent| !pids.contains(&parent)))
+        .and_then(|pid| pid.parse::<u32>().ok());
+    postmaster.map_or(0.0, |pid| cpu_seconds(&[pid]))
 }
 
 async fn throughput(dir: &Path) {
