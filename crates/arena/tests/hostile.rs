@@ -997,6 +997,25 @@ fn build_steps_that_hang_or_balloon_are_stopped() {
     }
 }
 
+/// What the bot labelled `offender` wrote on stderr in game `game` of the tournament in `out`, as
+/// its replay keeps it.
+fn offender_stderr(out: &Path, game: usize) -> String {
+    let path = out.join(format!("replays/{game:06}.json.gz"));
+    let bytes = std::fs::read(&path).expect("replay");
+    let mut json = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut json)
+        .expect("gzip");
+    let replay: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let seat = replay["players"]
+        .as_array()
+        .and_then(|players| players.iter().position(|p| p["name"] == "offender"))
+        .expect("the offender plays");
+    replay["players"][seat]["stderr"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
 /// A tournament keeps each bot's sandbox between its games (a pool per worker): nothing a game
 /// leaves in it reaches the next one. The bot plants everything it can (files in its folder, /tmp
 /// and /dev/shm, System V shared memory, a process, a POSIX message queue) and reports, at the start
@@ -1055,17 +1074,7 @@ touch /dev/shm/left 2>/dev/null
     );
     let mut pids = Vec::new();
     for game in 0..6 {
-        let path = out.join(format!("replays/{game:06}.json.gz"));
-        let bytes = std::fs::read(&path).expect("replay");
-        let mut json = String::new();
-        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut json)
-            .expect("gzip");
-        let replay: serde_json::Value = serde_json::from_str(&json).expect("json");
-        let seat = replay["players"]
-            .as_array()
-            .and_then(|players| players.iter().position(|p| p["name"] == "offender"))
-            .expect("the offender plays");
-        let stderr = replay["players"][seat]["stderr"].as_str().unwrap_or("");
+        let stderr = offender_stderr(&out, game);
         assert!(!stderr.contains("BREACH"), "game {game}: {stderr}");
         for planted in ["planted shm", "planted folder", "planted tmp"] {
             assert!(
@@ -1134,17 +1143,7 @@ for f in .left /tmp/left /dev/shm/left "$calls/left"; do printf '%s' "$seen" 2>/
     );
     let mut first_pids = Vec::new();
     for game in 0..6 {
-        let path = out.join(format!("replays/{game:06}.json.gz"));
-        let bytes = std::fs::read(&path).expect("replay");
-        let mut json = String::new();
-        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut json)
-            .expect("gzip");
-        let replay: serde_json::Value = serde_json::from_str(&json).expect("json");
-        let seat = replay["players"]
-            .as_array()
-            .and_then(|players| players.iter().position(|p| p["name"] == "offender"))
-            .expect("the offender plays");
-        let stderr = replay["players"][seat]["stderr"].as_str().unwrap_or("");
+        let stderr = offender_stderr(&out, game);
         assert!(!stderr.contains("BREACH"), "game {game}: {stderr}");
         // Its state was kept between the calls of the game, in every place it could plant
         // (/dev/shm is not writable for it).
