@@ -151,22 +151,28 @@ fn coup_bots_keep_their_state_between_the_calls_of_a_game_and_only_there() {
     assert!(status.success());
     let record: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&replay).unwrap()).unwrap();
+    // Every call of each seat, and only this seat's: its own copy of the folder, for the game.
+    assert_each_seat_counted_its_calls(&record, "the game");
+    assert!(!workdir.join("state.txt").exists());
+}
+
+/// Each seat of a game of [`COUP_BOT`]s counted, on its last call, as many calls as the game made
+/// of that seat (more than one), as its stderr in the replay `record` says.
+fn assert_each_seat_counted_its_calls(record: &serde_json::Value, game: &str) {
     let steps = record["steps"].as_array().expect("steps");
-    for (seat, name) in ["A", "B"].into_iter().enumerate() {
+    for seat in 0..2 {
         let calls = steps.iter().filter(|s| s["player"] == seat).count();
         // The count the bot saw on its last call (the sandbox lets it write only its own folder).
         let stderr = record["players"][seat]["stderr"].as_str().unwrap_or("");
-        let lines: usize = stderr
+        let counted: usize = stderr
             .lines()
             .last()
             .and_then(|line| line.strip_prefix("calls "))
             .and_then(|n| n.trim().parse().ok())
             .unwrap_or(0);
-        // Every call of this seat, and only this seat's: its own copy of the folder, for the game.
-        assert_eq!(lines, calls, "seat {name}");
-        assert!(calls > 1);
+        assert_eq!(counted, calls, "{game}, seat {seat}");
+        assert!(calls > 1, "{game}, seat {seat}");
     }
-    assert!(!workdir.join("state.txt").exists());
 }
 
 /// A Coup tournament keeps each bot's sandbox between its games (a worker's pool): the bot's state
@@ -208,20 +214,8 @@ fn coup_tournament_bots_keep_state_within_a_game_only_in_kept_sandboxes() {
         )
         .expect("gzip");
         let record: serde_json::Value = serde_json::from_str(&text).expect("JSON");
-        let steps = record["steps"].as_array().expect("steps");
-        for seat in 0..2 {
-            let calls = steps.iter().filter(|s| s["player"] == seat).count();
-            let stderr = record["players"][seat]["stderr"].as_str().unwrap_or("");
-            let last: usize = stderr
-                .lines()
-                .last()
-                .and_then(|line| line.strip_prefix("calls "))
-                .and_then(|n| n.trim().parse().ok())
-                .unwrap_or(0);
-            // This game's calls of this seat, none from an earlier game in the same sandbox.
-            assert_eq!(last, calls, "game {index}, seat {seat}");
-            assert!(calls > 1);
-        }
+        // This game's calls of each seat, none from an earlier game in the same sandbox.
+        assert_each_seat_counted_its_calls(&record, &format!("game {index}"));
     }
     assert!(!workdir.join("state.txt").exists());
 }
