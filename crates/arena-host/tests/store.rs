@@ -516,3 +516,97 @@ async fn a_game_that_could_not_be_prepared_is_given_back_then_failed() {
         }
     }
 }
+
+/// A contest database made before migration 5 (lighter games: partial indexes, results rebuilt
+/// without their foreign key) keeps its games and results through it, on both databases, and
+/// still refuses a second result for a game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_from_before_the_lighter_games_migration_keeps_its_results() {
+    use sqlx::Executor;
+    sqlx::any::install_default_drivers();
+    // The migrations as they were before 5, from the project's own files.
+    let old_migrations = tempfile::tempdir().unwrap();
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    for entry in std::fs::read_dir(&source).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.as_str() < "0005" {
+            std::fs::copy(&path, old_migrations.path().join(&name)).unwrap();
+        }
+    }
+    let old = sqlx::migrate::Migrator::new(old_migrations.path())
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = format!("sqlite://{}", dir.path().join("old.db").display());
+    let schema = fresh_schema();
+    for (url, schema) in [(sqlite, None), (postgres(), Some(schema.as_str()))] {
+        let connect = if schema.is_some() {
+            url.clone()
+        } else {
+            format!("{url}?mode=rwc")
+        };
+        let pool = sqlx::pool::PoolOptions::<sqlx::Any>::new()
+            .max_connections(1)
+            .connect(&connect)
+            .await
+            .unwrap();
+        if let Some(schema) = schema {
+            pool.execute(format!("CREATE SCHEMA {schema}").as_str())
+                .await
+                .unwrap();
+            pool.execute(format!("SET search_path TO {schema}").as_str())
+                .await
+                .unwrap();
+        }
+        old.run(&pool).await.unwrap();
+        for statement in [
+            "INSERT INTO users (id, name, token_hash, role, created_at) VALUES (1, 'a', 'h', 'contestant', 0)",
+            "INSERT INTO submissions (id, user_id, kind, source_name, source_sha256, state, build_log, \
+             active, league, mu, sigma, games, created_at) \
+             VALUES (1, 1, 'builtin', 'random', '', 'ready', '', 1, 0, 25.0, 8.3, 1, 0)",
+            "INSERT INTO games (id, kind, league, seed, state, attempts, created_at, finished_at) \
+             VALUES (1, 'ladder', 0, '7', 'done', 1, 0, 1)",
+            "INSERT INTO games (id, kind, league, seed, state, attempts, created_at) \
+             VALUES (2, 'ladder', 0, '8', 'queued', 0, 0)",
+            "INSERT INTO game_seats (game_id, seat, submission_id) VALUES (1, 0, 1)",
+            "INSERT INTO results (game_id, completion, entry) VALUES (1, 1, 'the journal line')",
+        ] {
+            pool.execute(statement).await.unwrap();
+        }
+        pool.close().await;
+        let store = Store::open(&url, schema).await.unwrap();
+        assert_eq!(
+            store.results().await.unwrap(),
+            vec![(1, 1, "the journal line".to_string())]
+        );
+        assert_eq!(store.count_games("queued").await.unwrap(), 1);
+        store.close().await;
+        let pool = sqlx::pool::PoolOptions::<sqlx::Any>::new()
+            .max_connections(1)
+            .connect(&connect)
+            .await
+            .unwrap();
+        if let Some(schema) = schema {
+            pool.execute(format!("SET search_path TO {schema}").as_str())
+                .await
+                .unwrap();
+        }
+        let again = pool
+            .execute("INSERT INTO results (game_id, completion, entry) VALUES (1, 2, 'twice')")
+            .await;
+        assert!(again.is_err(), "a second result for game 1 was accepted");
+        // Migration 5 ran: the queue's partial index is there.
+        let index = if schema.is_some() {
+            "SELECT COUNT(*) FROM pg_indexes WHERE indexname = 'games_queue' \
+             AND schemaname = current_schema()"
+        } else {
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'games_queue'"
+        };
+        let found: i64 =
+            sqlx::Row::try_get(&sqlx::query(index).fetch_one(&pool).await.unwrap(), 0).unwrap();
+        assert_eq!(found, 1, "no games_queue index");
+        pool.close().await;
+    }
+    drop_schema(&schema).await;
+}
