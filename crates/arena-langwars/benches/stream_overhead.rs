@@ -9,9 +9,13 @@
 //! tournament worker uses, from a thread that asked for priority as a worker does; its paused figure adds
 //! the runner's SIGCONT/SIGSTOP pair.
 //!
-//! The whole comparison runs twice: on the machine as it is, then with one busy process per core
-//! (`yes > /dev/null`, as two thinking bots of parallel games), which shows whether reading and timing
-//! answers waits behind busy processes.
+//! Each side runs on a thread of its own, made the same way: on an idle machine, whether the
+//! scheduler wakes the referee and the bot on one CPU or across two decides more than the path
+//! (a wake-up across CPUs costs tens of microseconds in a VM whose other CPU idles). So the
+//! comparison runs on the machine as it is, then with both sides' threads (and so their bots) on
+//! CPU 0, which shows the path's own cost, then with one busy process per core (`yes > /dev/null`,
+//! as two thinking bots of parallel games), which shows whether reading and timing answers waits
+//! behind busy processes.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
@@ -54,7 +58,15 @@ fn main() {
     let lines = input.lines().count().to_string();
     let argv = vec![bot.display().to_string(), lines];
 
-    compare("idle", &argv, &input, &obs);
+    compare("idle", &argv, &input, &obs, None);
+    // Referee and bot on one CPU, as a paused game needs no more: the path's own cost.
+    compare(
+        "idle, referee and bot on CPU 0",
+        &argv,
+        &input,
+        &obs,
+        Some(0),
+    );
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut load: Vec<std::process::Child> = (0..cores)
         .map(|_| {
@@ -75,7 +87,13 @@ fn main() {
             command.spawn().expect("yes runs")
         })
         .collect();
-    compare(&format!("{cores} busy processes"), &argv, &input, &obs);
+    compare(
+        &format!("{cores} busy processes"),
+        &argv,
+        &input,
+        &obs,
+        None,
+    );
     for child in load.iter_mut() {
         let _ = child.kill();
         let _ = child.wait();
@@ -93,34 +111,33 @@ fn loadavg() -> String {
         .unwrap_or_default()
 }
 
-fn compare(label: &str, argv: &[String], input: &str, obs: &Observation) {
+fn compare(label: &str, argv: &[String], input: &str, obs: &Observation, cpu: Option<usize>) {
     let mut bare = Vec::new();
     let mut bare_paused = Vec::new();
     let mut bare_polled = Vec::new();
     let mut agent = Vec::new();
     let mut paused = Vec::new();
     for _ in 0..ROUNDS {
-        bare.push(bare_round_trip(argv, input, false));
-        bare_paused.push(bare_round_trip(argv, input, true));
-        bare_polled.push(bare_round_trip_with(argv, input, true, BareWait::Poll));
-        let (plain, with_pauses) = std::thread::scope(|scope| {
-            scope
-                .spawn(|| {
-                    // As a tournament worker does (`STREAM_BENCH_NO_FAVOUR` to compare without).
-                    if std::env::var_os("STREAM_BENCH_NO_FAVOUR").is_none() {
-                        arena_core::process::favour_this_thread();
-                    }
-                    let runtime = tokio::runtime::Builder::new_current_thread()
-                        .enable_all()
-                        .build()
-                        .expect("runtime");
-                    (
-                        runtime.block_on(arena_round_trip(argv, obs, false)),
-                        runtime.block_on(arena_round_trip(argv, obs, true)),
-                    )
-                })
-                .join()
-                .expect("arena thread")
+        // Every side on a thread of its own, made the same way (where the scheduler places a
+        // thread and the bot it wakes decides more than the path itself on an idle machine).
+        bare.push(on_thread(cpu, || bare_round_trip(argv, input, false)));
+        bare_paused.push(on_thread(cpu, || bare_round_trip(argv, input, true)));
+        bare_polled.push(on_thread(cpu, || {
+            bare_round_trip_with(argv, input, true, BareWait::Poll)
+        }));
+        let (plain, with_pauses) = on_thread(cpu, || {
+            // As a tournament worker does (`STREAM_BENCH_NO_FAVOUR` to compare without).
+            if std::env::var_os("STREAM_BENCH_NO_FAVOUR").is_none() {
+                arena_core::process::favour_this_thread();
+            }
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            (
+                runtime.block_on(arena_round_trip(argv, obs, false)),
+                runtime.block_on(arena_round_trip(argv, obs, true)),
+            )
         });
         agent.push(plain);
         paused.push(with_pauses);
@@ -157,6 +174,24 @@ fn compare(label: &str, argv: &[String], input: &str, obs: &Observation) {
         micros(paused),
         paused.as_secs_f64() / bare_paused.as_secs_f64()
     );
+}
+
+/// Runs `measure` on a new thread, kept on `cpu` when given (the bot it starts inherits the CPU).
+fn on_thread<T: Send>(cpu: Option<usize>, measure: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                if let Some(cpu) = cpu {
+                    let mut only = nix::sched::CpuSet::new();
+                    only.set(cpu).expect("a CPU index");
+                    nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &only)
+                        .expect("pin the measuring thread");
+                }
+                measure()
+            })
+            .join()
+            .expect("measuring thread")
+    })
 }
 
 fn micros(per_answer: Duration) -> f64 {
