@@ -3,6 +3,11 @@
 //! - stream start-to-first-answer of a trivial C bot, sandboxed ≤ 2 × unsandboxed + 5 ms;
 //! - one Coup call, sandboxed ≤ 3 × a bare fork+exec+wait of the same bot.
 //!
+//! Also the per-answer cost of a stream bot in its kept sandbox (a tournament's default) against
+//! the same bot unsandboxed, with pausing and a CPU time read per answer as a game does, the
+//! measuring thread and the bots on CPU 0 (issue 13's path, where the sandbox changes what is
+//! paused and where the CPU time comes from: its cgroup instead of `/proc`).
+//!
 //! `cargo bench -p arena --bench sandbox [-- ROUNDS]` (default 200). Needs `cc`, bubblewrap and
 //! cgroups (root), as the sandbox does.
 
@@ -105,6 +110,78 @@ fn prepared_first_answer(bot: &Path, sandbox: &Sandbox) -> (Duration, Duration) 
     let elapsed = started.elapsed();
     process.end();
     (setup, elapsed)
+}
+
+/// Answers per measured run of [`per_answer`].
+const ANSWERS: u32 = 2_000;
+
+/// One answer as a paused game asks it: write, continue the bot, read its line, read its CPU time,
+/// stop it.
+fn ask(process: &mut BotProcess) {
+    process.write(b"1\n");
+    process.resume();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match process.next_chunk(deadline) {
+            Chunk::Data(bytes) if bytes.contains(&b'\n') => break,
+            Chunk::Data(_) => {}
+            other => panic!("no answer: {other:?}"),
+        }
+    }
+    assert!(
+        process.cpu_time().is_some(),
+        "the bot's CPU time is readable"
+    );
+    process.pause();
+}
+
+/// Mean time of an answer over [`ANSWERS`] answers.
+fn answers(process: &mut BotProcess) -> Duration {
+    ask(process);
+    let started = Instant::now();
+    for _ in 0..ANSWERS {
+        ask(process);
+    }
+    started.elapsed() / ANSWERS
+}
+
+/// Per-answer cost, unsandboxed against the kept sandbox, interleaved over 7 rounds.
+fn per_answer(bot: &Path, pool: &std::sync::Arc<arena_core::sandbox::SandboxPool>) {
+    let argv = [bot.to_string_lossy().into_owned()];
+    let (plain, pooled) = std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                // SAFETY: a zeroed CPU set with CPU 0 in it, for the calling thread.
+                let pinned = unsafe {
+                    let mut only: libc::cpu_set_t = std::mem::zeroed();
+                    libc::CPU_SET(0, &mut only);
+                    libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &only)
+                };
+                assert_eq!(pinned, 0, "pin the measuring thread");
+                let (mut plain, mut pooled) = (Vec::new(), Vec::new());
+                for _ in 0..7 {
+                    let mut process = BotProcess::spawn_in(&argv, None, 4096, Some(0), None)
+                        .expect("the bot starts");
+                    plain.push(answers(&mut process));
+                    process.end();
+                    let lease = pool.lease(&argv, Some(0), None).expect("a sandbox");
+                    let mut process =
+                        BotProcess::spawn_leased(lease, &argv, 4096).expect("the bot starts");
+                    pooled.push(answers(&mut process));
+                    process.end();
+                }
+                (median(&mut plain), median(&mut pooled))
+            })
+            .join()
+            .expect("measuring thread")
+    });
+    println!(
+        "stream answer with pausing and a CPU time read, thread and bot on CPU 0 (median of 7 runs of \
+         {ANSWERS}): unsandboxed {:.2} µs, kept sandbox {:.2} µs ({:.2}x)",
+        plain.as_secs_f64() * 1e6,
+        pooled.as_secs_f64() * 1e6,
+        pooled.as_secs_f64() / plain.as_secs_f64()
+    );
 }
 
 /// A tournament's default for stream bots after a bot's first game: its sandbox kept from its last
@@ -266,6 +343,8 @@ fn main() {
         ms(prepared),
         ms(prepared) / ms(plain),
     );
+
+    per_answer(&stream_bot, &pool);
 
     let bot_argv = [call_bot.to_string_lossy().into_owned()];
     let writable = [history.clone()];
