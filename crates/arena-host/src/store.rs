@@ -723,10 +723,21 @@ impl Store {
         let mut tx = self.pool.begin().await.map_err(db)?;
         let id = Self::next_id(&mut tx, "game").await?;
         let seed = arena_core::seed::derive_seed(contest_seed, id as u64);
-        sqlx::query(
-            "INSERT INTO games (id, kind, league, variant, seed, state, attempts, created_at, round) \
-             VALUES ($1, $2, $3, $4, $5, 'queued', 0, $6, $7)",
-        )
+        // The seats' languages, read in the same statement (ids are integers: written in).
+        let needs: Vec<String> = game
+            .seats
+            .iter()
+            .map(|seat| format!("(SELECT language FROM submissions WHERE id = {seat}) || ','"))
+            .collect();
+        let needs = if needs.is_empty() {
+            "','".to_string()
+        } else {
+            format!("',' || {}", needs.join(" || "))
+        };
+        sqlx::query(&format!(
+            "INSERT INTO games (id, kind, league, variant, seed, state, attempts, created_at, round, \
+             needs) VALUES ($1, $2, $3, $4, $5, 'queued', 0, $6, $7, {needs})"
+        ))
         .bind(id)
         .bind(&game.kind)
         .bind(game.league)
@@ -834,12 +845,22 @@ impl Store {
             Backend::Postgres => "FOR UPDATE OF g SKIP LOCKED",
             Backend::Sqlite => "",
         };
-        // A game is playable when none of its seats needs a language the worker lacks.
-        let capable = if languages.is_some() {
-            "AND NOT EXISTS (SELECT 1 FROM game_seats gs JOIN submissions s ON s.id = gs.submission_id \
-             WHERE gs.game_id = g.id AND $3 NOT LIKE '%,' || s.language || ',%')"
-        } else {
-            "AND $3 = ''"
+        // A game is playable when none of its seats needs a language the worker lacks. On
+        // PostgreSQL the game's own `needs` is checked as a filter along the queue's index, which
+        // stops at the batch's size; through the seats (SQLite, and games scheduled before
+        // `needs` existed) the check is an anti-join, which the planner makes over the whole queue
+        // unless it sits in a CASE.
+        let through_seats = "NOT EXISTS (SELECT 1 FROM game_seats gs JOIN submissions s \
+             ON s.id = gs.submission_id \
+             WHERE gs.game_id = g.id AND $3 NOT LIKE '%,' || s.language || ',%')";
+        let capable = match (languages.is_some(), self.backend) {
+            (false, _) => "AND $3 = ''".to_string(),
+            (true, Backend::Sqlite) => format!("AND {through_seats}"),
+            (true, Backend::Postgres) => format!(
+                "AND CASE WHEN g.needs IS NULL THEN {through_seats} \
+                 ELSE string_to_array(trim(both ',' from g.needs), ',') \
+                 <@ string_to_array(trim(both ',' from $3), ',') END"
+            ),
         };
         // The games are picked once, in a materialized CTE: as `WHERE id IN (subquery)` the
         // planner may run the subquery again for every row, and with SKIP LOCKED each run finds
@@ -1611,12 +1632,23 @@ impl Store {
 
     /// A submission's language (what a worker must be able to run).
     pub async fn set_language(&self, id: i64, language: &str) -> Result<(), HostError> {
+        let mut tx = self.pool.begin().await.map_err(db)?;
         sqlx::query("UPDATE submissions SET language = $1 WHERE id = $2")
             .bind(language)
             .bind(id)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await
             .map_err(db)?;
+        // Its queued games' `needs` named the old language: they are checked through their seats.
+        sqlx::query(
+            "UPDATE games SET needs = NULL WHERE state = 'queued' AND needs IS NOT NULL \
+             AND id IN (SELECT game_id FROM game_seats WHERE submission_id = $1)",
+        )
+        .bind(id)
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?;
+        tx.commit().await.map_err(db)?;
         Ok(())
     }
 

@@ -517,9 +517,10 @@ async fn a_game_that_could_not_be_prepared_is_given_back_then_failed() {
     }
 }
 
-/// A contest database made before migration 5 (lighter games: partial indexes, results rebuilt
-/// without their foreign key) keeps its games and results through it, on both databases, and
-/// still refuses a second result for a game.
+/// A contest database made before migrations 5 (lighter games: partial indexes, results rebuilt
+/// without their foreign key) and 6 (what a game needs, written when it is scheduled) keeps its
+/// games and results through them, on both databases, still refuses a second result for a game,
+/// and gives its queued games (which have no `needs`) only to workers that can play them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_from_before_the_lighter_games_migration_keeps_its_results() {
     use sqlx::Executor;
@@ -570,6 +571,8 @@ async fn a_database_from_before_the_lighter_games_migration_keeps_its_results() 
             "INSERT INTO games (id, kind, league, seed, state, attempts, created_at) \
              VALUES (2, 'ladder', 0, '8', 'queued', 0, 0)",
             "INSERT INTO game_seats (game_id, seat, submission_id) VALUES (1, 0, 1)",
+            // The submission's language is migration 4's default, 'folder'.
+            "INSERT INTO game_seats (game_id, seat, submission_id) VALUES (2, 0, 1)",
             "INSERT INTO results (game_id, completion, entry) VALUES (1, 1, 'the journal line')",
         ] {
             pool.execute(statement).await.unwrap();
@@ -581,6 +584,13 @@ async fn a_database_from_before_the_lighter_games_migration_keeps_its_results() 
             vec![(1, 1, "the journal line".to_string())]
         );
         assert_eq!(store.count_games("queued").await.unwrap(), 1);
+        let cannot = store.claim_for("w", Some(",builtin,"), 30_000).await;
+        assert!(
+            cannot.unwrap().is_none(),
+            "a folder game went to a worker without folders"
+        );
+        let can = store.claim_for("w", Some(",builtin,folder,"), 30_000).await;
+        assert_eq!(can.unwrap().map(|game| game.id), Some(2));
         store.close().await;
         let pool = sqlx::pool::PoolOptions::<sqlx::Any>::new()
             .max_connections(1)
@@ -609,4 +619,48 @@ async fn a_database_from_before_the_lighter_games_migration_keeps_its_results() 
         pool.close().await;
     }
     drop_schema(&schema).await;
+}
+
+/// A game's needs are written when it is scheduled; a submission whose language is set again
+/// afterwards has its queued games checked by the language it has now.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claims_check_the_language_a_submission_has_now() {
+    for (label, store, _keep, schema) in stores().await {
+        let (alice, _, a, _) = two_players(&store).await;
+        let upload = store
+            .add_submission(alice, "upload", "bot.py", Some(b"print(1)"), "z", 0)
+            .await
+            .unwrap();
+        store.set_language(upload, "python3").await.unwrap();
+        let game = NewGame {
+            kind: "koth".into(),
+            league: 0,
+            variant: None,
+            seats: vec![a, upload],
+            round: 0,
+        };
+        let id = store.schedule(&game, 7).await.unwrap();
+        store.set_language(upload, "cpp").await.unwrap();
+        let python = store
+            .claim_batch("w1", Some(",builtin,python3,"), 60_000, 10)
+            .await
+            .unwrap();
+        assert!(
+            python.is_empty(),
+            "{label}: the game went to a Python worker"
+        );
+        let cpp = store
+            .claim_batch("w2", Some(",builtin,cpp,"), 60_000, 10)
+            .await
+            .unwrap();
+        assert_eq!(
+            cpp.iter().map(|g| g.id).collect::<Vec<_>>(),
+            vec![id],
+            "{label}"
+        );
+        store.close().await;
+        if let Some(schema) = schema {
+            drop_schema(&schema).await;
+        }
+    }
 }

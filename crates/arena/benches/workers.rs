@@ -625,8 +625,91 @@ async fn queries() {
             100.0 * 3200.0 / seconds / rate
         );
     }
+    large_queue(&stores[0], &url_of(&name), a, b).await;
     for store in &stores {
         store.close().await;
     }
     drop_db(&name).await;
+}
+
+/// Games queued at once in [`large_queue`]: a qualifier's round of a few hundred submissions.
+const LARGE_QUEUE: i64 = 200_000;
+
+/// A claim of a worker's batch (4096 games) at the head of a queue of [`LARGE_QUEUE`] games, and
+/// the picking of those games alone, checked by the games' own `needs` (migration 6, a filter
+/// along the queue's index that stops at the batch's size) and, as before it, by an anti-join
+/// through the seats (which the planner makes over the whole queue).
+async fn large_queue(store: &Store, url: &str, a: i64, b: i64) {
+    let pool = sqlx::AnyPool::connect(url).await.expect("the database");
+    let first: i64 = count(&pool, "SELECT COALESCE(MAX(id), 0) + 1 FROM games").await;
+    let last = first + LARGE_QUEUE - 1;
+    for sql in [
+        format!(
+            "INSERT INTO games (id, kind, league, seed, state, attempts, created_at, round, needs) \
+             SELECT i, 'koth', 0, '5', 'queued', 0, 0, 0, ',builtin,builtin,' \
+             FROM generate_series({first}, {last}) AS i"
+        ),
+        format!(
+            "INSERT INTO game_seats (game_id, seat, submission_id) \
+             SELECT i, 0, {a} FROM generate_series({first}, {last}) AS i"
+        ),
+        format!(
+            "INSERT INTO game_seats (game_id, seat, submission_id) \
+             SELECT i, 1, {b} FROM generate_series({first}, {last}) AS i"
+        ),
+        "ANALYZE".to_string(),
+    ] {
+        sqlx::query(&sql).execute(&pool).await.expect("the queue");
+    }
+    let languages = ",builtin,folder,python3,";
+    let through_seats = format!(
+        "NOT EXISTS (SELECT 1 FROM game_seats gs JOIN submissions s ON s.id = gs.submission_id \
+         WHERE gs.game_id = g.id AND '{languages}' NOT LIKE '%,' || s.language || ',%')"
+    );
+    // As the claim writes it: in a CASE, the check through the seats (for games without
+    // `needs`) is a subplan run row by row, and the planner keeps to the queue's index. (A bare
+    // `needs <@ ...` is planned as a scan of the whole table too: its selectivity is a guess.)
+    let by_needs = format!(
+        "SELECT g.id FROM games g WHERE g.state = 'queued' AND CASE WHEN g.needs IS NULL \
+         THEN {through_seats} ELSE string_to_array(trim(both ',' from g.needs), ',') \
+         <@ string_to_array(trim(both ',' from '{languages}'), ',') END ORDER BY g.id LIMIT 4096"
+    );
+    let through_seats = format!(
+        "SELECT g.id FROM games g WHERE g.state = 'queued' AND {through_seats} \
+         ORDER BY g.id LIMIT 4096"
+    );
+    let median_ms = |mut times: Vec<f64>| {
+        times.sort_by(f64::total_cmp);
+        percentile(&times, 0.5)
+    };
+    let mut picks = Vec::new();
+    for sql in [&by_needs, &through_seats] {
+        let mut times = Vec::new();
+        for _ in 0..5 {
+            let started = Instant::now();
+            let rows = sqlx::query(sql).fetch_all(&pool).await.expect("the pick");
+            times.push(started.elapsed().as_secs_f64() * 1000.0);
+            assert_eq!(rows.len(), 4096, "a whole batch");
+        }
+        picks.push(median_ms(times));
+    }
+    let mut claims = Vec::new();
+    for round in 0..5 {
+        let started = Instant::now();
+        let claimed = store
+            .claim_batch(&format!("large-{round}"), Some(languages), 30_000, 4096)
+            .await
+            .expect("a claim");
+        claims.push(started.elapsed().as_secs_f64() * 1000.0);
+        assert_eq!(claimed.len(), 4096, "a whole batch");
+    }
+    println!(
+        "queries, 4096 games at the head of {LARGE_QUEUE} queued (medians of 5): picked by their \
+         needs {:.1} ms, through their seats {:.1} ms; a whole claim (picked, marked, seats and \
+         submissions read) {:.1} ms",
+        picks[0],
+        picks[1],
+        median_ms(claims)
+    );
+    pool.close().await;
 }
