@@ -292,24 +292,35 @@ async fn reopening_runs_no_migration_twice_and_keeps_the_data() {
     drop_schema(&schema).await;
 }
 
+/// A king-of-the-hill game of round 0 in league 0 between `seats`.
+fn koth(seats: Vec<i64>) -> NewGame {
+    NewGame {
+        kind: "koth".into(),
+        league: 0,
+        variant: None,
+        seats,
+        round: 0,
+    }
+}
+
+/// A Python upload of `user`'s, with its language set as an upload's is.
+async fn python_upload(store: &Store, user: i64) -> i64 {
+    let id = store
+        .add_submission(user, "upload", "bot.py", Some(b"print(1)"), "z", 0)
+        .await
+        .unwrap();
+    store.set_language(id, "python3").await.unwrap();
+    id
+}
+
 /// Claims take exactly what they ask, only games the worker can play, and leases: a lease that
 /// runs out puts the game back; a batch completes in one transaction, each game checked.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn claims_are_leases_for_capable_workers_and_batches_take_what_they_ask() {
     for (label, store, _keep, schema) in stores().await {
         let (alice, _, a, b) = two_players(&store).await;
-        let py = store
-            .add_submission(alice, "upload", "bot.py", Some(b"print(1)"), "z", 0)
-            .await
-            .unwrap();
-        store.set_language(py, "python3").await.unwrap();
-        let game = |seats: Vec<i64>| NewGame {
-            kind: "koth".into(),
-            league: 0,
-            variant: None,
-            seats,
-            round: 0,
-        };
+        let py = python_upload(&store, alice).await;
+        let game = koth;
         for _ in 0..5 {
             store.schedule(&game(vec![a, b]), 7).await.unwrap();
         }
@@ -466,14 +477,7 @@ async fn a_large_batch_completes_in_order_and_rates_its_rated_games() {
 async fn a_game_that_could_not_be_prepared_is_given_back_then_failed() {
     for (label, store, _keep, schema) in stores().await {
         let (_, _, a, b) = two_players(&store).await;
-        let game = NewGame {
-            kind: "koth".into(),
-            league: 0,
-            variant: None,
-            seats: vec![a, b],
-            round: 0,
-        };
-        let id = store.schedule(&game, 7).await.unwrap();
+        let id = store.schedule(&koth(vec![a, b]), 7).await.unwrap();
         for attempt in 1..=2 {
             let claimed = store
                 .claim_for("w1", None, 60_000)
@@ -627,19 +631,8 @@ async fn a_database_from_before_the_lighter_games_migration_keeps_its_results() 
 async fn claims_check_the_language_a_submission_has_now() {
     for (label, store, _keep, schema) in stores().await {
         let (alice, _, a, _) = two_players(&store).await;
-        let upload = store
-            .add_submission(alice, "upload", "bot.py", Some(b"print(1)"), "z", 0)
-            .await
-            .unwrap();
-        store.set_language(upload, "python3").await.unwrap();
-        let game = NewGame {
-            kind: "koth".into(),
-            league: 0,
-            variant: None,
-            seats: vec![a, upload],
-            round: 0,
-        };
-        let id = store.schedule(&game, 7).await.unwrap();
+        let upload = python_upload(&store, alice).await;
+        let id = store.schedule(&koth(vec![a, upload]), 7).await.unwrap();
         store.set_language(upload, "cpp").await.unwrap();
         let python = store
             .claim_batch("w1", Some(",builtin,python3,"), 60_000, 10)

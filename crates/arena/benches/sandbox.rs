@@ -63,6 +63,24 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
+/// Writes a turn's input and reads the answer line.
+fn ask_once(process: &mut BotProcess) {
+    process.write(b"1\n");
+    read_answer(process);
+}
+
+/// Reads up to the end of the bot's answer line.
+fn read_answer(process: &mut BotProcess) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match process.next_chunk(deadline) {
+            Chunk::Data(bytes) if bytes.contains(&b'\n') => break,
+            Chunk::Data(_) => {}
+            other => panic!("no answer: {other:?}"),
+        }
+    }
+}
+
 /// Spawn, ask, read the answer: the time until the first answer; then end the bot (not timed).
 fn first_answer(bot: &Path, sandbox: Option<&Sandbox>) -> Duration {
     let started = Instant::now();
@@ -74,15 +92,7 @@ fn first_answer(bot: &Path, sandbox: Option<&Sandbox>) -> Duration {
         sandbox,
     )
     .expect("the bot starts");
-    process.write(b"1\n");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        match process.next_chunk(deadline) {
-            Chunk::Data(bytes) if bytes.contains(&b'\n') => break,
-            Chunk::Data(_) => {}
-            other => panic!("no answer: {other:?}"),
-        }
-    }
+    ask_once(&mut process);
     let elapsed = started.elapsed();
     process.end();
     elapsed
@@ -98,15 +108,7 @@ fn prepared_first_answer(bot: &Path, sandbox: &Sandbox) -> (Duration, Duration) 
     let started = Instant::now();
     let spawned = resident.exec(&argv).expect("the bot starts");
     let mut process = BotProcess::from_spawned(spawned, 4096).expect("the bot runs");
-    process.write(b"1\n");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        match process.next_chunk(deadline) {
-            Chunk::Data(bytes) if bytes.contains(&b'\n') => break,
-            Chunk::Data(_) => {}
-            other => panic!("no answer: {other:?}"),
-        }
-    }
+    ask_once(&mut process);
     let elapsed = started.elapsed();
     process.end();
     (setup, elapsed)
@@ -120,14 +122,7 @@ const ANSWERS: u32 = 2_000;
 fn ask(process: &mut BotProcess) {
     process.write(b"1\n");
     process.resume();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        match process.next_chunk(deadline) {
-            Chunk::Data(bytes) if bytes.contains(&b'\n') => break,
-            Chunk::Data(_) => {}
-            other => panic!("no answer: {other:?}"),
-        }
-    }
+    read_answer(process);
     assert!(
         process.cpu_time().is_some(),
         "the bot's CPU time is readable"
@@ -195,15 +190,7 @@ fn pooled_first_answer(
     let started = Instant::now();
     let lease = pool.lease(&argv, Some(0), None).expect("a sandbox");
     let mut process = BotProcess::spawn_leased(lease, &argv, 4096).expect("the bot starts");
-    process.write(b"1\n");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        match process.next_chunk(deadline) {
-            Chunk::Data(bytes) if bytes.contains(&b'\n') => break,
-            Chunk::Data(_) => {}
-            other => panic!("no answer: {other:?}"),
-        }
-    }
+    ask_once(&mut process);
     let elapsed = started.elapsed();
     let ending = Instant::now();
     process.end();
