@@ -353,6 +353,12 @@ async fn claims_are_leases_for_capable_workers_and_batches_take_what_they_ask() 
             rest.iter().map(|g| g.id).collect::<Vec<_>>()
         );
         assert_eq!(rest[0].seats.len(), 2, "{label}: seats come with a batch");
+        // The Python game's id lies inside the batch's run of ids: its seats stay out.
+        assert!(
+            rest.iter()
+                .all(|g| g.seats.len() == 2 && g.seats.iter().all(|seat| seat.id != py)),
+            "{label}: a batch's games carry their own seats only"
+        );
         assert_eq!(store.count_games("queued").await.unwrap(), 1);
 
         // A lease that runs out: the Python game, claimed for 1 ms, goes back to the queue;
