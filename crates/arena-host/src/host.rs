@@ -796,9 +796,7 @@ impl Host {
 
     async fn queue(&self, games: Vec<NewGame>) -> Result<usize, HostError> {
         let count = games.len();
-        for game in &games {
-            self.store.schedule(game, self.contest.seed).await?;
-        }
+        self.store.schedule_all(&games, self.contest.seed).await?;
         if count > 0 {
             self.queued.notify_waiters();
         }

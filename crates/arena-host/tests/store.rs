@@ -663,3 +663,55 @@ async fn claims_check_the_language_a_submission_has_now() {
         }
     }
 }
+
+/// Scheduling many games at once gives what scheduling them one by one gives: consecutive ids,
+/// each game's seed derived from its id, its seats in order; across statement chunks too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scheduling_many_games_at_once_gives_what_one_by_one_gives() {
+    for (label, store, _keep, schema) in stores().await {
+        let (_, _, a, b) = two_players(&store).await;
+        for _ in 0..3 {
+            store.schedule(&koth(vec![a, b]), 11).await.unwrap();
+        }
+        let many: Vec<NewGame> = (0..1203)
+            .map(|i| {
+                if i % 2 == 0 {
+                    koth(vec![a, b])
+                } else {
+                    koth(vec![b, a])
+                }
+            })
+            .collect();
+        let ids = store.schedule_all(&many, 11).await.unwrap();
+        assert_eq!(ids, (4..=1206).collect::<Vec<i64>>(), "{label}");
+        let mut claimed = store
+            .claim_batch("w", Some(",builtin,"), 60_000, 5000)
+            .await
+            .unwrap();
+        claimed.sort_by_key(|game| game.id);
+        assert_eq!(
+            claimed.len(),
+            1206,
+            "{label}: every game queued and playable"
+        );
+        for game in &claimed {
+            assert_eq!(
+                game.seed,
+                arena_core::seed::derive_seed(11, game.id as u64),
+                "{label}: game {}",
+                game.id
+            );
+            let seats: Vec<i64> = game.seats.iter().map(|seat| seat.id).collect();
+            let expected = if game.id <= 3 || (game.id - 4) % 2 == 0 {
+                vec![a, b]
+            } else {
+                vec![b, a]
+            };
+            assert_eq!(seats, expected, "{label}: game {}", game.id);
+        }
+        store.close().await;
+        if let Some(schema) = schema {
+            drop_schema(&schema).await;
+        }
+    }
+}

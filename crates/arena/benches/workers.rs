@@ -268,11 +268,16 @@ async fn contest_run_on(
         ],
         &folder,
     );
+    let queueing = Instant::now();
     let pool = sqlx::AnyPool::connect(&url).await.expect("the database");
     let total = i64::from(rounds()) * 12;
     while count(&pool, "SELECT COUNT(*) FROM games").await < total {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    println!(
+        "  (a host started and queued the run's {total} games in {:.1} s)",
+        queueing.elapsed().as_secs_f64()
+    );
     // The host only serves from here: stop it so that its scheduler's looks do not count.
     let _ = host.kill();
     let _ = host.wait();
@@ -519,6 +524,7 @@ async fn queries() {
         .await
         .expect("b");
     let games = 2000;
+    let scheduling = Instant::now();
     for _ in 0..games {
         store
             .schedule(
@@ -534,6 +540,23 @@ async fn queries() {
             .await
             .expect("a game");
     }
+    let one_by_one = scheduling.elapsed();
+    let many: Vec<NewGame> = (0..games)
+        .map(|_| NewGame {
+            kind: "koth".into(),
+            league: 0,
+            variant: None,
+            seats: vec![a, b],
+            round: 0,
+        })
+        .collect();
+    let scheduling = Instant::now();
+    store.schedule_all(&many, 5).await.expect("the games");
+    println!(
+        "queries, scheduling {games} games: one by one {:.0} ms, at once (a host's round) {:.0} ms",
+        one_by_one.as_secs_f64() * 1000.0,
+        scheduling.elapsed().as_secs_f64() * 1000.0
+    );
     // A Spring 2021 replay of built-in bots is about 20 KB gzipped; the journal line 1 KB.
     let finished = Finished {
         entry: "x".repeat(1000),
