@@ -326,8 +326,19 @@ impl Store {
     }
 
     async fn next_id(tx: &mut Transaction<'_, Any>, counter: &str) -> Result<i64, HostError> {
+        Self::take_ids(tx, counter, 1).await
+    }
+
+    /// Advances `counter` by `count` and returns its new value: the last of the `count` numbers
+    /// taken (the first is that less `count` − 1).
+    async fn take_ids(
+        tx: &mut Transaction<'_, Any>,
+        counter: &str,
+        count: i64,
+    ) -> Result<i64, HostError> {
         let row =
-            sqlx::query("UPDATE counters SET value = value + 1 WHERE name = $1 RETURNING value")
+            sqlx::query("UPDATE counters SET value = value + $1 WHERE name = $2 RETURNING value")
+                .bind(count)
                 .bind(counter)
                 .fetch_one(&mut **tx)
                 .await
@@ -744,26 +755,20 @@ impl Store {
             return Ok(Vec::new());
         }
         let mut tx = self.pool.begin().await.map_err(db)?;
-        let last: i64 = sqlx::query(
-            "UPDATE counters SET value = value + $1 WHERE name = 'game' RETURNING value",
-        )
-        .bind(games.len() as i64)
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(db)?
-        .try_get(0)
-        .map_err(db)?;
+        let last = Self::take_ids(&mut tx, "game", games.len() as i64).await?;
         let first = last - games.len() as i64 + 1;
         let ids: Vec<i64> = (first..=last).collect();
         let created = now();
         for (chunk_index, chunk) in games.chunks(SCHEDULE_CHUNK).enumerate() {
             let chunk_first = first + (chunk_index * SCHEDULE_CHUNK) as i64;
-            // Ids, seeds, leagues, rounds and submission ids are integers: written in; the texts
-            // are bound (four a game).
+            // Ids, leagues, rounds and submission ids are integers: written in; the texts (kind,
+            // variant, seed) are bound, three a game.
             let mut rows = Vec::with_capacity(chunk.len());
             let mut seat_rows = Vec::new();
+            let mut seeds = Vec::with_capacity(chunk.len());
             for (offset, game) in chunk.iter().enumerate() {
                 let id = chunk_first + offset as i64;
+                seeds.push(arena_core::seed::derive_seed(contest_seed, id as u64).to_string());
                 // The seats' languages, read in the same statement.
                 let needs = if game.seats.is_empty() {
                     "','".to_string()
@@ -795,13 +800,8 @@ impl Store {
                 rows.join(", ")
             );
             let mut query = sqlx::query(&sql);
-            for (offset, game) in chunk.iter().enumerate() {
-                let id = chunk_first + offset as i64;
-                let seed = arena_core::seed::derive_seed(contest_seed, id as u64);
-                query = query
-                    .bind(&game.kind)
-                    .bind(game.variant.clone())
-                    .bind(seed.to_string());
+            for (game, seed) in chunk.iter().zip(seeds) {
+                query = query.bind(&game.kind).bind(game.variant.clone()).bind(seed);
             }
             query.execute(&mut *tx).await.map_err(db)?;
             if !seat_rows.is_empty() {
@@ -1151,15 +1151,7 @@ impl Store {
         if recorded == 0 {
             return Ok(done);
         }
-        let last: i64 = sqlx::query(
-            "UPDATE counters SET value = value + $1 WHERE name = 'completion' RETURNING value",
-        )
-        .bind(recorded as i64)
-        .fetch_one(&mut **tx)
-        .await
-        .map_err(db)?
-        .try_get(0)
-        .map_err(db)?;
+        let last = Self::take_ids(tx, "completion", recorded as i64).await?;
         let mut completion = last - recorded as i64;
         let mut values = String::new();
         for index in 0..recorded {
