@@ -24,6 +24,7 @@ pub mod seed;
 pub mod stream;
 pub mod testing;
 pub mod timing;
+mod watchdog;
 
 pub use agent::{Agent, AgentLog, BuiltinAgent, Reply};
 pub use game::{

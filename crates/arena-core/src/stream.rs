@@ -404,7 +404,10 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
             }
             // Read before the input goes out, while the bot waits for it: the clock starts right
             // after the write, with nothing of arena's in between.
-            let cpu_before = self.cpu_at_pause.take().or_else(|| process.cpu_time());
+            let cpu_before = self
+                .cpu_at_pause
+                .take()
+                .or_else(|| process.cpu_time_quick());
             process.write(input.as_bytes());
             if std::mem::take(&mut self.resume_pending) {
                 process.resume();
@@ -425,7 +428,11 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
                 ),
             };
             let elapsed = started.elapsed();
-            let cpu_after = process.cpu_time();
+            let cpu_after = if elapsed < crate::process::FULL_READ_AFTER {
+                process.cpu_time_quick()
+            } else {
+                process.cpu_time()
+            };
             self.last_cpu = cpu_after;
             let cpu = cpu_before
                 .zip(cpu_after)

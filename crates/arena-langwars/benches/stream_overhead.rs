@@ -58,6 +58,24 @@ fn main() {
     let lines = input.lines().count().to_string();
     let argv = vec![bot.display().to_string(), lines];
 
+    if std::env::var_os("STREAM_BENCH_PROFILE").is_some() {
+        // Only arena's paused path on CPU 0, for a profiler (`perf record`, `strace -c`).
+        for _ in 0..ROUNDS {
+            let per_answer = on_thread(Some(0), || {
+                arena_core::process::favour_this_thread();
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("runtime");
+                runtime.block_on(arena_round_trip(&argv, &obs, true))
+            });
+            println!(
+                "arena, pausing, CPU 0: {:7.2} µs/answer",
+                micros(per_answer)
+            );
+        }
+        return;
+    }
     compare("idle", &argv, &input, &obs, None);
     // Referee and bot on one CPU, as a paused game needs no more: the path's own cost.
     compare(

@@ -1,0 +1,210 @@
+//! Blocking reads with a deadline and no extra system call per read.
+//!
+//! A game thread waiting for a bot's answer blocks in a plain `read` on the bot's stdout, the same
+//! call a bare referee makes. A watchdog thread keeps the deadlines: when one passes, it interrupts
+//! that thread's `read` with a signal whose handler does nothing (installed without `SA_RESTART`,
+//! so the `read` returns `EINTR`). Arming and disarming a deadline are atomic stores; the watchdog
+//! sleeps until the earliest deadline it knows and is woken only when a new deadline comes before
+//! that (in a game, the first ask after a quiet moment). `ppoll` with a timeout, the usual way,
+//! costs an extra system call and a wait-queue round per answer (2.2 µs of a 9.3 µs bare round trip
+//! on the VMs we measure on). Hand-written: no crate offers a deadline on a blocking pipe `read`.
+
+use std::io;
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::Thread;
+use std::time::{Duration, Instant};
+
+/// No kick is being sent to the slot's thread.
+const QUIET: u8 = 0;
+/// The watchdog claimed the slot's deadline and is sending the signal.
+const SENDING: u8 = 1;
+/// The signal was sent (it is delivered at the thread's next return from the kernel).
+const SENT: u8 = 2;
+
+/// One game thread's deadline.
+struct Slot {
+    /// Nanoseconds after [`base`] plus one; 0 while the thread is not in a wait.
+    deadline: AtomicU64,
+    kick: AtomicU8,
+    tid: libc::pid_t,
+}
+
+/// Every game thread's slot (a thread's slot leaves with the thread).
+static SLOTS: Mutex<Vec<Arc<Slot>>> = Mutex::new(Vec::new());
+/// When the watchdog wakes next (as `Slot::deadline`); 0 while it looks at the slots, `u64::MAX`
+/// when it sleeps until woken.
+static NEXT_WAKE: AtomicU64 = AtomicU64::new(0);
+
+fn base() -> Instant {
+    static BASE: OnceLock<Instant> = OnceLock::new();
+    *BASE.get_or_init(Instant::now)
+}
+
+fn to_ticks(at: Instant) -> u64 {
+    let nanos = at.saturating_duration_since(base()).as_nanos();
+    u64::try_from(nanos)
+        .unwrap_or(u64::MAX - 1)
+        .saturating_add(1)
+}
+
+/// The signal that interrupts a waiting thread: a real-time one, which nothing else in arena or its
+/// libraries uses (glibc keeps the first two for itself).
+fn kick_signal() -> libc::c_int {
+    libc::SIGRTMIN() + 6
+}
+
+extern "C" fn on_kick(_: libc::c_int) {}
+
+/// The watchdog's thread, started on first use; `None` if the signal handler or the thread could
+/// not be set up (waits then use `ppoll`).
+fn watchdog() -> Option<&'static Thread> {
+    static WATCHDOG: OnceLock<Option<Thread>> = OnceLock::new();
+    WATCHDOG
+        .get_or_init(|| {
+            // SAFETY: a zeroed sigaction with an empty mask and a handler that does nothing, for a
+            // signal only this module sends.
+            let installed = unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = on_kick as *const () as usize;
+                libc::sigemptyset(&mut action.sa_mask);
+                action.sa_flags = 0;
+                libc::sigaction(kick_signal(), &action, std::ptr::null_mut()) == 0
+            };
+            if !installed {
+                return None;
+            }
+            let thread = std::thread::Builder::new()
+                .name("arena-watchdog".into())
+                .spawn(keep_deadlines)
+                .ok()?;
+            Some(thread.thread().clone())
+        })
+        .as_ref()
+}
+
+/// Whether blocking reads with deadlines are available here.
+pub(crate) fn available() -> bool {
+    watchdog().is_some()
+}
+
+/// Wakes the watchdog now (after `interrupt_waits`: it interrupts every wait).
+pub(crate) fn wake() {
+    if let Some(watchdog) = watchdog() {
+        watchdog.unpark();
+    }
+}
+
+fn keep_deadlines() {
+    let pid = std::process::id() as libc::pid_t;
+    loop {
+        NEXT_WAKE.store(0, Ordering::SeqCst);
+        let now = to_ticks(Instant::now());
+        let interrupted = crate::process::interrupted();
+        let mut earliest = u64::MAX;
+        let slots: Vec<Arc<Slot>> = match SLOTS.lock() {
+            Ok(slots) => slots.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        };
+        for slot in &slots {
+            let deadline = slot.deadline.load(Ordering::SeqCst);
+            if deadline == 0 {
+                continue;
+            }
+            if deadline <= now || interrupted {
+                // Claim the kick: the thread, disarming, finds 0 and waits for SENT.
+                if slot
+                    .deadline
+                    .compare_exchange(deadline, 0, Ordering::SeqCst, Ordering::SeqCst)
+                    .is_ok()
+                {
+                    slot.kick.store(SENDING, Ordering::SeqCst);
+                    // SAFETY: tgkill to a thread of this process, with a signal whose handler does
+                    // nothing.
+                    unsafe { libc::syscall(libc::SYS_tgkill, pid, slot.tid, kick_signal()) };
+                    slot.kick.store(SENT, Ordering::SeqCst);
+                }
+            } else {
+                earliest = earliest.min(deadline);
+            }
+        }
+        NEXT_WAKE.store(earliest, Ordering::SeqCst);
+        if earliest == u64::MAX {
+            std::thread::park();
+        } else {
+            let now = to_ticks(Instant::now());
+            std::thread::park_timeout(Duration::from_nanos(earliest.saturating_sub(now)));
+        }
+    }
+}
+
+/// This thread's slot, registered on first use and removed when the thread ends.
+struct OwnSlot(Arc<Slot>);
+
+impl Drop for OwnSlot {
+    fn drop(&mut self) {
+        let mut slots = match SLOTS.lock() {
+            Ok(slots) => slots,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        slots.retain(|slot| !Arc::ptr_eq(slot, &self.0));
+    }
+}
+
+thread_local! {
+    static OWN_SLOT: OwnSlot = {
+        let slot = Arc::new(Slot {
+            deadline: AtomicU64::new(0),
+            kick: AtomicU8::new(QUIET),
+            // SAFETY: gettid has no preconditions.
+            tid: unsafe { libc::gettid() },
+        });
+        match SLOTS.lock() {
+            Ok(mut slots) => slots.push(slot.clone()),
+            Err(poisoned) => poisoned.into_inner().push(slot.clone()),
+        }
+        OwnSlot(slot)
+    };
+}
+
+/// Reads from `fd` (a blocking descriptor) what is there or what comes first, waiting until `wake`
+/// at most: `Err(Interrupted)` when `wake` passed (or a signal or `interrupt_waits` came) first.
+/// Call only when [`available`].
+pub(crate) fn read_until(fd: RawFd, buffer: &mut [u8], wake: Instant) -> io::Result<usize> {
+    let Some(watchdog) = watchdog() else {
+        return Err(io::Error::from(io::ErrorKind::Unsupported));
+    };
+    OWN_SLOT.with(|own| {
+        let slot = &own.0;
+        let deadline = to_ticks(wake);
+        slot.deadline.store(deadline, Ordering::SeqCst);
+        let next_wake = NEXT_WAKE.load(Ordering::SeqCst);
+        if next_wake == 0 || deadline < next_wake {
+            watchdog.unpark();
+        }
+        // After arming: an interrupt from here on is seen by the watchdog, which kicks this wait.
+        let result = if crate::process::interrupted() {
+            Err(io::Error::from(io::ErrorKind::Interrupted))
+        } else {
+            // SAFETY: a read into a buffer this function borrows mutably, of its own length.
+            let read = unsafe { libc::read(fd, buffer.as_mut_ptr().cast(), buffer.len()) };
+            if read < 0 {
+                Err(io::Error::last_os_error())
+            } else {
+                Ok(read as usize)
+            }
+        };
+        if slot.deadline.swap(0, Ordering::SeqCst) == 0 {
+            // The watchdog claimed this wait: take its signal here, where an interrupted call is
+            // expected, not in whatever blocking call comes next.
+            while slot.kick.load(Ordering::SeqCst) != SENT {
+                std::thread::yield_now();
+            }
+            // SAFETY: getppid has no preconditions; its return to user space delivers the signal.
+            unsafe { libc::getppid() };
+            slot.kick.store(QUIET, Ordering::SeqCst);
+        }
+        result
+    })
+}
