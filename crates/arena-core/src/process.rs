@@ -1,10 +1,11 @@
 //! Bot processes: each in its own process group, killed with its children on every exit path, with
 //! stdout read in chunks, stdin written without ever blocking the caller, and stderr kept up to a cap.
 //!
-//! I/O is blocking-with-deadline on the caller's thread (`ppoll` over the bot's pipes), not on the async
-//! runtime: a game asks one bot at a time, so the thread has nothing else to do while it waits, and a
-//! direct `ppoll` wakes once per answer where the reactor costs an extra failed read, an `epoll_wait`
-//! and a task wake-up. Processes are started with `posix_spawn` (no `pre_exec` hook, which would force
+//! I/O is blocking-with-deadline on the caller's thread, not on the async runtime: a game asks one bot
+//! at a time, so the thread has nothing else to do while it waits. An answer is waited for in a plain
+//! blocking `read` on stdout, its deadline kept by the watchdog (`crate::watchdog`), as a bare referee
+//! waits; `ppoll` over the pipes is kept for the rare waits that also write input or wait for the end
+//! of an unterminated line. Processes are started with `posix_spawn` (no `pre_exec` hook, which would force
 //! a full `fork`): a CPU pin is set on the spawning thread just around the spawn and inherited.
 
 use std::fs::File;
@@ -23,7 +24,7 @@ use nix::unistd::Pid;
 
 /// How long a wait for stdout goes without draining stderr (a bot blocked on a full stderr pipe
 /// waits that long at most).
-const STDERR_SLICE: Duration = Duration::from_millis(5);
+const STDERR_SLICE: Duration = Duration::from_millis(20);
 /// The size asked for a bot's stderr pipe: a turn's debug output fits without blocking the bot.
 const STDERR_PIPE_SIZE: libc::c_int = 1 << 20;
 /// How much of a bot's stderr is kept by default.

@@ -11,23 +11,24 @@
 
 use std::io;
 use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
 
-/// No kick is being sent to the slot's thread.
-const QUIET: u8 = 0;
-/// The watchdog claimed the slot's deadline and is sending the signal.
-const SENDING: u8 = 1;
-/// The signal was sent (it is delivered at the thread's next return from the kernel).
-const SENT: u8 = 2;
+/// `Slot::deadline` of a wait the watchdog has kicked and will kick again until it is disarmed.
+const KICKED: u64 = u64::MAX;
+
+/// How soon the watchdog kicks a wait again that is still armed after its deadline: a kick that
+/// lands just before the thread enters `read` is taken outside it, and the next one ends the `read`.
+const REKICK: Duration = Duration::from_millis(1);
 
 /// One game thread's deadline.
 struct Slot {
     /// Nanoseconds after [`base`] plus one; 0 while the thread is not in a wait.
     deadline: AtomicU64,
-    kick: AtomicU8,
+    /// True while the watchdog may be sending this thread a kick.
+    sending: AtomicBool,
     tid: libc::pid_t,
 }
 
@@ -112,19 +113,23 @@ fn keep_deadlines() {
             if deadline == 0 {
                 continue;
             }
-            if deadline <= now || interrupted {
-                // Claim the kick: the thread, disarming, finds 0 and waits for SENT.
-                if slot
-                    .deadline
-                    .compare_exchange(deadline, 0, Ordering::SeqCst, Ordering::SeqCst)
-                    .is_ok()
-                {
-                    slot.kick.store(SENDING, Ordering::SeqCst);
-                    // SAFETY: tgkill to a thread of this process, with a signal whose handler does
-                    // nothing.
+            if deadline == KICKED || deadline <= now || interrupted {
+                // Until the thread disarms, it is kicked again (a kick may land just before its
+                // `read` starts). `sending` brackets each kick: a thread that disarms waits for a
+                // kick in flight and takes it at once, so that no kick reaches a later call.
+                slot.sending.store(true, Ordering::SeqCst);
+                let claimed = deadline == KICKED
+                    || slot
+                        .deadline
+                        .compare_exchange(deadline, KICKED, Ordering::SeqCst, Ordering::SeqCst)
+                        .is_ok();
+                if claimed && slot.deadline.load(Ordering::SeqCst) == KICKED {
+                    // SAFETY: tgkill to a thread of this process, with a signal whose handler
+                    // does nothing.
                     unsafe { libc::syscall(libc::SYS_tgkill, pid, slot.tid, kick_signal()) };
-                    slot.kick.store(SENT, Ordering::SeqCst);
                 }
+                slot.sending.store(false, Ordering::SeqCst);
+                earliest = earliest.min(now.saturating_add(REKICK.as_nanos() as u64));
             } else {
                 earliest = earliest.min(deadline);
             }
@@ -156,7 +161,7 @@ thread_local! {
     static OWN_SLOT: OwnSlot = {
         let slot = Arc::new(Slot {
             deadline: AtomicU64::new(0),
-            kick: AtomicU8::new(QUIET),
+            sending: AtomicBool::new(false),
             // SAFETY: gettid has no preconditions.
             tid: unsafe { libc::gettid() },
         });
@@ -195,15 +200,23 @@ pub(crate) fn read_until(fd: RawFd, buffer: &mut [u8], wake: Instant) -> io::Res
                 Ok(read as usize)
             }
         };
-        if slot.deadline.swap(0, Ordering::SeqCst) == 0 {
-            // The watchdog claimed this wait: take its signal here, where an interrupted call is
-            // expected, not in whatever blocking call comes next.
-            while slot.kick.load(Ordering::SeqCst) != SENT {
-                std::thread::yield_now();
+        let kicked = slot.deadline.swap(0, Ordering::SeqCst) == KICKED;
+        // A kick in flight is waited for (it is one system call away), then taken here, where an
+        // interrupted call is expected, not in whatever blocking call comes next.
+        let mut spins = 0u32;
+        while slot.sending.load(Ordering::SeqCst) {
+            spins += 1;
+            if spins < 64 {
+                std::hint::spin_loop();
+            } else {
+                // The watchdog may be waiting for this CPU: give it up for real.
+                std::thread::sleep(Duration::from_micros(20));
             }
-            // SAFETY: getppid has no preconditions; its return to user space delivers the signal.
+        }
+        if kicked || spins > 0 {
+            // SAFETY: getppid has no preconditions; its return to user space delivers a pending
+            // signal.
             unsafe { libc::getppid() };
-            slot.kick.store(QUIET, Ordering::SeqCst);
         }
         result
     })
