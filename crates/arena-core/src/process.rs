@@ -1234,6 +1234,38 @@ mod tests {
     }
 
     #[test]
+    fn a_deadline_interrupts_only_its_own_wait_never_a_later_call() {
+        // Waits whose deadlines fall among a bot's outputs (a line about every millisecond), so
+        // that kicks race with answers; after each wait, a `poll` on a quiet pipe must run its full
+        // timeout: a kick that reached it would end it early with EINTR.
+        let chatty: Vec<String> = vec![
+            "sh".into(),
+            "-c".into(),
+            "while :; do echo x; sleep 0.0005; done".into(),
+        ];
+        let mut bot = BotProcess::spawn_in(&chatty, None, 4096, None, None).expect("starts");
+        let (quiet, _keep_open) = nix::unistd::pipe().expect("pipe");
+        let mut outcomes = [0usize; 2];
+        for round in 0..400u64 {
+            let deadline = Instant::now() + Duration::from_micros(100 + (round * 37) % 1500);
+            match bot.next_chunk(deadline) {
+                Chunk::Data(_) => outcomes[0] += 1,
+                Chunk::Timeout => {
+                    assert!(Instant::now() >= deadline);
+                    outcomes[1] += 1;
+                }
+                Chunk::Closed => panic!("the bot ended"),
+            }
+            let mut fds = [pollfd(quiet.as_raw_fd(), libc::POLLIN)];
+            // SAFETY: one valid pollfd for a pipe this test owns.
+            let ready = unsafe { libc::poll(fds.as_mut_ptr(), 1, 2) };
+            assert_eq!(ready, 0, "round {round}: {}", io::Error::last_os_error());
+        }
+        assert!(outcomes.iter().all(|&n| n > 0), "{outcomes:?}");
+        bot.end();
+    }
+
+    #[test]
     fn a_bot_that_fills_its_stderr_pipe_while_thinking_still_answers() {
         // 4 MB of stderr before the answer: more than the pipe holds, so the wait must drain it.
         let script = "head -c 4000000 /dev/zero >&2; echo answer";
