@@ -58,10 +58,12 @@ fn main() {
     let lines = input.lines().count().to_string();
     let argv = vec![bot.display().to_string(), lines];
 
-    if std::env::var_os("STREAM_BENCH_PROFILE").is_some() {
-        // Only arena's paused path on CPU 0, for a profiler (`perf record`, `strace -c`).
+    if let Some(profile) = std::env::var_os("STREAM_BENCH_PROFILE") {
+        // Only arena's paused path, on CPU 0 (or unpinned with `STREAM_BENCH_PROFILE=idle`), for a
+        // profiler (`perf record`, `strace -c`).
+        let cpu = (profile != "idle").then_some(0);
         for _ in 0..ROUNDS {
-            let per_answer = on_thread(Some(0), || {
+            let per_answer = on_thread(cpu, || {
                 arena_core::process::favour_this_thread();
                 let runtime = tokio::runtime::Builder::new_current_thread()
                     .enable_all()
@@ -69,10 +71,7 @@ fn main() {
                     .expect("runtime");
                 runtime.block_on(arena_round_trip(&argv, &obs, true))
             });
-            println!(
-                "arena, pausing, CPU 0: {:7.2} µs/answer",
-                micros(per_answer)
-            );
+            println!("arena, pausing: {:7.2} µs/answer", micros(per_answer));
         }
         return;
     }
