@@ -1266,6 +1266,43 @@ mod tests {
     }
 
     #[test]
+    fn the_watchdog_runs_on_any_cpu_though_a_pinned_thread_started_it() {
+        let silent: Vec<String> = vec!["sleep".into(), "30".into()];
+        std::thread::spawn(move || {
+            let mut only = CpuSet::new();
+            only.set(0).expect("CPU 0");
+            sched_setaffinity(Pid::from_raw(0), &only).expect("pin");
+            let mut bot = BotProcess::spawn_in(&silent, None, 4096, None, None).expect("starts");
+            let deadline = Instant::now() + Duration::from_millis(20);
+            assert_eq!(bot.next_chunk(deadline), Chunk::Timeout);
+            bot.end();
+        })
+        .join()
+        .expect("pinned thread");
+        let watchdog = std::fs::read_dir("/proc/self/task")
+            .expect("tasks")
+            .flatten()
+            .find(|task| {
+                std::fs::read_to_string(task.path().join("comm"))
+                    .is_ok_and(|comm| comm.trim() == "arena-watchdog")
+            })
+            .expect("the watchdog thread");
+        let allowed = |status: std::path::PathBuf| {
+            std::fs::read_to_string(status)
+                .expect("status")
+                .lines()
+                .find_map(|line| line.strip_prefix("Cpus_allowed_list:"))
+                .expect("Cpus_allowed_list")
+                .trim()
+                .to_string()
+        };
+        assert_eq!(
+            allowed(watchdog.path().join("status")),
+            allowed(std::path::PathBuf::from("/proc/self/status"))
+        );
+    }
+
+    #[test]
     fn a_bot_that_fills_its_stderr_pipe_while_thinking_still_answers() {
         // 4 MB of stderr before the answer: more than the pipe holds, so the wait must drain it.
         let script = "head -c 4000000 /dev/zero >&2; echo answer";

@@ -98,6 +98,13 @@ pub(crate) fn wake() {
 }
 
 fn keep_deadlines() {
+    // The thread inherits the pin of the game thread that started it: it serves every game, on any
+    // CPU (the kernel keeps it inside the process's cpuset).
+    let mut any = nix::sched::CpuSet::new();
+    for cpu in 0..nix::sched::CpuSet::count() {
+        let _ = any.set(cpu);
+    }
+    let _ = nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &any);
     let pid = std::process::id() as libc::pid_t;
     loop {
         NEXT_WAKE.store(0, Ordering::SeqCst);
