@@ -214,7 +214,7 @@ impl BotProcess {
             set_nonblocking(fd)?;
         }
         if let Some(stdout) = process.stdout.as_ref() {
-            set_blocking(stdout.as_raw_fd())?;
+            crate::sandbox::set_blocking(stdout.as_raw_fd())?;
         }
         if let Some(stderr) = process.stderr_pipe.as_ref() {
             // Room for a turn's worth of debug output, drained between slices of a wait (best
@@ -945,18 +945,6 @@ pub fn set_nonblocking(fd: RawFd) -> io::Result<()> {
     Ok(())
 }
 
-/// Makes a descriptor this process owns blocking.
-fn set_blocking(fd: RawFd) -> io::Result<()> {
-    // SAFETY: fcntl on a descriptor this process owns, with standard flags.
-    unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) < 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
-
 /// Reads what a (blocking) pipe holds now without waiting: `WouldBlock` when it holds nothing.
 /// One `preadv2` with `RWF_NOWAIT`; kernels without it for pipes get a zero-timeout `poll` first.
 fn read_nowait(fd: RawFd, buffer: &mut [u8]) -> io::Result<usize> {
@@ -1131,6 +1119,25 @@ mod tests {
 
     /// The probe's short path (the leader alone) and its walk (children, threads) both count
     /// every process of the bot: a busy child while it runs, then a child that ran and exited.
+    /// The bot's CPU time (full reads) once it reaches `at_least`; `None` if it has not by
+    /// `deadline`.
+    fn cpu_time_reaching(
+        bot: &BotProcess,
+        at_least: Duration,
+        deadline: Instant,
+    ) -> Option<Duration> {
+        loop {
+            let now = bot.cpu_time().expect("readable");
+            if now >= at_least {
+                return Some(now);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     #[test]
     fn an_unconfined_bots_cpu_time_counts_its_children_live_and_reaped() {
         let script = "(while :; do :; done) & echo started; read line; kill $!; wait; \
@@ -1142,17 +1149,8 @@ mod tests {
         assert!(matches!(bot.next_chunk(deadline), Chunk::Data(_)));
         // The shell waits while its child spins: only the walk sees the time grow.
         let start = bot.cpu_time().expect("readable");
-        let live = loop {
-            let now = bot.cpu_time().expect("readable");
-            if now >= start + Duration::from_millis(50) {
-                break now;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "a live child's CPU time is not counted"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        };
+        let live = cpu_time_reaching(&bot, start + Duration::from_millis(50), deadline)
+            .expect("a live child's CPU time is counted");
         bot.write(b"go\n");
         assert!(matches!(bot.next_chunk(deadline), Chunk::Data(_)));
         // Children gone: the short path, with the reaped children's times.
@@ -1186,17 +1184,8 @@ mod tests {
             quick < first + Duration::from_millis(10),
             "{first:?} → {quick:?}"
         );
-        let full = loop {
-            let full = bot.cpu_time().expect("readable");
-            if full >= quick + Duration::from_millis(20) {
-                break full;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "a full read does not count the child"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        };
+        let full = cpu_time_reaching(&bot, quick + Duration::from_millis(20), deadline)
+            .expect("a full read counts the child");
         assert!(bot.cpu_time_quick().expect("readable") >= full);
         bot.write(b"go\n");
         assert!(matches!(bot.next_chunk(deadline), Chunk::Data(_)));

@@ -840,7 +840,8 @@ fn read_init_pid(info: OwnedFd, spawned: &mut Spawned) -> io::Result<i32> {
     }
 }
 
-fn set_blocking(fd: RawFd) -> io::Result<()> {
+/// Makes a descriptor the caller owns blocking.
+pub(crate) fn set_blocking(fd: RawFd) -> io::Result<()> {
     // SAFETY: fcntl on a descriptor the caller owns.
     unsafe {
         let flags = libc::fcntl(fd, libc::F_GETFL);

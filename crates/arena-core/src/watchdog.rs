@@ -45,9 +45,8 @@ fn base() -> Instant {
 
 fn to_ticks(at: Instant) -> u64 {
     let nanos = at.saturating_duration_since(base()).as_nanos();
-    u64::try_from(nanos)
-        .unwrap_or(u64::MAX - 1)
-        .saturating_add(1)
+    // Never 0 (idle) nor KICKED.
+    u64::try_from(nanos).unwrap_or(u64::MAX).min(KICKED - 2) + 1
 }
 
 /// The signal that interrupts a waiting thread: a real-time one, which nothing else in arena or its
