@@ -368,17 +368,21 @@ impl BotProcess {
         self.next_chunk_polled(deadline)
     }
 
+    /// The stdout a wait reads, `None` once it is closed or waits were interrupted.
+    fn stdout_to_wait_on(&self) -> Option<RawFd> {
+        if interrupted() {
+            return None;
+        }
+        self.stdout.as_ref().map(AsRawFd::as_raw_fd)
+    }
+
     /// [`Self::next_chunk`] as a bare referee waits: a plain blocking `read`, the deadline kept by
     /// the watchdog. stderr is drained before and every [`STDERR_SLICE`] of the wait.
     fn next_chunk_blocking(&mut self, deadline: Instant) -> Chunk<'_> {
         loop {
-            let Some(stdout) = self.stdout.as_ref() else {
+            let Some(fd) = self.stdout_to_wait_on() else {
                 return Chunk::Closed;
             };
-            if interrupted() {
-                return Chunk::Closed;
-            }
-            let fd = stdout.as_raw_fd();
             self.drain_stderr();
             let now = Instant::now();
             let read = if now >= deadline {
@@ -411,13 +415,10 @@ impl BotProcess {
     /// and the interrupt event.
     fn next_chunk_polled(&mut self, deadline: Instant) -> Chunk<'_> {
         loop {
-            let Some(stdout) = self.stdout.as_ref() else {
+            let Some(stdout) = self.stdout_to_wait_on() else {
                 return Chunk::Closed;
             };
-            if interrupted() {
-                return Chunk::Closed;
-            }
-            let mut fds = [pollfd(stdout.as_raw_fd(), libc::POLLIN); 4];
+            let mut fds = [pollfd(stdout, libc::POLLIN); 4];
             let mut count = 1;
             if let Some(fd) = interrupt_fd() {
                 fds[count] = pollfd(fd, libc::POLLIN);
@@ -820,12 +821,7 @@ impl TreeCpuProbe {
 
 /// utime + stime (fields 14-15 of stat, 11-12 after the command), in ticks.
 fn own_ticks(fields: &[&str]) -> u64 {
-    fields
-        .get(11..13)
-        .into_iter()
-        .flatten()
-        .filter_map(|field| field.parse::<u64>().ok())
-        .sum()
+    sum_of_fields(fields, 11..13)
 }
 
 /// The fields of a `/proc/PID/stat` line after the command, which may hold spaces and parentheses
@@ -837,8 +833,12 @@ fn stat_fields(stat: &str) -> Option<Vec<&str>> {
 
 /// utime + stime + cutime + cstime (fields 14-17 of stat, 11-14 after the command), in ticks.
 fn cpu_ticks(fields: &[&str]) -> u64 {
+    sum_of_fields(fields, 11..15)
+}
+
+fn sum_of_fields(fields: &[&str], range: std::ops::Range<usize>) -> u64 {
     fields
-        .get(11..15)
+        .get(range)
         .into_iter()
         .flatten()
         .filter_map(|field| field.parse::<u64>().ok())
@@ -1108,7 +1108,12 @@ mod tests {
     use super::*;
 
     fn allowed_cpus(pid: i32) -> String {
-        std::fs::read_to_string(format!("/proc/{pid}/status"))
+        allowed_cpus_in(std::path::Path::new(&format!("/proc/{pid}/status")))
+    }
+
+    /// The CPUs a task may run on, from its `status` file in `/proc`.
+    fn allowed_cpus_in(status: &std::path::Path) -> String {
+        std::fs::read_to_string(status)
             .expect("status")
             .lines()
             .find_map(|line| line.strip_prefix("Cpus_allowed_list:"))
@@ -1285,18 +1290,9 @@ mod tests {
                     .is_ok_and(|comm| comm.trim() == "arena-watchdog")
             })
             .expect("the watchdog thread");
-        let allowed = |status: std::path::PathBuf| {
-            std::fs::read_to_string(status)
-                .expect("status")
-                .lines()
-                .find_map(|line| line.strip_prefix("Cpus_allowed_list:"))
-                .expect("Cpus_allowed_list")
-                .trim()
-                .to_string()
-        };
         assert_eq!(
-            allowed(watchdog.path().join("status")),
-            allowed(std::path::PathBuf::from("/proc/self/status"))
+            allowed_cpus_in(&watchdog.path().join("status")),
+            allowed_cpus_in(std::path::Path::new("/proc/self/status"))
         );
     }
 
