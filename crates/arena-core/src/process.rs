@@ -4,9 +4,9 @@
 //! I/O is blocking-with-deadline on the caller's thread, not on the async runtime: a game asks one bot
 //! at a time, so the thread has nothing else to do while it waits. An answer is waited for in a plain
 //! blocking `read` on stdout, its deadline kept by the watchdog (`crate::watchdog`), as a bare referee
-//! waits; `ppoll` over the pipes is kept for the rare waits that also write input or wait for the end
-//! of an unterminated line. Processes are started with `posix_spawn` (no `pre_exec` hook, which would force
-//! a full `fork`): a CPU pin is set on the spawning thread just around the spawn and inherited.
+//! waits; `ppoll` over the pipes is kept for the rare waits that also write input (more than the pipe
+//! took at once). Processes are started with `posix_spawn` (no `pre_exec` hook, which would force a
+//! full `fork`): a CPU pin is set on the spawning thread just around the spawn and inherited.
 
 use std::fs::File;
 use std::io::{self, Read, Write};
