@@ -279,9 +279,12 @@ impl BotProcess {
         if self.reaped {
             return None;
         }
-        self.cpu_probe
-            .get_or_init(|| TreeCpuProbe::open(self.pid))
-            .read()
+        self.tree_probe().read()
+    }
+
+    /// The unconfined bot's CPU probe, opened on first use.
+    fn tree_probe(&self) -> &TreeCpuProbe {
+        self.cpu_probe.get_or_init(|| TreeCpuProbe::open(self.pid))
     }
 
     /// [`Self::cpu_time`] after a short answer: the same where it is cheap (a sandbox's cgroup);
@@ -291,9 +294,7 @@ impl BotProcess {
         if self.lease.is_some() || self.jail.is_some() || self.reaped {
             return self.cpu_time();
         }
-        self.cpu_probe
-            .get_or_init(|| TreeCpuProbe::open(self.pid))
-            .read_quick()
+        self.tree_probe().read_quick()
     }
 
     /// Processes and threads in the bot's sandbox now (`None` unsandboxed).
