@@ -5,7 +5,8 @@
 //!   Bar: arena ≥ 0.8× the bare referee's games/s.
 //! - `startup`: start-to-READY of a 4-bot Lang Wars 2 game and the bots' end (spawn, READY, freeze,
 //!   kill, reap), arena's stream agents against the bare referee on games of no asks, unpinned (as
-//!   with `--jobs 1`) and pinned to one CPU (as each worker with `--jobs` 2 or more). Bar: ≤ 1.3×.
+//!   with `--jobs 1`) and pinned to one CPU (as each worker with `--jobs` 2 or more; the bare
+//!   referee then starts its bots on that CPU too). Bar: ≤ 1.3×.
 //! - `spring2021`: the same with two move-playing C bots (`c/spring_bot.c`), no handshake.
 //! - `coup`: a KotH (`arena tournament coup --schedule koth`, default options) of the tiny C bot of
 //!   arena-coup's call bench, per call, against a bare spawn-and-wait of that bot with the same
@@ -279,11 +280,13 @@ fn startup(dir: &Path, bot: &Path, referee: &Path, rounds: usize, cpu: Option<us
     let (mut bare_games, mut ours_games, mut ready_only, mut ratios) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for round in 0..rounds {
+        // Pinned, the bare referee starts its bots on the same CPU, as arena does.
         let output = Command::new(referee)
             .arg(&script)
             .arg(games.to_string())
             .arg("1")
             .arg(bot)
+            .args(cpu.map(|cpu| cpu.to_string()))
             .output()
             .expect("referee runs");
         assert!(output.status.success(), "{output:?}");

@@ -4,9 +4,13 @@
    then for each ask continue the bot, write the input, read one line, freeze it again; at the end kill
    each group and reap it. Prints "bare: G games in S s".
 
-   usage: referee SCRIPT GAMES READY BOT
+   usage: referee SCRIPT GAMES READY BOT [CPU]
+   CPU: start every bot on that CPU only, the way arena pins (the referee holds that affinity around
+   each posix_spawn, which the bot inherits, and goes back to its own after).
    SCRIPT: "GAMES PLAYERS\n", then per game "ASKS\n" and per ask "PLAYER BYTES\n" and the bytes. */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -46,8 +50,18 @@ static int read_line(Bot *bot) {
     }
 }
 
-static void start(Bot *bot, char *path) {
+static void start(Bot *bot, char *path, int cpu) {
     int in[2], out[2];
+    cpu_set_t own;
+    if (cpu >= 0) {
+        cpu_set_t only;
+        CPU_ZERO(&only);
+        CPU_SET(cpu, &only);
+        if (sched_getaffinity(0, sizeof own, &own) || sched_setaffinity(0, sizeof only, &only)) {
+            perror("affinity");
+            exit(1);
+        }
+    }
     if (pipe(in) || pipe(out)) { perror("pipe"); exit(1); }
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
@@ -61,6 +75,7 @@ static void start(Bot *bot, char *path) {
     posix_spawnattr_setpgroup(&attributes, 0);
     char *argv[] = {path, NULL};
     if (posix_spawn(&bot->pid, path, &actions, &attributes, argv, environ)) { perror("spawn"); exit(1); }
+    if (cpu >= 0 && sched_setaffinity(0, sizeof own, &own)) { perror("affinity"); exit(1); }
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     close(in[0]);
@@ -71,7 +86,11 @@ static void start(Bot *bot, char *path) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 5) { fprintf(stderr, "usage: referee SCRIPT GAMES READY BOT\n"); return 2; }
+    if (argc != 5 && argc != 6) {
+        fprintf(stderr, "usage: referee SCRIPT GAMES READY BOT [CPU]\n");
+        return 2;
+    }
+    int cpu = argc == 6 ? atoi(argv[5]) : -1;
     signal(SIGPIPE, SIG_IGN);
     FILE *script = fopen(argv[1], "rb");
     if (!script) { perror(argv[1]); return 1; }
@@ -94,7 +113,7 @@ int main(int argc, char **argv) {
     double started = now();
     for (int g = 0; g < total; g++) {
         Game *game = &games[g % recorded];
-        for (int p = 0; p < players; p++) start(&bots[p], argv[4]);
+        for (int p = 0; p < players; p++) start(&bots[p], argv[4], cpu);
         for (int p = 0; p < players; p++)
             if (ready && !read_line(&bots[p])) { fprintf(stderr, "no READY\n"); return 1; }
         for (int p = 0; p < players; p++) kill(-bots[p].pid, SIGSTOP);
