@@ -1,15 +1,23 @@
 //! A contest on PostgreSQL played by `arena worker` processes, against `arena tournament` on the
 //! same cores (issue 16):
-//! - `throughput`: games/s of the built-in Spring 2021 bots, `arena tournament --jobs 2` and a
+//! - `throughput`: games/s of built-in Spring 2021 bots, `arena tournament --jobs 2` and a
 //!   `--workers 0` host with N workers (one game each at a time) on the same database, runs
-//!   interleaved (the machine is shared: ratios of neighbouring runs mean more than rates);
+//!   interleaved (the machine is shared: ratios of neighbouring runs mean more than rates). Two
+//!   lineups: the default one of `arena tournament spring2021` (every built-in bot; the bar's
+//!   figure) and the four rule bots alone, whose 0.1-ms games show the database's cost at its
+//!   largest (see [`Lineup::all`]);
 //! - `queries`: transactions per game as PostgreSQL counts them (`pg_stat_database`), and the
 //!   latency of a claim and of a completion measured in process, alone and with 16 claimers at
 //!   once: from them, how many workers one PostgreSQL can feed;
 //! - `pinned`: the workers' own cost apart from the database's: PostgreSQL pinned to CPU 1, and
-//!   `arena tournament --jobs 1` against one worker of one job on CPU 0.
+//!   `arena tournament --jobs 1` against one worker of one job on CPU 0 (rule bots);
+//! - `batches`: a worker's database cycle alone, without games: claim 4096 queued games, complete
+//!   them (no replays, as built-in games), again and again; wall time and PostgreSQL's CPU per game.
 //!
-//! Run: `cargo bench -p arena --bench workers [-- throughput|pinned|queries]`. PostgreSQL:
+//! Run: `cargo bench -p arena --bench workers [-- throughput|pinned|queries|batches]`.
+//! `WORKERS_BENCH_DEFAULT_ROUNDS` (default 60) and `WORKERS_BENCH_ROUNDS` (default 600) set the
+//! rounds of every ordered pair of each lineup; `WORKERS_BENCH_BOTS` (comma-separated built-in
+//! bots) measures that lineup alone, `WORKERS_BENCH_ROUNDS` rounds. PostgreSQL:
 //! `$ARENA_TEST_POSTGRES` (default `postgres://postgres@127.0.0.1:5432/test`); a database of its
 //! own is made and dropped.
 
@@ -21,18 +29,73 @@ use arena_host::store::{Finished, NewGame, Promotion, Store};
 use sqlx::Row;
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
-const BOTS: [&str; 4] = ["planner", "wood1", "wood2", "random"];
-/// Rounds of every ordered pair of the 4 bots (12 games a round), `WORKERS_BENCH_ROUNDS` or 600:
-/// a few seconds of play, long against a batch (a quarter of a second).
-fn rounds() -> u32 {
-    std::env::var("WORKERS_BENCH_ROUNDS")
-        .ok()
-        .and_then(|r| r.parse().ok())
-        .unwrap_or(600)
+/// The built-in Spring 2021 bots of a contest, and how many rounds of every ordered pair of them
+/// a run plays.
+struct Lineup {
+    bots: Vec<String>,
+    rounds: u32,
 }
 
-/// How often a contest run looks at the database for its end.
-const LOOK_EVERY: Duration = Duration::from_millis(5);
+impl Lineup {
+    /// The lineups `throughput` measures, or the one of `WORKERS_BENCH_BOTS` (comma-separated)
+    /// when set:
+    /// - the default lineup of `arena tournament spring2021`, every built-in bot (`search` thinks a
+    ///   few ms an answer): the bar's figure; `WORKERS_BENCH_DEFAULT_ROUNDS` rounds or 60;
+    /// - the four rule bots, whose games last about 0.1 ms, so that the database's cost per game
+    ///   shows at its largest; `WORKERS_BENCH_ROUNDS` rounds or 600.
+    fn all() -> Vec<Lineup> {
+        let rounds = |name: &str, default: u32| {
+            std::env::var(name)
+                .ok()
+                .and_then(|r| r.parse().ok())
+                .unwrap_or(default)
+        };
+        let of = |bots: &str, rounds: u32| Lineup {
+            bots: bots.split(',').map(|b| b.trim().to_string()).collect(),
+            rounds,
+        };
+        match std::env::var("WORKERS_BENCH_BOTS") {
+            Ok(bots) if !bots.trim().is_empty() => {
+                vec![of(&bots, rounds("WORKERS_BENCH_ROUNDS", 600))]
+            }
+            _ => vec![
+                of(
+                    "planner,wood1,wood2,random,search",
+                    rounds("WORKERS_BENCH_DEFAULT_ROUNDS", 60),
+                ),
+                Lineup::rule_bots(),
+            ],
+        }
+    }
+
+    /// The four rule bots (`WORKERS_BENCH_ROUNDS` rounds or 600: a few seconds of play, long
+    /// against a batch of a quarter of a second).
+    fn rule_bots() -> Lineup {
+        Lineup {
+            bots: ["planner", "wood1", "wood2", "random"]
+                .map(String::from)
+                .to_vec(),
+            rounds: std::env::var("WORKERS_BENCH_ROUNDS")
+                .ok()
+                .and_then(|r| r.parse().ok())
+                .unwrap_or(600),
+        }
+    }
+
+    /// Games of a run.
+    fn games(&self) -> u32 {
+        let bots = self.bots.len() as u32;
+        self.rounds * bots * bots.saturating_sub(1)
+    }
+}
+
+/// How often a contest run looks at the database for its end: at least every 5 ms, and as the run
+/// goes on every 1/400 of its time so far (the end is still found within 0.25 % of the run). Each
+/// look costs PostgreSQL about 0.1 ms: at 5 ms throughout, a run of long games spent about a fifth
+/// of its PostgreSQL CPU on the bench's own looks.
+fn look_every(run_so_far: Duration) -> Duration {
+    (run_so_far / 400).clamp(Duration::from_millis(5), Duration::from_millis(100))
+}
 
 fn admin_url() -> String {
     std::env::var("ARENA_TEST_POSTGRES")
@@ -96,6 +159,9 @@ fn main() {
     if run("queries") {
         runtime.block_on(queries());
     }
+    if run("batches") {
+        runtime.block_on(batches());
+    }
 }
 
 /// CPU seconds (user + system) of this process's waited-for children so far.
@@ -108,24 +174,25 @@ fn children_cpu_seconds() -> f64 {
 }
 
 /// One tournament's games/s (its play phase) and its whole process's CPU per game in µs.
-fn tournament(dir: &Path, round: usize, replays: &str) -> (f64, f64) {
-    tournament_on(dir, round, replays, "2", None)
+fn tournament(lineup: &Lineup, dir: &Path, round: usize, replays: &str) -> (f64, f64) {
+    tournament_on(lineup, dir, round, replays, "2", None)
 }
 
 /// [`tournament`] with `jobs` games at once, on the CPUs `pin` (a `taskset` list) when given.
 fn tournament_on(
+    lineup: &Lineup,
     dir: &Path,
     round: usize,
     replays: &str,
     jobs: &str,
     pin: Option<&str>,
 ) -> (f64, f64) {
-    let games = (rounds() * 12).to_string();
+    let games = lineup.games().to_string();
     let cpu_before = children_cpu_seconds();
     let out = dir.join(format!("t-{replays}-{round}"));
     let mut args = vec!["tournament", "spring2021", "--seed", "5", "--jobs", jobs];
     args.extend(["--games", &games, "--replays", replays]);
-    for bot in BOTS {
+    for bot in &lineup.bots {
         args.extend(["--bot", bot]);
     }
     let output = arena(pin)
@@ -135,7 +202,7 @@ fn tournament_on(
         .output()
         .expect("arena tournament");
     assert!(output.status.success());
-    let cpu_per_game = (children_cpu_seconds() - cpu_before) / f64::from(rounds() * 12) * 1e6;
+    let cpu_per_game = (children_cpu_seconds() - cpu_before) / f64::from(lineup.games()) * 1e6;
     let _ = std::fs::remove_dir_all(&out);
     // Its own figure of the play phase ("720 played now in 0.12 s: 6087 games/s"): process start
     // and the report are left out, as the workers' start is below.
@@ -159,12 +226,12 @@ fn tournament_on(
     (rate, cpu_per_game)
 }
 
-fn contest(dir: &Path) {
+fn contest(lineup: &Lineup, dir: &Path) {
     let mut text = format!(
         "name = \"bench\"\ngame = \"spring2021\"\nformat = \"koth\"\nseed = 5\n[koth]\nrounds = {}\n",
-        rounds()
+        lineup.rounds
     );
-    for bot in BOTS {
+    for bot in &lineup.bots {
         text.push_str(&format!(
             "[[bots]]\nname = \"{bot}\"\nbot = \"builtin:{bot}\"\n"
         ));
@@ -237,12 +304,19 @@ async fn count(pool: &sqlx::AnyPool, sql: &str) -> i64 {
 
 /// One contest played by `workers` worker processes of `jobs` games each: games/s from the
 /// workers' start to the last result, and transactions per game.
-async fn contest_run(dir: &Path, round: usize, workers: usize, jobs: usize) -> Run {
-    contest_run_on(dir, round, workers, jobs, None).await
+async fn contest_run(
+    lineup: &Lineup,
+    dir: &Path,
+    round: usize,
+    workers: usize,
+    jobs: usize,
+) -> Run {
+    contest_run_on(lineup, dir, round, workers, jobs, None).await
 }
 
 /// [`contest_run`] with the workers on the CPUs `pin` (a `taskset` list) when given.
 async fn contest_run_on(
+    lineup: &Lineup,
     dir: &Path,
     round: usize,
     workers: usize,
@@ -254,7 +328,7 @@ async fn contest_run_on(
     let url = url_of(&name);
     let folder = dir.join(format!("c-{round}-{workers}"));
     std::fs::create_dir_all(&folder).expect("folder");
-    contest(&folder);
+    contest(lineup, &folder);
     let mut host = spawn(
         &[
             "host",
@@ -270,7 +344,7 @@ async fn contest_run_on(
     );
     let queueing = Instant::now();
     let pool = sqlx::AnyPool::connect(&url).await.expect("the database");
-    let total = i64::from(rounds()) * 12;
+    let total = i64::from(lineup.games());
     while count(&pool, "SELECT COUNT(*) FROM games").await < total {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -316,10 +390,16 @@ async fn contest_run_on(
         if done >= total {
             break;
         }
-        tokio::time::sleep(LOOK_EVERY).await;
+        let so_far = first.map_or(Duration::ZERO, |(at, _)| at.elapsed());
+        tokio::time::sleep(look_every(so_far)).await;
     }
     let (started, at_start) = first.expect("a first result");
     let elapsed = started.elapsed().as_secs_f64();
+    assert!(
+        at_start < total,
+        "the run ended before the bench's first look: raise its rounds (WORKERS_BENCH_ROUNDS, \
+         WORKERS_BENCH_DEFAULT_ROUNDS)"
+    );
     let played = (total - at_start) as f64;
     let cpu = (
         (cpu_seconds(&worker_pids) - cpu_at_first.0) / played * 1e6,
@@ -386,6 +466,12 @@ fn postgres_cpu_seconds() -> f64 {
 }
 
 async fn throughput(dir: &Path) {
+    for lineup in Lineup::all() {
+        throughput_of(&lineup, dir).await;
+    }
+}
+
+async fn throughput_of(lineup: &Lineup, dir: &Path) {
     let mut rows: Vec<(String, Vec<f64>)> = vec![
         ("tournament --jobs 2 --replays none".into(), Vec::new()),
         ("tournament --jobs 2 --replays all".into(), Vec::new()),
@@ -396,14 +482,14 @@ async fn throughput(dir: &Path) {
     let mut cpu = Vec::new();
     let mut tournament_cpu = Vec::new();
     for round in 0..3 {
-        let (rate, cpu_per_game) = tournament(dir, round, "none");
+        let (rate, cpu_per_game) = tournament(lineup, dir, round, "none");
         rows[0].1.push(rate);
         tournament_cpu.push(cpu_per_game);
-        rows[1].1.push(tournament(dir, round, "all").0);
+        rows[1].1.push(tournament(lineup, dir, round, "all").0);
         // (More workers than cores: they are started one after another, and the first ones
         // play the whole queue before the last is up; not a figure.)
         for (row, (workers, jobs)) in [(2, (2, 1)), (3, (1, 2))] {
-            let run = contest_run(dir, round * 10 + row, workers, jobs).await;
+            let run = contest_run(lineup, dir, round * 10 + row, workers, jobs).await;
             rows[row].1.push(run.rate);
             transactions.push(run.transactions);
             cpu.push((run.worker_cpu_us, run.postgres_cpu_us));
@@ -412,8 +498,9 @@ async fn throughput(dir: &Path) {
     let best = |rates: &[f64]| rates.iter().copied().fold(0.0, f64::max);
     let reference = best(&rows[0].1);
     println!(
-        "throughput (play phase), Spring 2021 built-in bots, {} games a run, best of 3 interleaved runs:",
-        rounds() * 12
+        "throughput (play phase), Spring 2021 built-in bots ({}), {} games a run, best of 3 interleaved runs:",
+        lineup.bots.join(", "),
+        lineup.games()
     );
     for (label, rates) in &rows {
         println!(
@@ -451,6 +538,7 @@ async fn throughput(dir: &Path) {
 /// `arena tournament --jobs 1` or one worker of one job (as when the database has a machine of its
 /// own, the usual set-up for several machines). Restores PostgreSQL's CPUs afterwards.
 async fn pinned(dir: &Path) {
+    let lineup = Lineup::rule_bots();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if cores < 2 {
         println!("pinned: needs 2 CPUs, skipped");
@@ -468,8 +556,13 @@ async fn pinned(dir: &Path) {
         let mut tournament_rates = Vec::new();
         let mut worker_rates = Vec::new();
         for round in 0..3 {
-            tournament_rates.push(tournament_on(dir, 100 + round, "none", "1", Some("0")).0);
-            worker_rates.push(contest_run_on(dir, 100 + round, 1, 1, Some("0")).await.rate);
+            tournament_rates
+                .push(tournament_on(&lineup, dir, 100 + round, "none", "1", Some("0")).0);
+            worker_rates.push(
+                contest_run_on(&lineup, dir, 100 + round, 1, 1, Some("0"))
+                    .await
+                    .rate,
+            );
         }
         let best = |rates: &[f64]| rates.iter().copied().fold(0.0, f64::max);
         let list = |rates: &[f64]| {
@@ -723,4 +816,80 @@ async fn large_queue(store: &Store, url: &str, a: i64, b: i64) {
         median_ms(claims)
     );
     pool.close().await;
+}
+
+/// Games a worker claims and completes at once in [`batches`] (the worker's batch size).
+const BATCH: usize = 4096;
+
+/// A worker's database cycle alone: batches of [`BATCH`] games claimed and completed, with
+/// PostgreSQL's CPU per game (its processes' ticks: the run is long enough for 10 ms ticks).
+async fn batches() {
+    let name = format!("arena_bench_b_{}", std::process::id());
+    create(&name).await;
+    let store = Store::open(&url_of(&name), None).await.expect("the store");
+    let user = store
+        .ensure_user("a", "house:a", arena_host::store::Role::House)
+        .await
+        .expect("a user");
+    let a = store
+        .add_submission(user, "builtin", "random", None, "x", 0)
+        .await
+        .expect("a");
+    let b = store
+        .add_submission(user, "builtin", "planner", None, "y", 0)
+        .await
+        .expect("b");
+    let rounds = 12;
+    let games: Vec<NewGame> = (0..BATCH * rounds)
+        .map(|_| NewGame {
+            kind: "koth".into(),
+            league: 0,
+            variant: None,
+            seats: vec![a, b],
+            round: 0,
+        })
+        .collect();
+    store.schedule_all(&games, 5).await.expect("the games");
+    // A journal line of a Spring 2021 game of built-in bots is about 300 bytes.
+    let finished = Finished {
+        entry: format!(
+            "{{\"game\":0,\"seed\":\"5\",\"pad\":\"{}\"}}",
+            "x".repeat(260)
+        ),
+        ranks: vec![1, 2],
+        replay: None,
+    };
+    let promotion = Promotion::default();
+    let languages = ",builtin,folder,python3,";
+    let (mut claiming, mut completing) = (Duration::ZERO, Duration::ZERO);
+    let cpu_before = postgres_cpu_seconds();
+    for _ in 0..rounds {
+        let started = Instant::now();
+        let claimed = store
+            .claim_batch("bench", Some(languages), 30_000, BATCH as i64)
+            .await
+            .expect("a claim");
+        claiming += started.elapsed();
+        assert_eq!(claimed.len(), BATCH, "a whole batch");
+        let done: Vec<(&arena_host::store::Claimed, &Finished)> =
+            claimed.iter().map(|c| (c, &finished)).collect();
+        let started = Instant::now();
+        let recorded = store
+            .complete_many(&done, &promotion)
+            .await
+            .expect("a completion");
+        completing += started.elapsed();
+        assert!(recorded.iter().all(|r| *r), "every game recorded");
+    }
+    let postgres_cpu = postgres_cpu_seconds() - cpu_before;
+    let per_game = |d: Duration| d.as_secs_f64() * 1e6 / (BATCH * rounds) as f64;
+    println!(
+        "batches of {BATCH} games ({rounds} of them): claim {:.1} µs a game, completion {:.1} µs a \
+         game (wall); PostgreSQL's CPU {:.1} µs a game",
+        per_game(claiming),
+        per_game(completing),
+        postgres_cpu * 1e6 / (BATCH * rounds) as f64
+    );
+    store.close().await;
+    drop_db(&name).await;
 }
