@@ -598,12 +598,10 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
-/// Claims and completions straight from this process: their latency alone and under 16
-/// concurrent claimers, with a result of a real game's size.
-async fn queries() {
-    let name = format!("arena_bench_q_{}", std::process::id());
-    create(&name).await;
-    let store = Store::open(&url_of(&name), None).await.expect("the store");
+/// A fresh database `name` with a house user's two built-in submissions: the store and their ids.
+async fn two_bots_store(name: &str) -> (Store, [i64; 2]) {
+    create(name).await;
+    let store = Store::open(&url_of(name), None).await.expect("the store");
     let user = store
         .ensure_user("a", "house:a", arena_host::store::Role::House)
         .await
@@ -616,8 +614,12 @@ async fn queries() {
         .add_submission(user, "builtin", "planner", None, "y", 0)
         .await
         .expect("b");
-    let games = 2000;
-    let many: Vec<NewGame> = (0..games)
+    (store, [a, b])
+}
+
+/// `count` KotH games of `a` against `b`.
+fn koth_games(count: usize, a: i64, b: i64) -> Vec<NewGame> {
+    (0..count)
         .map(|_| NewGame {
             kind: "koth".into(),
             league: 0,
@@ -625,7 +627,16 @@ async fn queries() {
             seats: vec![a, b],
             round: 0,
         })
-        .collect();
+        .collect()
+}
+
+/// Claims and completions straight from this process: their latency alone and under 16
+/// concurrent claimers, with a result of a real game's size.
+async fn queries() {
+    let name = format!("arena_bench_q_{}", std::process::id());
+    let (store, [a, b]) = two_bots_store(&name).await;
+    let games = 2000;
+    let many = koth_games(games, a, b);
     let scheduling = Instant::now();
     for game in &many {
         store.schedule(game, 5).await.expect("a game");
@@ -825,30 +836,9 @@ const BATCH: usize = 4096;
 /// PostgreSQL's CPU per game (its processes' ticks: the run is long enough for 10 ms ticks).
 async fn batches() {
     let name = format!("arena_bench_b_{}", std::process::id());
-    create(&name).await;
-    let store = Store::open(&url_of(&name), None).await.expect("the store");
-    let user = store
-        .ensure_user("a", "house:a", arena_host::store::Role::House)
-        .await
-        .expect("a user");
-    let a = store
-        .add_submission(user, "builtin", "random", None, "x", 0)
-        .await
-        .expect("a");
-    let b = store
-        .add_submission(user, "builtin", "planner", None, "y", 0)
-        .await
-        .expect("b");
+    let (store, [a, b]) = two_bots_store(&name).await;
     let rounds = 12;
-    let games: Vec<NewGame> = (0..BATCH * rounds)
-        .map(|_| NewGame {
-            kind: "koth".into(),
-            league: 0,
-            variant: None,
-            seats: vec![a, b],
-            round: 0,
-        })
-        .collect();
+    let games = koth_games(BATCH * rounds, a, b);
     store.schedule_all(&games, 5).await.expect("the games");
     // A journal line of a Spring 2021 game of built-in bots is about 300 bytes.
     let finished = Finished {
