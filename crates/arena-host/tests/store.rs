@@ -664,6 +664,70 @@ async fn claims_check_the_language_a_submission_has_now() {
     }
 }
 
+/// A round records what each game needs of a worker: ',' and each seat's language followed by
+/// ',', in seat order, for games across statement chunks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_records_what_each_game_needs() {
+    use sqlx::Executor;
+    for (label, store, keep, schema) in stores().await {
+        let (alice, _, a, b) = two_players(&store).await;
+        let upload = python_upload(&store, alice).await;
+        let round: Vec<NewGame> = (0..1001)
+            .map(|i| match i % 3 {
+                0 => koth(vec![a, b]),
+                1 => koth(vec![upload, a]),
+                _ => koth(vec![b, upload]),
+            })
+            .collect();
+        let ids = store.schedule_all(&round, 3).await.unwrap();
+        store.close().await;
+        let url = match &keep {
+            Some(dir) => format!("sqlite://{}", dir.path().join("contest.db").display()),
+            None => postgres(),
+        };
+        let pool = sqlx::pool::PoolOptions::<sqlx::Any>::new()
+            .max_connections(1)
+            .connect(&url)
+            .await
+            .unwrap();
+        if let Some(schema) = &schema {
+            pool.execute(format!("SET search_path TO {schema}").as_str())
+                .await
+                .unwrap();
+        }
+        let rows = sqlx::query("SELECT id, needs FROM games ORDER BY id")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+        let written: Vec<(i64, Option<String>)> = rows
+            .iter()
+            .map(|row| {
+                (
+                    sqlx::Row::try_get(row, 0).unwrap(),
+                    sqlx::Row::try_get(row, 1).unwrap(),
+                )
+            })
+            .collect();
+        let expected: Vec<(i64, Option<String>)> = ids
+            .iter()
+            .enumerate()
+            .map(|(index, id)| {
+                let needs = match index % 3 {
+                    0 => ",builtin,builtin,",
+                    1 => ",python3,builtin,",
+                    _ => ",builtin,python3,",
+                };
+                (*id, Some(needs.to_string()))
+            })
+            .collect();
+        assert_eq!(written, expected, "{label}");
+        pool.close().await;
+        if let Some(schema) = schema {
+            drop_schema(&schema).await;
+        }
+    }
+}
+
 /// Scheduling many games at once gives what scheduling them one by one gives: consecutive ids,
 /// each game's seed derived from its id, its seats in order; across statement chunks too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
