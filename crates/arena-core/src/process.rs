@@ -1123,8 +1123,6 @@ mod tests {
             .to_string()
     }
 
-    /// The probe's short path (the leader alone) and its walk (children, threads) both count
-    /// every process of the bot: a busy child while it runs, then a child that ran and exited.
     /// The bot's CPU time (full reads) once it reaches `at_least`; `None` if it has not by
     /// `deadline`.
     fn cpu_time_reaching(
@@ -1144,6 +1142,8 @@ mod tests {
         }
     }
 
+    /// The probe's short path (the leader alone) and its walk (children, threads) both count
+    /// every process of the bot: a busy child while it runs, then a child that ran and exited.
     #[test]
     fn an_unconfined_bots_cpu_time_counts_its_children_live_and_reaped() {
         let script = "(while :; do :; done) & echo started; read line; kill $!; wait; \

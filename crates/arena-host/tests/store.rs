@@ -48,6 +48,23 @@ async fn stores() -> Vec<(
     ]
 }
 
+/// A pool of one connection of its own to `url`, in `schema` (PostgreSQL) when given: for what
+/// the store's API does not show.
+async fn one_connection(url: &str, schema: Option<&str>) -> sqlx::AnyPool {
+    use sqlx::Executor;
+    let pool = sqlx::pool::PoolOptions::<sqlx::Any>::new()
+        .max_connections(1)
+        .connect(url)
+        .await
+        .unwrap();
+    if let Some(schema) = schema {
+        pool.execute(format!("SET search_path TO {schema}").as_str())
+            .await
+            .unwrap();
+    }
+    pool
+}
+
 fn fresh_schema() -> String {
     use std::sync::atomic::{AtomicU32, Ordering};
     static N: AtomicU32 = AtomicU32::new(0);
@@ -557,16 +574,9 @@ async fn a_database_from_before_the_lighter_games_migration_keeps_its_results() 
         } else {
             format!("{url}?mode=rwc")
         };
-        let pool = sqlx::pool::PoolOptions::<sqlx::Any>::new()
-            .max_connections(1)
-            .connect(&connect)
-            .await
-            .unwrap();
+        let pool = one_connection(&connect, schema).await;
         if let Some(schema) = schema {
             pool.execute(format!("CREATE SCHEMA {schema}").as_str())
-                .await
-                .unwrap();
-            pool.execute(format!("SET search_path TO {schema}").as_str())
                 .await
                 .unwrap();
         }
@@ -602,16 +612,7 @@ async fn a_database_from_before_the_lighter_games_migration_keeps_its_results() 
         let can = store.claim_for("w", Some(",builtin,folder,"), 30_000).await;
         assert_eq!(can.unwrap().map(|game| game.id), Some(2));
         store.close().await;
-        let pool = sqlx::pool::PoolOptions::<sqlx::Any>::new()
-            .max_connections(1)
-            .connect(&connect)
-            .await
-            .unwrap();
-        if let Some(schema) = schema {
-            pool.execute(format!("SET search_path TO {schema}").as_str())
-                .await
-                .unwrap();
-        }
+        let pool = one_connection(&connect, schema).await;
         let again = pool
             .execute("INSERT INTO results (game_id, completion, entry) VALUES (1, 2, 'twice')")
             .await;
@@ -668,7 +669,6 @@ async fn claims_check_the_language_a_submission_has_now() {
 /// ',', in seat order, for games across statement chunks.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_round_records_what_each_game_needs() {
-    use sqlx::Executor;
     for (label, store, keep, schema) in stores().await {
         let (alice, _, a, b) = two_players(&store).await;
         let upload = python_upload(&store, alice).await;
@@ -685,16 +685,7 @@ async fn a_round_records_what_each_game_needs() {
             Some(dir) => format!("sqlite://{}", dir.path().join("contest.db").display()),
             None => postgres(),
         };
-        let pool = sqlx::pool::PoolOptions::<sqlx::Any>::new()
-            .max_connections(1)
-            .connect(&url)
-            .await
-            .unwrap();
-        if let Some(schema) = &schema {
-            pool.execute(format!("SET search_path TO {schema}").as_str())
-                .await
-                .unwrap();
-        }
+        let pool = one_connection(&url, schema.as_deref()).await;
         let rows = sqlx::query("SELECT id, needs FROM games ORDER BY id")
             .fetch_all(&pool)
             .await

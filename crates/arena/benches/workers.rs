@@ -44,24 +44,18 @@ impl Lineup {
     /// - the four rule bots, whose games last about 0.1 ms, so that the database's cost per game
     ///   shows at its largest; `WORKERS_BENCH_ROUNDS` rounds or 600.
     fn all() -> Vec<Lineup> {
-        let rounds = |name: &str, default: u32| {
-            std::env::var(name)
-                .ok()
-                .and_then(|r| r.parse().ok())
-                .unwrap_or(default)
-        };
         let of = |bots: &str, rounds: u32| Lineup {
             bots: bots.split(',').map(|b| b.trim().to_string()).collect(),
             rounds,
         };
         match std::env::var("WORKERS_BENCH_BOTS") {
             Ok(bots) if !bots.trim().is_empty() => {
-                vec![of(&bots, rounds("WORKERS_BENCH_ROUNDS", 600))]
+                vec![of(&bots, rounds_from_env("WORKERS_BENCH_ROUNDS", 600))]
             }
             _ => vec![
                 of(
                     "planner,wood1,wood2,random,search",
-                    rounds("WORKERS_BENCH_DEFAULT_ROUNDS", 60),
+                    rounds_from_env("WORKERS_BENCH_DEFAULT_ROUNDS", 60),
                 ),
                 Lineup::rule_bots(),
             ],
@@ -75,10 +69,7 @@ impl Lineup {
             bots: ["planner", "wood1", "wood2", "random"]
                 .map(String::from)
                 .to_vec(),
-            rounds: std::env::var("WORKERS_BENCH_ROUNDS")
-                .ok()
-                .and_then(|r| r.parse().ok())
-                .unwrap_or(600),
+            rounds: rounds_from_env("WORKERS_BENCH_ROUNDS", 600),
         }
     }
 
@@ -87,6 +78,14 @@ impl Lineup {
         let bots = self.bots.len() as u32;
         self.rounds * bots * bots.saturating_sub(1)
     }
+}
+
+/// The rounds the environment variable `name` gives, or `default`.
+fn rounds_from_env(name: &str, default: u32) -> u32 {
+    std::env::var(name)
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(default)
 }
 
 /// How often a contest run looks at the database for its end: at least every 5 ms, and as the run
