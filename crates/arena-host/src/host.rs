@@ -181,6 +181,11 @@ pub struct Host {
     pub revoked: Vec<String>,
     /// Worker threads running (one that stops on an error is no longer counted).
     workers_running: std::sync::atomic::AtomicUsize,
+    /// Worker threads `spawn_workers` started, as registered.
+    jobs: std::sync::atomic::AtomicUsize,
+    /// Set once this process is registered as a worker. Its workers wait for it before their
+    /// first claim: a game completed before the row exists would not be counted on it.
+    registered: tokio::sync::OnceCell<()>,
     /// This process as a worker: `MACHINE:PID:START_MS`, the `worker` of the games it claims.
     pub worker_id: String,
     lease_ms: i64,
@@ -452,6 +457,8 @@ impl Host {
             requeued,
             revoked,
             workers_running: std::sync::atomic::AtomicUsize::new(0),
+            jobs: std::sync::atomic::AtomicUsize::new(0),
+            registered: tokio::sync::OnceCell::new(),
             worker_id: format!("{}:{}:{start_ms}", machine_name(), std::process::id()),
             lease_ms: workers.lease.as_millis().max(1) as i64,
             languages: format!(",{},", listed.join(",")),
@@ -1101,27 +1108,13 @@ impl Host {
     /// Registers this process as a worker and renews the leases of the games its workers hold
     /// every third of the lease, until its last worker thread ends (then it is marked stopped);
     /// `draining` once asked to stop. Errors are noted and retried.
-    async fn heartbeats(self: Arc<Self>, jobs: usize) {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as i64;
-        let info = WorkerInfo {
-            id: self.worker_id.clone(),
-            machine: machine_name(),
-            pid: i64::from(std::process::id()),
-            languages: self.languages.clone(),
-            cores,
-            jobs: jobs as i64,
-            lease_ms: self.lease_ms,
-        };
+    async fn heartbeats(self: Arc<Self>) {
         let period = Duration::from_millis((self.lease_ms / 3).max(1) as u64);
         let limit = Duration::from_millis((self.lease_ms / 2).max(5000) as u64);
-        let mut registered = false;
         let mut draining = false;
         while self.workers_running() > 0 {
             let beat = async {
-                if !registered {
-                    self.store.register_worker(&info).await?;
-                    registered = true;
-                }
+                self.register().await?;
                 if self.stopping() && !draining {
                     self.store
                         .set_worker_state(&self.worker_id, "draining")
@@ -1153,13 +1146,31 @@ impl Host {
                 tokio::time::sleep(Duration::from_millis(50).min(period)).await;
             }
         }
-        if registered {
+        if self.registered.initialized() {
             let _ = tokio::time::timeout(
                 limit,
                 self.store.set_worker_state(&self.worker_id, "stopped"),
             )
             .await;
         }
+    }
+
+    /// Registers this process as a worker, once (the heartbeats and the workers' first claims all
+    /// ask; the first does it, the others wait for it).
+    async fn register(&self) -> Result<(), HostError> {
+        let info = WorkerInfo {
+            id: self.worker_id.clone(),
+            machine: machine_name(),
+            pid: i64::from(std::process::id()),
+            languages: self.languages.clone(),
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()) as i64,
+            jobs: self.jobs.load(Ordering::SeqCst) as i64,
+            lease_ms: self.lease_ms,
+        };
+        self.registered
+            .get_or_try_init(|| self.store.register_worker(&info))
+            .await
+            .map(|_| ())
     }
 
     /// Starts `count` worker threads; each claims, plays and completes games until [`Host::stop`]
@@ -1171,6 +1182,7 @@ impl Host {
         until_idle: bool,
     ) -> Vec<std::thread::JoinHandle<Result<WorkerCounts, HostError>>> {
         let handle = tokio::runtime::Handle::current();
+        self.jobs.fetch_add(count, Ordering::SeqCst);
         let cpus = std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1);
@@ -1188,7 +1200,7 @@ impl Host {
             })
             .collect();
         if count > 0 {
-            handle.spawn(Arc::clone(self).heartbeats(count));
+            handle.spawn(Arc::clone(self).heartbeats());
         }
         threads
     }
@@ -1293,7 +1305,7 @@ impl Host {
                 // A drain claims nothing more.
                 _ if self.stopping() => break,
                 // None claimed ahead: the queue may still hold games of process bots.
-                _ => {
+                _ => self.db_call(handle, self.register()).and_then(|()| {
                     // Batches are of built-in bots' games only: a game of process bots is long
                     // enough to claim alone, and a batch of them would be played one after
                     // another here while other workers wait.
@@ -1316,7 +1328,7 @@ impl Host {
                         ),
                         Err(error) => Err(error),
                     }
-                }
+                }),
             };
             let claimed = match claimed {
                 Ok(claimed) => claimed,
