@@ -31,6 +31,9 @@ fn all_builtin(game: &Claimed) -> bool {
 const BATCH_PLAY: Duration = Duration::from_millis(250);
 /// The most games claimed at once.
 const MAX_BATCH: i64 = 4096;
+/// Batches from this size on are cut to a fair share of the queue's tail
+/// ([`crate::store::Store::fair_share`]); smaller ones play too briefly to be worth the look.
+const FAIR_SHARE_FROM: i64 = 64;
 
 /// The next batch size after `played` games took `took`: sized to play for [`BATCH_PLAY`] (and a
 /// quarter of the lease at most) at the rate just seen, changing by at most 4× at a time.
@@ -1277,13 +1280,19 @@ impl Host {
         // long.
         let mut batch: i64 = 1;
         let claim_builtin = move |count: i64| {
+            // At the end of a round every live job gets its share of what is left.
+            let share = if count >= FAIR_SHARE_FROM {
+                self.db_call(handle, self.store.fair_share(count))?
+            } else {
+                count
+            };
             self.db_call(
                 handle,
                 self.store.claim_batch_excluding(
                     &self.worker_id,
                     Some(",builtin,"),
                     self.lease_ms,
-                    count,
+                    share,
                     &[],
                 ),
             )

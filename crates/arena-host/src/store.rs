@@ -220,6 +220,20 @@ fn submission_of(row: &sqlx::any::AnyRow) -> Result<Submission, sqlx::Error> {
 /// 32 766 and PostgreSQL's 65 535).
 const COMPLETION_CHUNK: usize = 1000;
 
+/// How far [`Store::fair_share`] counts the queue: this many claims of the size asked.
+const SHARE_LOOKAHEAD: i64 = 4;
+
+/// A claim of `count` when `queued` games are queued (counted up to `count × SHARE_LOOKAHEAD`) for
+/// `jobs` live jobs: see [`Store::fair_share`].
+fn fair_share_of(count: i64, queued: i64, jobs: i64) -> i64 {
+    let count = count.max(1);
+    if queued >= count.saturating_mul(SHARE_LOOKAHEAD) {
+        return count;
+    }
+    let jobs = jobs.max(1);
+    ((queued + jobs - 1) / jobs).clamp(1, count)
+}
+
 /// Whether a game's completion updates its players' ratings (and may promote them).
 fn rated(claimed: &Claimed) -> bool {
     claimed.kind == "ladder" || claimed.kind == "placement"
@@ -1653,6 +1667,28 @@ impl Store {
         .await
         .map_err(db)?;
         row.try_get(0).map_err(db)
+    }
+
+    /// How many games a claimer that would take `count` should take so that the queue's tail is
+    /// shared: `count` while the queue holds at least `count` games for each live job, else the
+    /// queued games over the live jobs, rounded up. Without it the first worker to claim at the
+    /// end of a round took a whole batch (a quarter of a second of play) while the others found
+    /// nothing and waited. The queue is counted up to `count × SHARE_LOOKAHEAD` games only, so
+    /// that the look stays cheap; with more live jobs than that, shares begin later.
+    pub async fn fair_share(&self, count: i64) -> Result<i64, HostError> {
+        let now = self.now_ms_sql();
+        let row = sqlx::query(&format!(
+            "SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM games WHERE state = 'queued' LIMIT $1) q), \
+             (SELECT CAST(COALESCE(SUM(jobs), 0) AS BIGINT) FROM workers WHERE state = 'running' \
+             AND heartbeat + lease_ms >= {now})"
+        ))
+        .bind(count.max(1).saturating_mul(SHARE_LOOKAHEAD))
+        .fetch_one(&self.pool)
+        .await
+        .map_err(db)?;
+        let queued: i64 = row.try_get(0).map_err(db)?;
+        let jobs: i64 = row.try_get::<i64, _>(1).map_err(db)?.max(1);
+        Ok(fair_share_of(count, queued, jobs))
     }
 
     /// Takes or renews the named lease for `holder` for `ms`: `true` when `holder` has it (it was

@@ -3,7 +3,7 @@
 //! schema of its own. The same assertions run on both.
 
 use arena_host::ladder::{self, Rating};
-use arena_host::store::{Claimed, Finished, NewGame, Promotion, Role, Store};
+use arena_host::store::{Claimed, Finished, NewGame, Promotion, Role, Store, WorkerInfo};
 
 /// `$ARENA_TEST_POSTGRES`, or this machine kind's (and CI's) PostgreSQL.
 fn postgres() -> String {
@@ -764,6 +764,81 @@ async fn scheduling_many_games_at_once_gives_what_one_by_one_gives() {
             };
             assert_eq!(seats, expected, "{label}: game {}", game.id);
         }
+        store.close().await;
+        if let Some(schema) = schema {
+            drop_schema(&schema).await;
+        }
+    }
+}
+
+/// A worker `id` of `jobs` games at once whose heartbeat lasts `lease_ms`.
+fn worker_info(id: &str, jobs: i64, lease_ms: i64) -> WorkerInfo {
+    WorkerInfo {
+        id: id.into(),
+        machine: "test".into(),
+        pid: 1,
+        languages: ",builtin,".into(),
+        cores: 2,
+        jobs,
+        lease_ms,
+    }
+}
+
+/// At the end of a round every live job is offered its share of what is queued, so that one
+/// worker does not take the whole tail while the others wait; a deep queue gives the size asked;
+/// a stopped worker, or one whose heartbeat ran out, counts for nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tail_of_the_queue_is_shared_among_the_live_jobs() {
+    for (label, store, _keep, schema) in stores().await {
+        let (_, _, a, b) = two_players(&store).await;
+        let round: Vec<NewGame> = (0..100).map(|_| koth(vec![a, b])).collect();
+        store.schedule_all(&round, 3).await.unwrap();
+        // No worker registered yet: the claimer alone.
+        assert_eq!(store.fair_share(4096).await.unwrap(), 100, "{label}");
+        store
+            .register_worker(&worker_info("w1", 2, 60_000))
+            .await
+            .unwrap();
+        store
+            .register_worker(&worker_info("w2", 1, 60_000))
+            .await
+            .unwrap();
+        store
+            .register_worker(&worker_info("gone", 5, 1))
+            .await
+            .unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+        // Three live jobs: 100 games, 34 each (rounded up).
+        assert_eq!(store.fair_share(4096).await.unwrap(), 34, "{label}");
+        assert_eq!(store.fair_share(40).await.unwrap(), 34, "{label}");
+        assert_eq!(
+            store.fair_share(30).await.unwrap(),
+            30,
+            "{label}: never more than asked"
+        );
+        assert_eq!(
+            store.fair_share(10).await.unwrap(),
+            10,
+            "{label}: a queue four claims deep is not cut"
+        );
+        store.set_worker_state("w2", "stopped").await.unwrap();
+        assert_eq!(store.fair_share(4096).await.unwrap(), 50, "{label}");
+        let taken = store
+            .claim_batch("w1", Some(",builtin,"), 60_000, 50)
+            .await
+            .unwrap();
+        assert_eq!(taken.len(), 50, "{label}");
+        assert_eq!(
+            store.fair_share(4096).await.unwrap(),
+            25,
+            "{label}: running games are not shared"
+        );
+        store.claim_batch("w1", None, 60_000, 50).await.unwrap();
+        assert_eq!(
+            store.fair_share(4096).await.unwrap(),
+            1,
+            "{label}: an empty queue still asks for one"
+        );
         store.close().await;
         if let Some(schema) = schema {
             drop_schema(&schema).await;
