@@ -112,6 +112,10 @@ impl Processes {
         let _ = child.kill();
         let _ = child.wait();
     }
+    /// Whether the process is still running.
+    fn alive(&mut self, index: usize) -> bool {
+        matches!(self.0[index].try_wait(), Ok(None))
+    }
     /// SIGTERM, then the exit status.
     fn terminate(&mut self, index: usize) -> std::process::ExitStatus {
         let child = &mut self.0[index];
@@ -867,6 +871,214 @@ async fn a_worker_that_cannot_prepare_an_upload_leaves_its_games_to_another() {
     assert!(
         count(&pool, retried).await > 0,
         "the given-back game was claimed again"
+    );
+    drop(processes);
+    pool.close().await;
+}
+
+/// Processes whose command line holds `marker`.
+fn processes_marked(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        if let Ok(command) = std::fs::read(entry.path().join("cmdline")) {
+            let command = String::from_utf8_lossy(&command).replace('\0', " ");
+            if command.contains(marker) {
+                found.push(format!("{name}: {command}"));
+            }
+        }
+    }
+    found
+}
+
+/// A hostile upload played by a worker (and checked by the host when it is uploaded): it tries
+/// the database and a listening port of this machine, looks for the worker's process and folders,
+/// writes wherever it can name, kills its parent and the worker if it sees it, and leaves a child
+/// behind in a session of its own. (Not `kill(-1)`: were the sandbox ever to fail open, that would
+/// take down every process of the machine, the database and the test among them.) It plays on if it breaches nothing (and stops with status 3 if it does):
+/// its games must end without a fault of its own, the port must see no connection, nothing may be
+/// written outside, the worker must live on and record every game, and no process of its may
+/// outlive the games.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hostile_upload_on_a_worker_reaches_neither_the_database_nor_its_worker() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("contest.toml"),
+        format!(
+            "name = \"h\"\ngame = \"spring2021\"\nformat = \"koth\"\ntime_scale = 20.0\n\
+             [koth]\nrounds = 1\n[[contestants]]\nname = \"alice\"\ntoken = \"{ALICE}\"\n\
+             [[bots]]\nname = \"rnd\"\nbot = \"builtin:random\"\n"
+        ),
+    )
+    .expect("contest file");
+    let canary = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    canary.set_nonblocking(true).expect("non-blocking");
+    let canary_port = canary.local_addr().expect("its address").port();
+    let data = dir.path().join("worker");
+    std::fs::create_dir_all(&data).expect("the worker's folder");
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let marker = format!("arena-hostile-{}-{nanos}", std::process::id());
+    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+    let written = [
+        Path::new(&home).join(&marker),
+        Path::new("/tmp").join(&marker),
+        data.join(&marker),
+        dir.path().join(&marker),
+    ];
+    // postgres://USER@HOST:PORT/DB
+    let database_port = admin_url()
+        .rsplit_once('@')
+        .and_then(|(_, rest)| rest.split('/').next()?.rsplit_once(':'))
+        .and_then(|(_, port)| port.parse::<u16>().ok())
+        .unwrap_or(5432);
+    let prologue = format!(
+        r#"import os, signal, socket
+breaches = []
+for port in ({database_port}, {canary_port}):
+    probe = socket.socket()
+    probe.settimeout(1)
+    try:
+        probe.connect(("127.0.0.1", port))
+        breaches.append("connected to port %d" % port)
+    except OSError:
+        pass
+    finally:
+        probe.close()
+for folder in ({data:?}, {dir:?}):
+    if os.path.exists(folder):
+        breaches.append("sees " + folder)
+for pid in os.listdir("/proc"):
+    try:
+        command = open("/proc/%s/cmdline" % pid, "rb").read()
+    except OSError:
+        continue
+    if b"arena" in command and b"worker" in command:
+        breaches.append("sees the worker, process " + pid)
+        try:
+            os.kill(int(pid), signal.SIGKILL)
+        except OSError:
+            pass
+for path in {written:?}:
+    try:
+        with open(path, "w") as out:
+            out.write("written by a bot")
+    except OSError:
+        pass
+try:
+    os.kill(os.getppid(), signal.SIGKILL)
+except OSError:
+    pass
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)", "{marker}"])
+    os._exit(0)
+os.wait()
+if breaches:
+    sys.stderr.write("breached: %s\n" % breaches)
+    sys.exit(3)
+"#,
+        data = data.display().to_string(),
+        dir = dir.path().display().to_string(),
+        written = written
+            .iter()
+            .map(|path| path.display().to_string())
+            .collect::<Vec<_>>(),
+    );
+    let starter = include_str!("../starters/spring2021/bot.py");
+    let hostile = starter.replacen("import sys\n", &format!("import sys\n{prologue}"), 1);
+    assert_ne!(
+        hostile, starter,
+        "the starter's import moved: update this test"
+    );
+    let bot = dir.path().join("hostile.py");
+    std::fs::write(&bot, hostile).expect("the bot");
+
+    let db = TestDb::new("hostile").await;
+    let pool = db.pool().await;
+    let mut processes = Processes::default();
+    let (host, url) = start_host(dir.path(), &db.url());
+    let host = processes.add(host);
+    let out = Command::new(ARENA)
+        .args(["submit", "--server", &url, "--token", ALICE, "--wait"])
+        .arg(&bot)
+        .output()
+        .expect("arena submit runs");
+    assert!(
+        out.status.success() && String::from_utf8_lossy(&out.stdout).contains(": ready"),
+        "the host checked the upload's first turn in its sandbox: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (worker, _) = start_worker(&[], &db.url(), &data, &[], None);
+    let worker = processes.add(worker);
+    wait_for(
+        "the hostile upload's games played by the worker",
+        async || {
+            assert!(
+                processes.alive(worker),
+                "the worker was killed while it played the upload's games"
+            );
+            count(
+                &pool,
+                "SELECT COUNT(*) FROM games g JOIN game_seats gs ON gs.game_id = g.id \
+             JOIN submissions s ON s.id = gs.submission_id \
+             WHERE s.kind = 'upload' AND g.state = 'done'",
+            )
+            .await
+                == 2
+        },
+    )
+    .await;
+    assert!(processes.alive(worker), "the worker lives on");
+    assert!(processes.alive(host), "the host lives on");
+    assert_eq!(
+        count(&pool, "SELECT COUNT(*) FROM games WHERE state <> 'done'").await,
+        0,
+        "every game recorded"
+    );
+    assert_eq!(
+        count(&pool, "SELECT COUNT(*) FROM results").await,
+        count(&pool, "SELECT COUNT(*) FROM games").await,
+        "one result a game"
+    );
+    let entries: Vec<serde_json::Value> = sqlx::query("SELECT entry FROM results")
+        .fetch_all(&pool)
+        .await
+        .expect("results")
+        .iter()
+        .map(|row| {
+            serde_json::from_str(&row.try_get::<String, _>(0).expect("entry")).expect("JSON")
+        })
+        .collect();
+    for entry in &entries {
+        assert_eq!(
+            entry["faults"],
+            serde_json::json!([[], []]),
+            "the upload breached nothing, so it played every turn: {entry}"
+        );
+    }
+    match canary.accept() {
+        Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
+        other => panic!("a bot reached a port of this machine: {other:?}"),
+    }
+    for path in &written {
+        assert!(!path.exists(), "a bot wrote {}", path.display());
+    }
+    // The sandboxes go with their games; a moment for the last one's teardown.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !processes_marked(&marker).is_empty() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        processes_marked(&marker),
+        Vec::<String>::new(),
+        "a bot's process outlived its games"
     );
     drop(processes);
     pool.close().await;
