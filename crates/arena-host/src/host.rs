@@ -186,6 +186,8 @@ pub struct Host {
     workers_running: std::sync::atomic::AtomicUsize,
     /// Worker threads `spawn_workers` started, as registered.
     jobs: std::sync::atomic::AtomicUsize,
+    /// The KotH players this process last queued every game of (ids, as `players` lists them).
+    koth_scheduled_for: std::sync::Mutex<Option<Vec<i64>>>,
     /// Set once this process is registered as a worker. Its workers wait for it before their
     /// first claim: a game completed before the row exists would not be counted on it.
     registered: tokio::sync::OnceCell<()>,
@@ -462,6 +464,7 @@ impl Host {
             workers_running: std::sync::atomic::AtomicUsize::new(0),
             jobs: std::sync::atomic::AtomicUsize::new(0),
             registered: tokio::sync::OnceCell::new(),
+            koth_scheduled_for: std::sync::Mutex::new(None),
             worker_id: format!("{}:{}:{start_ms}", machine_name(), std::process::id()),
             lease_ms: workers.lease.as_millis().max(1) as i64,
             languages: format!(",{},", listed.join(",")),
@@ -817,6 +820,15 @@ impl Host {
     /// submission arrives (games of replaced submissions stop counting in the standings).
     async fn schedule_koth(&self) -> Result<usize, HostError> {
         let active: Vec<i64> = self.store.players().await?.iter().map(|s| s.id).collect();
+        // Every game of the same players is queued already: the scheduler looks every second,
+        // and reading every game of a long KotH each time cost the host a large part of a core.
+        if self
+            .koth_scheduled_for
+            .lock()
+            .is_ok_and(|last| last.as_deref() == Some(active.as_slice()))
+        {
+            return Ok(0);
+        }
         let existing = self.store.games_of_kind("koth").await?;
         let games = formats::koth_missing(&active, &existing, self.contest.koth.rounds)
             .into_iter()
@@ -828,7 +840,11 @@ impl Host {
                 round,
             })
             .collect();
-        self.queue(games).await
+        let queued = self.queue(games).await?;
+        if let Ok(mut last) = self.koth_scheduled_for.lock() {
+            *last = Some(active);
+        }
+        Ok(queued)
     }
 
     /// Qualifier: `rounds` more rounds of random groups of the current submissions.

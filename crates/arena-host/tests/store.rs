@@ -845,3 +845,62 @@ async fn the_tail_of_the_queue_is_shared_among_the_live_jobs() {
         }
     }
 }
+
+/// A heartbeat never waits for a game that a completion has locked (that game is being recorded
+/// and needs no lease) and holds no lock while it renews: a heartbeat that locked its worker's
+/// row, then waited for games its own worker's completion had locked (a completion locks them,
+/// then that row), deadlocked with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_heartbeat_passes_games_being_completed_and_waits_for_nothing() {
+    use sqlx::Executor;
+    for (label, store, _keep, schema) in stores().await {
+        let (_, _, a, b) = two_players(&store).await;
+        store
+            .schedule_all(&[koth(vec![a, b]), koth(vec![b, a])], 3)
+            .await
+            .unwrap();
+        store
+            .register_worker(&worker_info("w", 1, 60_000))
+            .await
+            .unwrap();
+        let claimed = store
+            .claim_batch("w", Some(",builtin,"), 60_000, 2)
+            .await
+            .unwrap();
+        let ids: Vec<i64> = claimed.iter().map(|game| game.id).collect();
+        assert_eq!(ids.len(), 2, "{label}");
+        let Some(schema) = schema else {
+            // SQLite has no row locks (one writer at a time): the heartbeat renews both.
+            assert_eq!(store.heartbeat("w", 60_000, &ids).await.unwrap(), 2);
+            store.close().await;
+            continue;
+        };
+        // A completion in the middle of its transaction: the first game and the worker's row
+        // locked, in that order.
+        let completing = one_connection(&postgres(), Some(&schema)).await;
+        let mut tx = completing.begin().await.unwrap();
+        tx.execute(format!("SELECT id FROM games WHERE id = {} FOR UPDATE", ids[0]).as_str())
+            .await
+            .unwrap();
+        let renewed = tokio::time::timeout(
+            std::time::Duration::from_secs(5),
+            store.heartbeat("w", 60_000, &ids),
+        )
+        .await
+        .expect("the heartbeat waited for a game being completed")
+        .unwrap();
+        assert_eq!(renewed, 1, "{label}: the other game's lease renewed");
+        // The completion goes on to the worker's row: nothing holds it.
+        tokio::time::timeout(
+            std::time::Duration::from_secs(5),
+            tx.execute("UPDATE workers SET games_done = games_done + 1 WHERE id = 'w'"),
+        )
+        .await
+        .expect("the completion waited for the heartbeat")
+        .unwrap();
+        tx.commit().await.unwrap();
+        completing.close().await;
+        store.close().await;
+        drop_schema(&schema).await;
+    }
+}

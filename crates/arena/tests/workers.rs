@@ -456,6 +456,7 @@ async fn workers_and_the_server_killed_with_sigkill_lose_and_double_no_game() {
         }
     };
     let mut interrupted = 0;
+    let mut replaced = Vec::new();
     for round in 0..4 {
         let id = ids[0].clone();
         wait_for("a game held by the first worker", async || {
@@ -469,6 +470,7 @@ async fn workers_and_the_server_killed_with_sigkill_lose_and_double_no_game() {
         processes.kill(workers[0]);
         interrupted += 1;
         if round < 3 {
+            replaced.push(ids[0].clone());
             let (worker, id) = start_worker(&[], &db.url(), &dir.path().join("w0"), &[], None);
             workers[0] = processes.add(worker);
             ids[0] = id;
@@ -491,6 +493,19 @@ async fn workers_and_the_server_killed_with_sigkill_lose_and_double_no_game() {
         count(&pool, "SELECT COUNT(*) FROM games WHERE attempts >= 2").await >= 1,
         "some game was interrupted by a kill and played again"
     );
+
+    // A killed worker whose successor found its process gone is `lost`, not `stopped`: the
+    // organiser tells a crash from a drain.
+    for id in &replaced {
+        let state: String = sqlx::query("SELECT state FROM workers WHERE id = $1")
+            .bind(id)
+            .fetch_one(&pool)
+            .await
+            .expect("its row")
+            .try_get(0)
+            .expect("state");
+        assert_eq!(state, "lost", "worker {id}");
+    }
 
     // Capabilities: the built-in-only worker played, but none of alice's games.
     let alice_by_it = count(
