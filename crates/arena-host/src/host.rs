@@ -1082,7 +1082,9 @@ impl Host {
         handle.block_on(async {
             tokio::time::timeout(limit, call).await.unwrap_or_else(|_| {
                 Err(HostError::Database(format!(
-                    "no answer from the database within {} s: is it reachable from this machine?",
+                    "no answer from the database within {} s: is it reachable from this machine, \
+                     or are its statements this slow (its log names those over \
+                     log_min_duration_statement)?",
                     limit.as_secs()
                 )))
             })
