@@ -285,17 +285,7 @@ async fn schedule_and_submit(dir: &Path, url: &str, pool: &sqlx::AnyPool) {
     );
     let bot = dir.join("mybot.py");
     std::fs::write(&bot, slow).expect("the bot");
-    let out = Command::new(ARENA)
-        .args(["submit", "--server", url, "--token", ALICE, "--wait"])
-        .arg(&bot)
-        .output()
-        .expect("arena submit runs");
-    assert!(
-        out.status.success() && String::from_utf8_lossy(&out.stdout).contains(": ready"),
-        "arena submit: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    submit_ready(url, &bot);
 }
 
 /// Every game of a finished run: id → (seats, scores, state, attempts); and the results.
@@ -750,15 +740,7 @@ async fn a_worker_cut_off_from_the_database_loses_its_games_to_the_others_and_do
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_worker_builds_uploads_in_the_sandbox() {
     let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::write(
-        dir.path().join("contest.toml"),
-        format!(
-            "name = \"b\"\ngame = \"spring2021\"\nformat = \"koth\"\ntime_scale = 20.0\n\
-             [koth]\nrounds = 1\n[[contestants]]\nname = \"alice\"\ntoken = \"{ALICE}\"\n\
-             [[bots]]\nname = \"rnd\"\nbot = \"builtin:random\"\n"
-        ),
-    )
-    .expect("contest file");
+    write_one_upload_contest(dir.path());
     let marker = dir.path().join("written-by-a-build");
     let folder = dir.path().join("alice");
     std::fs::create_dir_all(&folder).expect("folder");
@@ -781,45 +763,15 @@ async fn a_worker_builds_uploads_in_the_sandbox() {
     let mut processes = Processes::default();
     let (host, url) = start_host(dir.path(), &db.url());
     processes.add(host);
-    let out = Command::new(ARENA)
-        .args(["submit", "--server", &url, "--token", ALICE, "--wait"])
-        .arg(&folder)
-        .output()
-        .expect("arena submit runs");
-    assert!(
-        out.status.success(),
-        "arena submit: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    submit_ready(&url, &folder);
     let data = dir.path().join("worker");
     let (worker, _) = start_worker(&[], &db.url(), &data, &[], None);
     processes.add(worker);
     wait_for("alice's games played by the worker", async || {
-        count(
-            &pool,
-            "SELECT COUNT(*) FROM games g JOIN game_seats gs ON gs.game_id = g.id \
-             JOIN submissions s ON s.id = gs.submission_id \
-             WHERE s.kind = 'upload' AND g.state = 'done'",
-        )
-        .await
-            == 2
+        uploads_games_done(&pool).await == 2
     })
     .await;
-    let entries: Vec<String> = sqlx::query("SELECT entry FROM results")
-        .fetch_all(&pool)
-        .await
-        .expect("results")
-        .iter()
-        .map(|row| row.try_get::<String, _>(0).expect("entry"))
-        .collect();
-    for entry in &entries {
-        let entry: serde_json::Value = serde_json::from_str(entry).expect("JSON");
-        assert_eq!(
-            entry["faults"],
-            serde_json::json!([[], []]),
-            "alice's bot built by the worker played every turn: {entry}"
-        );
-    }
+    assert_no_faults(&pool, "alice's bot built by the worker played every turn").await;
     assert!(
         data.join("builds").is_dir(),
         "the worker built the upload in its own folder"
@@ -891,6 +843,65 @@ async fn a_worker_that_cannot_prepare_an_upload_leaves_its_games_to_another() {
     pool.close().await;
 }
 
+/// A KotH of one round: alice (who uploads) against the built-in random bot.
+fn write_one_upload_contest(dir: &Path) {
+    std::fs::write(
+        dir.join("contest.toml"),
+        format!(
+            "name = \"one upload\"\ngame = \"spring2021\"\nformat = \"koth\"\ntime_scale = 20.0\n\
+             [koth]\nrounds = 1\n[[contestants]]\nname = \"alice\"\ntoken = \"{ALICE}\"\n\
+             [[bots]]\nname = \"rnd\"\nbot = \"builtin:random\"\n"
+        ),
+    )
+    .expect("contest file");
+}
+
+/// `arena submit --wait` of alice's `path` (a file or a folder) to the host at `url`: built and
+/// ready.
+fn submit_ready(url: &str, path: &Path) {
+    let out = Command::new(ARENA)
+        .args(["submit", "--server", url, "--token", ALICE, "--wait"])
+        .arg(path)
+        .output()
+        .expect("arena submit runs");
+    assert!(
+        out.status.success() && String::from_utf8_lossy(&out.stdout).contains(": ready"),
+        "arena submit: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Finished games with an uploaded bot in them.
+async fn uploads_games_done(pool: &sqlx::AnyPool) -> i64 {
+    count(
+        pool,
+        "SELECT COUNT(*) FROM games g JOIN game_seats gs ON gs.game_id = g.id \
+         JOIN submissions s ON s.id = gs.submission_id \
+         WHERE s.kind = 'upload' AND g.state = 'done'",
+    )
+    .await
+}
+
+/// Every recorded game of two seats went without a fault on either side.
+async fn assert_no_faults(pool: &sqlx::AnyPool, why: &str) {
+    let entries: Vec<String> = sqlx::query("SELECT entry FROM results")
+        .fetch_all(pool)
+        .await
+        .expect("results")
+        .iter()
+        .map(|row| row.try_get::<String, _>(0).expect("entry"))
+        .collect();
+    for entry in &entries {
+        let entry: serde_json::Value = serde_json::from_str(entry).expect("JSON");
+        assert_eq!(
+            entry["faults"],
+            serde_json::json!([[], []]),
+            "{why}: {entry}"
+        );
+    }
+}
+
 /// Processes whose command line holds `marker`.
 fn processes_marked(marker: &str) -> Vec<String> {
     let mut found = Vec::new();
@@ -913,22 +924,14 @@ fn processes_marked(marker: &str) -> Vec<String> {
 /// the database and a listening port of this machine, looks for the worker's process and folders,
 /// writes wherever it can name, kills its parent and the worker if it sees it, and leaves a child
 /// behind in a session of its own. (Not `kill(-1)`: were the sandbox ever to fail open, that would
-/// take down every process of the machine, the database and the test among them.) It plays on if it breaches nothing (and stops with status 3 if it does):
-/// its games must end without a fault of its own, the port must see no connection, nothing may be
-/// written outside, the worker must live on and record every game, and no process of its may
-/// outlive the games.
+/// take down every process of the machine, the database and the test among them.) It plays on if
+/// it breaches nothing (and stops with status 3 if it does): its games must end without a fault of
+/// its own, the port must see no connection, nothing may be written outside, the worker must live
+/// on and record every game, and no process of its may outlive the games.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hostile_upload_on_a_worker_reaches_neither_the_database_nor_its_worker() {
     let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::write(
-        dir.path().join("contest.toml"),
-        format!(
-            "name = \"h\"\ngame = \"spring2021\"\nformat = \"koth\"\ntime_scale = 20.0\n\
-             [koth]\nrounds = 1\n[[contestants]]\nname = \"alice\"\ntoken = \"{ALICE}\"\n\
-             [[bots]]\nname = \"rnd\"\nbot = \"builtin:random\"\n"
-        ),
-    )
-    .expect("contest file");
+    write_one_upload_contest(dir.path());
     let canary = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
     canary.set_nonblocking(true).expect("non-blocking");
     let canary_port = canary.local_addr().expect("its address").port();
@@ -1019,17 +1022,8 @@ if breaches:
     let mut processes = Processes::default();
     let (host, url) = start_host(dir.path(), &db.url());
     let host = processes.add(host);
-    let out = Command::new(ARENA)
-        .args(["submit", "--server", &url, "--token", ALICE, "--wait"])
-        .arg(&bot)
-        .output()
-        .expect("arena submit runs");
-    assert!(
-        out.status.success() && String::from_utf8_lossy(&out.stdout).contains(": ready"),
-        "the host checked the upload's first turn in its sandbox: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // The host checks the upload's first turn in its own sandbox.
+    submit_ready(&url, &bot);
     let (worker, _) = start_worker(&[], &db.url(), &data, &[], None);
     let worker = processes.add(worker);
     wait_for(
@@ -1039,14 +1033,7 @@ if breaches:
                 processes.alive(worker),
                 "the worker was killed while it played the upload's games"
             );
-            count(
-                &pool,
-                "SELECT COUNT(*) FROM games g JOIN game_seats gs ON gs.game_id = g.id \
-             JOIN submissions s ON s.id = gs.submission_id \
-             WHERE s.kind = 'upload' AND g.state = 'done'",
-            )
-            .await
-                == 2
+            uploads_games_done(&pool).await == 2
         },
     )
     .await;
@@ -1062,22 +1049,11 @@ if breaches:
         count(&pool, "SELECT COUNT(*) FROM games").await,
         "one result a game"
     );
-    let entries: Vec<serde_json::Value> = sqlx::query("SELECT entry FROM results")
-        .fetch_all(&pool)
-        .await
-        .expect("results")
-        .iter()
-        .map(|row| {
-            serde_json::from_str(&row.try_get::<String, _>(0).expect("entry")).expect("JSON")
-        })
-        .collect();
-    for entry in &entries {
-        assert_eq!(
-            entry["faults"],
-            serde_json::json!([[], []]),
-            "the upload breached nothing, so it played every turn: {entry}"
-        );
-    }
+    assert_no_faults(
+        &pool,
+        "the upload breached nothing, so it played every turn",
+    )
+    .await;
     match canary.accept() {
         Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
         other => panic!("a bot reached a port of this machine: {other:?}"),
