@@ -38,6 +38,53 @@ pub enum Backend {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    /// The database's address (PostgreSQL's notification listener connects to it on its own).
+    url: String,
+    /// The PostgreSQL schema, if any: notification channels are per database, so a schema's have
+    /// its name in theirs.
+    schema: Option<String>,
+}
+
+/// What other processes of the contest are told (PostgreSQL's NOTIFY), so that they need not
+/// poll: the scheduler refills the ladder's queue when games end, idle workers claim at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// Games were queued (scheduled, or put back in the queue).
+    Queued,
+    /// Games ended (done or failed).
+    Ended,
+}
+
+impl Notice {
+    fn name(self) -> &'static str {
+        match self {
+            Notice::Queued => "queued",
+            Notice::Ended => "ended",
+        }
+    }
+}
+
+/// A connection that receives this contest's [`Notice`]s (PostgreSQL only).
+pub struct Listener {
+    listener: sqlx::postgres::PgListener,
+    channels: [(String, Notice); 2],
+}
+
+impl Listener {
+    /// The next notice; reconnects by itself when the connection was lost (notices sent meanwhile
+    /// are lost: the callers also look periodically).
+    pub async fn next(&mut self) -> Result<Notice, HostError> {
+        loop {
+            let notification = self.listener.recv().await.map_err(db)?;
+            if let Some((_, notice)) = self
+                .channels
+                .iter()
+                .find(|(channel, _)| channel == notification.channel())
+            {
+                return Ok(*notice);
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -296,6 +343,7 @@ impl Store {
             HostError::Config(format!("--db: cannot read the database address: {e}"))
         })?;
         let schema = schema.map(str::to_string);
+        let kept_schema = schema.clone();
         let pool = AnyPoolOptions::new()
             // SQLite has one writer at a time anyway; a few connections serve the readers.
             .max_connections(if backend == Backend::Sqlite { 4 } else { 8 })
@@ -332,7 +380,67 @@ impl Store {
             .run(&pool)
             .await
             .map_err(|e| HostError::Database(format!("cannot migrate the database: {e}")))?;
-        Ok(Store { pool, backend })
+        Ok(Store {
+            pool,
+            backend,
+            url,
+            schema: kept_schema,
+        })
+    }
+
+    /// This contest's channel for `notice`.
+    fn channel(&self, notice: Notice) -> String {
+        match &self.schema {
+            Some(schema) => format!("arena_{}_{schema}", notice.name()),
+            None => format!("arena_{}", notice.name()),
+        }
+    }
+
+    /// Tells the contest's other processes `notice` when `tx` commits (PostgreSQL; nothing on
+    /// SQLite, which is one machine's).
+    async fn notify_in(
+        &self,
+        tx: &mut Transaction<'_, Any>,
+        notice: Notice,
+    ) -> Result<(), HostError> {
+        if self.backend == Backend::Postgres {
+            sqlx::query("SELECT pg_notify($1, '')")
+                .bind(self.channel(notice))
+                .execute(&mut **tx)
+                .await
+                .map_err(db)?;
+        }
+        Ok(())
+    }
+
+    /// [`Store::notify_in`] on its own.
+    async fn notify(&self, notice: Notice) -> Result<(), HostError> {
+        if self.backend == Backend::Postgres {
+            sqlx::query("SELECT pg_notify($1, '')")
+                .bind(self.channel(notice))
+                .execute(&self.pool)
+                .await
+                .map_err(db)?;
+        }
+        Ok(())
+    }
+
+    /// A listener of this contest's notices: `None` on SQLite (one process, which tells itself).
+    pub async fn listener(&self) -> Result<Option<Listener>, HostError> {
+        if self.backend != Backend::Postgres {
+            return Ok(None);
+        }
+        let mut listener = sqlx::postgres::PgListener::connect(&self.url)
+            .await
+            .map_err(db)?;
+        let channels = [
+            (self.channel(Notice::Queued), Notice::Queued),
+            (self.channel(Notice::Ended), Notice::Ended),
+        ];
+        for (channel, _) in &channels {
+            listener.listen(channel).await.map_err(db)?;
+        }
+        Ok(Some(Listener { listener, channels }))
     }
 
     pub fn backend(&self) -> Backend {
@@ -837,6 +945,7 @@ impl Store {
                 .map_err(db)?;
             }
         }
+        self.notify_in(&mut tx, Notice::Queued).await?;
         tx.commit().await.map_err(db)?;
         if self.backend == Backend::Postgres && games.len() >= ANALYZE_AFTER {
             // A round queued at once can make the table many times larger than when PostgreSQL
@@ -1157,6 +1266,9 @@ impl Store {
                 .await
                 .map_err(db)?;
         }
+        if done.iter().any(|recorded| *recorded) {
+            self.notify_in(&mut tx, Notice::Ended).await?;
+        }
         tx.commit().await.map_err(db)?;
         Ok(done)
     }
@@ -1285,8 +1397,10 @@ impl Store {
         if !rated(claimed) {
             return Ok(true);
         }
-        // Ratings: only players still in the game's league are rated (one promoted meanwhile
-        // starts afresh in its new league).
+        // Ratings: a game rates its players only while they are all still in its league. One
+        // promoted while the game was played starts afresh in its new league: rating the others
+        // against that fresh rating (or against a guess of the old one) would be wrong, so such a
+        // game rates nobody. Its result is kept.
         let mut current = Vec::new();
         for seat in &claimed.seats {
             let row = sqlx::query(
@@ -1307,12 +1421,12 @@ impl Store {
                 row.try_get::<i64, _>(4).map_err(db)?,
             ));
         }
+        if current.iter().any(|(in_league, ..)| !in_league) {
+            return Ok(true);
+        }
         let before: Vec<Rating> = current.iter().map(|c| c.1).collect();
         let after = ladder::rate(&before, &finished.ranks);
         for (index, seat) in claimed.seats.iter().enumerate() {
-            if !current[index].0 {
-                continue;
-            }
             sqlx::query(
                 "UPDATE submissions SET mu = $1, sigma = $2, games = games + 1 WHERE id = $3",
             )
@@ -1429,6 +1543,7 @@ impl Store {
                 .execute(&self.pool)
                 .await
                 .map_err(db)?;
+            self.notify(Notice::Ended).await?;
         }
         Ok(changed == 1)
     }
@@ -1458,33 +1573,44 @@ impl Store {
         .await
         .map_err(db)?
         .rows_affected();
+        if changed == 1 {
+            self.notify(Notice::Queued).await?;
+        }
         Ok(changed == 1)
     }
 
     /// After a restart: games claimed by the previous process go back to the queue.
     pub async fn requeue_running(&self) -> Result<u64, HostError> {
-        Ok(sqlx::query(
+        let requeued = sqlx::query(
             "UPDATE games SET state = 'queued', worker = NULL, lease_until = NULL \
                  WHERE state = 'running'",
         )
         .execute(&self.pool)
         .await
         .map_err(db)?
-        .rows_affected())
+        .rows_affected();
+        if requeued > 0 {
+            self.notify(Notice::Queued).await?;
+        }
+        Ok(requeued)
     }
 
     /// Games whose lease ran out (their worker died, or lost the database for longer than its
     /// lease) go back to the queue; so do games claimed without a lease by an older arena.
     pub async fn requeue_expired(&self) -> Result<u64, HostError> {
         let now = self.now_ms_sql();
-        Ok(sqlx::query(&format!(
+        let requeued = sqlx::query(&format!(
             "UPDATE games SET state = 'queued', worker = NULL, lease_until = NULL \
              WHERE state = 'running' AND (lease_until IS NULL OR lease_until < {now})"
         ))
         .execute(&self.pool)
         .await
         .map_err(db)?
-        .rows_affected())
+        .rows_affected();
+        if requeued > 0 {
+            self.notify(Notice::Queued).await?;
+        }
+        Ok(requeued)
     }
 
     /// The games of workers of `machine` whose process is gone (`alive` says, by pid) go back to
@@ -1526,6 +1652,9 @@ impl Store {
                 .await
                 .map_err(db)?;
             tx.commit().await.map_err(db)?;
+        }
+        if requeued > 0 {
+            self.notify(Notice::Queued).await?;
         }
         Ok(requeued)
     }

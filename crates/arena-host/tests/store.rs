@@ -923,3 +923,156 @@ async fn a_heartbeat_passes_games_being_completed_and_waits_for_nothing() {
         drop_schema(&schema).await;
     }
 }
+
+/// A ladder game still being played when one of its players is promoted rates nobody: its other
+/// players would be rated against a rating of another league (the promoted one starts afresh).
+/// Its result is kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_in_flight_at_a_promotion_rates_nobody() {
+    for (label, store, _keep, schema) in stores().await {
+        let (_, _, carol, bob) = two_players(&store).await;
+        let boss_user = store
+            .ensure_user("wood2-boss", "house:boss", Role::House)
+            .await
+            .unwrap();
+        let boss = store
+            .add_submission(boss_user, "builtin", "wood2", None, "b", 0)
+            .await
+            .unwrap();
+        store.activate(boss_user, boss).await.unwrap();
+        let promotion = Promotion {
+            bosses: vec![Some(boss_user), None],
+            promotion_games: 1,
+            leagues: 2,
+        };
+        let ladder_game = |seats: Vec<i64>| NewGame {
+            kind: "ladder".into(),
+            league: 0,
+            variant: Some("wood2".into()),
+            seats,
+            round: 0,
+        };
+        store
+            .schedule_all(
+                &[
+                    ladder_game(vec![carol, boss]),
+                    ladder_game(vec![carol, bob]),
+                ],
+                1,
+            )
+            .await
+            .unwrap();
+        let claimed = store.claim_batch("w", None, 60_000, 2).await.unwrap();
+        assert_eq!(claimed.len(), 2, "{label}");
+        // Carol beats the boss: promoted out of league 0 after her one game.
+        assert!(
+            store
+                .complete(&claimed[0], &finished(claimed[0].id, &[1, 2]), &promotion)
+                .await
+                .unwrap()
+        );
+        let promoted = store.submission(carol).await.unwrap().unwrap();
+        assert_eq!(promoted.league, 1, "{label}");
+        let bob_before = store.submission(bob).await.unwrap().unwrap();
+        // Her game against Bob, still in league 0, ends after that (she wins: rated, Bob would
+        // lose rating and stay in league 0).
+        assert!(
+            store
+                .complete(&claimed[1], &finished(claimed[1].id, &[1, 2]), &promotion)
+                .await
+                .unwrap(),
+            "{label}: the result is kept"
+        );
+        let bob_after = store.submission(bob).await.unwrap().unwrap();
+        assert_eq!(
+            (bob_after.mu, bob_after.sigma, bob_after.games),
+            (bob_before.mu, bob_before.sigma, bob_before.games),
+            "{label}: Bob not rated against Carol's new league's rating"
+        );
+        let carol_after = store.submission(carol).await.unwrap().unwrap();
+        assert_eq!(
+            (
+                carol_after.mu,
+                carol_after.sigma,
+                carol_after.games,
+                carol_after.league
+            ),
+            (promoted.mu, promoted.sigma, promoted.games, 1),
+            "{label}"
+        );
+        assert_eq!(store.results().await.unwrap().len(), 2, "{label}");
+        store.close().await;
+        if let Some(schema) = schema {
+            drop_schema(&schema).await;
+        }
+    }
+}
+
+/// On PostgreSQL, other processes of the contest hear what changes without polling: games queued
+/// (scheduled or put back) and games ended (done or failed), on channels of this contest's own
+/// (a schema's do not reach another's). SQLite has no listener: one process tells itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn other_processes_hear_games_queued_and_ended() {
+    use arena_host::store::Notice;
+    let wait = std::time::Duration::from_secs(10);
+    for (label, store, _keep, schema) in stores().await {
+        let Some(schema) = schema else {
+            assert!(store.listener().await.unwrap().is_none(), "{label}");
+            store.close().await;
+            continue;
+        };
+        let (_, _, a, b) = two_players(&store).await;
+        // Another process of the same contest, and one of another contest (schema).
+        let mut listener = store.listener().await.unwrap().expect("a listener");
+        let other_schema = fresh_schema();
+        let other = Store::open(&postgres(), Some(&other_schema)).await.unwrap();
+        let (_, _, x, y) = two_players(&other).await;
+        other.schedule(&koth(vec![x, y]), 1).await.unwrap();
+        store.schedule(&koth(vec![a, b]), 1).await.unwrap();
+        let heard = tokio::time::timeout(wait, listener.next())
+            .await
+            .expect("a notice")
+            .unwrap();
+        assert_eq!(
+            heard,
+            Notice::Queued,
+            "{label}: its own queue, not the other's"
+        );
+        let claimed = store.claim("w").await.unwrap().expect("the game");
+        store
+            .complete(
+                &claimed,
+                &finished(claimed.id, &[1, 2]),
+                &Promotion::default(),
+            )
+            .await
+            .unwrap();
+        let heard = tokio::time::timeout(wait, listener.next())
+            .await
+            .expect("a notice")
+            .unwrap();
+        assert_eq!(heard, Notice::Ended, "{label}");
+        store.schedule(&koth(vec![a, b]), 1).await.unwrap();
+        assert_eq!(
+            tokio::time::timeout(wait, listener.next())
+                .await
+                .expect("a notice")
+                .unwrap(),
+            Notice::Queued
+        );
+        let claimed = store.claim("w").await.unwrap().expect("the game");
+        store.fail(&claimed, "a test").await.unwrap();
+        assert_eq!(
+            tokio::time::timeout(wait, listener.next())
+                .await
+                .expect("a notice")
+                .unwrap(),
+            Notice::Ended,
+            "{label}: a failed game ended too"
+        );
+        other.close().await;
+        drop_schema(&other_schema).await;
+        store.close().await;
+        drop_schema(&schema).await;
+    }
+}
