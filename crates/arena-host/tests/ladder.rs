@@ -163,6 +163,11 @@ async fn promotion_on(postgres: bool) {
             .iter()
             .map(|r| r.as_u64().expect("rank") as u32)
             .collect();
+        // A game rates its players only while all are still in its league (one promoted while
+        // it was played rates nobody).
+        if row.seats.iter().any(|seat| league[seat] != row.league) {
+            continue;
+        }
         let before: Vec<Rating> = row
             .seats
             .iter()
@@ -170,10 +175,8 @@ async fn promotion_on(postgres: bool) {
             .collect();
         let after = ladder::rate(&before, &ranks);
         for (seat, new) in row.seats.iter().zip(after) {
-            if league[seat] == row.league {
-                rating.insert(*seat, new);
-                *played.entry(*seat).or_default() += 1;
-            }
+            rating.insert(*seat, new);
+            *played.entry(*seat).or_default() += 1;
         }
         if row.league == 0 {
             let boss_mu = rating.get(&boss).copied().unwrap_or_default().mu;
