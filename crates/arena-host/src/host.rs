@@ -18,8 +18,9 @@ use crate::archive;
 use crate::config::{Contest, Format, GameFacts};
 use crate::formats;
 use crate::ladder;
-use crate::store::Notice;
-use crate::store::{Claimed, Finished, NewGame, Promotion, Role, Store, Submission, WorkerInfo};
+use crate::store::{
+    Claimed, Finished, NewGame, Notice, Promotion, Role, Store, Submission, WorkerInfo,
+};
 
 /// Whether every seat of a game is a built-in bot (deterministic from its seed: no replay kept).
 fn all_builtin(game: &Claimed) -> bool {
