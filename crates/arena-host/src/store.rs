@@ -945,19 +945,20 @@ impl Store {
                 .map_err(db)?;
             }
         }
-        self.notify_in(&mut tx, Notice::Queued).await?;
-        tx.commit().await.map_err(db)?;
         if self.backend == Backend::Postgres && games.len() >= ANALYZE_AFTER {
             // A round queued at once can make the table many times larger than when PostgreSQL
             // last sampled it. Planned on the old statistics (and kept as the workers' prepared
             // plans), a claim joined its batch to the games by scanning the table once per game:
             // claims of 7-60 s, on 180 000 games queued while workers ran. Fresh statistics
-            // re-plan them, as after any bulk load.
+            // re-plan them, as after any bulk load; taken in this transaction (it counts its own
+            // rows), they are there before any worker sees the games.
             sqlx::query("ANALYZE games, game_seats")
-                .execute(&self.pool)
+                .execute(&mut *tx)
                 .await
                 .map_err(db)?;
         }
+        self.notify_in(&mut tx, Notice::Queued).await?;
+        tx.commit().await.map_err(db)?;
         Ok(ids)
     }
 
