@@ -24,6 +24,14 @@ async fn drop_schema(schema: &str) {
     pool.close().await;
 }
 
+/// Closes a test's store and drops its PostgreSQL schema.
+async fn close(store: Store, schema: Option<String>) {
+    store.close().await;
+    if let Some(schema) = schema {
+        drop_schema(&schema).await;
+    }
+}
+
 /// A fresh store of each kind: (label, store, what keeps it alive, the PostgreSQL schema).
 async fn stores() -> Vec<(
     &'static str,
@@ -194,10 +202,7 @@ async fn a_game_completes_once_and_a_requeued_claim_cannot_complete() {
             (sa.mu - r2[0].mu).abs() < 1e-12 && (sb.mu - r2[1].mu).abs() < 1e-12,
             "{label}"
         );
-        store.close().await;
-        if let Some(schema) = schema {
-            drop_schema(&schema).await;
-        }
+        close(store, schema).await;
     }
 }
 
@@ -279,10 +284,7 @@ async fn a_submission_is_promoted_exactly_when_it_has_its_games_and_is_rated_abo
             0,
             "{label}"
         );
-        store.close().await;
-        if let Some(schema) = schema {
-            drop_schema(&schema).await;
-        }
+        close(store, schema).await;
     }
 }
 
@@ -658,10 +660,7 @@ async fn claims_check_the_language_a_submission_has_now() {
             vec![id],
             "{label}"
         );
-        store.close().await;
-        if let Some(schema) = schema {
-            drop_schema(&schema).await;
-        }
+        close(store, schema).await;
     }
 }
 
@@ -783,10 +782,7 @@ async fn scheduling_many_games_at_once_gives_what_one_by_one_gives() {
             };
             assert_eq!(seats, expected, "{label}: game {}", game.id);
         }
-        store.close().await;
-        if let Some(schema) = schema {
-            drop_schema(&schema).await;
-        }
+        close(store, schema).await;
     }
 }
 
@@ -858,10 +854,7 @@ async fn the_tail_of_the_queue_is_shared_among_the_live_jobs() {
             1,
             "{label}: an empty queue still asks for one"
         );
-        store.close().await;
-        if let Some(schema) = schema {
-            drop_schema(&schema).await;
-        }
+        close(store, schema).await;
     }
 }
 
@@ -1001,10 +994,7 @@ async fn a_game_in_flight_at_a_promotion_rates_nobody() {
             "{label}"
         );
         assert_eq!(store.results().await.unwrap().len(), 2, "{label}");
-        store.close().await;
-        if let Some(schema) = schema {
-            drop_schema(&schema).await;
-        }
+        close(store, schema).await;
     }
 }
 
