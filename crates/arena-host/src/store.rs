@@ -396,29 +396,18 @@ impl Store {
         }
     }
 
-    /// Tells the contest's other processes `notice` when `tx` commits (PostgreSQL; nothing on
-    /// SQLite, which is one machine's).
-    async fn notify_in(
+    /// Tells the contest's other processes `notice` through `executor`: the pool, or a
+    /// transaction (then when it commits). PostgreSQL only; nothing on SQLite, which is one
+    /// machine's.
+    async fn notify<'e>(
         &self,
-        tx: &mut Transaction<'_, Any>,
+        executor: impl sqlx::Executor<'e, Database = Any>,
         notice: Notice,
     ) -> Result<(), HostError> {
         if self.backend == Backend::Postgres {
             sqlx::query("SELECT pg_notify($1, '')")
                 .bind(self.channel(notice))
-                .execute(&mut **tx)
-                .await
-                .map_err(db)?;
-        }
-        Ok(())
-    }
-
-    /// [`Store::notify_in`] on its own.
-    async fn notify(&self, notice: Notice) -> Result<(), HostError> {
-        if self.backend == Backend::Postgres {
-            sqlx::query("SELECT pg_notify($1, '')")
-                .bind(self.channel(notice))
-                .execute(&self.pool)
+                .execute(executor)
                 .await
                 .map_err(db)?;
         }
@@ -957,7 +946,7 @@ impl Store {
                 .await
                 .map_err(db)?;
         }
-        self.notify_in(&mut tx, Notice::Queued).await?;
+        self.notify(&mut *tx, Notice::Queued).await?;
         tx.commit().await.map_err(db)?;
         Ok(ids)
     }
@@ -1268,7 +1257,7 @@ impl Store {
                 .map_err(db)?;
         }
         if done.iter().any(|recorded| *recorded) {
-            self.notify_in(&mut tx, Notice::Ended).await?;
+            self.notify(&mut *tx, Notice::Ended).await?;
         }
         tx.commit().await.map_err(db)?;
         Ok(done)
@@ -1544,7 +1533,7 @@ impl Store {
                 .execute(&self.pool)
                 .await
                 .map_err(db)?;
-            self.notify(Notice::Ended).await?;
+            self.notify(&self.pool, Notice::Ended).await?;
         }
         Ok(changed == 1)
     }
@@ -1575,7 +1564,7 @@ impl Store {
         .map_err(db)?
         .rows_affected();
         if changed == 1 {
-            self.notify(Notice::Queued).await?;
+            self.notify(&self.pool, Notice::Queued).await?;
         }
         Ok(changed == 1)
     }
@@ -1591,7 +1580,7 @@ impl Store {
         .map_err(db)?
         .rows_affected();
         if requeued > 0 {
-            self.notify(Notice::Queued).await?;
+            self.notify(&self.pool, Notice::Queued).await?;
         }
         Ok(requeued)
     }
@@ -1609,7 +1598,7 @@ impl Store {
         .map_err(db)?
         .rows_affected();
         if requeued > 0 {
-            self.notify(Notice::Queued).await?;
+            self.notify(&self.pool, Notice::Queued).await?;
         }
         Ok(requeued)
     }
@@ -1655,7 +1644,7 @@ impl Store {
             tx.commit().await.map_err(db)?;
         }
         if requeued > 0 {
-            self.notify(Notice::Queued).await?;
+            self.notify(&self.pool, Notice::Queued).await?;
         }
         Ok(requeued)
     }
@@ -1812,15 +1801,21 @@ impl Store {
     /// Games the live workers can play at once (the sum of their jobs): the scheduler keeps the
     /// queue deep enough for them.
     pub async fn live_jobs(&self) -> Result<i64, HostError> {
-        let now = self.now_ms_sql();
-        let row = sqlx::query(&format!(
-            "SELECT CAST(COALESCE(SUM(jobs), 0) AS BIGINT) FROM workers WHERE state = 'running' \
-             AND heartbeat + lease_ms >= {now}"
-        ))
-        .fetch_one(&self.pool)
-        .await
-        .map_err(db)?;
+        let row = sqlx::query(&self.live_jobs_sql())
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db)?;
         row.try_get(0).map_err(db)
+    }
+
+    /// The statement that sums the jobs of the live workers (running, with a heartbeat within
+    /// their lease).
+    fn live_jobs_sql(&self) -> String {
+        format!(
+            "SELECT CAST(COALESCE(SUM(jobs), 0) AS BIGINT) FROM workers WHERE state = 'running' \
+             AND heartbeat + lease_ms >= {}",
+            self.now_ms_sql()
+        )
     }
 
     /// How many games a claimer that would take `count` should take so that the queue's tail is
@@ -1830,11 +1825,10 @@ impl Store {
     /// nothing and waited. The queue is counted up to `count × SHARE_LOOKAHEAD` games only, so
     /// that the look stays cheap; with more live jobs than that, shares begin later.
     pub async fn fair_share(&self, count: i64) -> Result<i64, HostError> {
-        let now = self.now_ms_sql();
         let row = sqlx::query(&format!(
             "SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM games WHERE state = 'queued' LIMIT $1) q), \
-             (SELECT CAST(COALESCE(SUM(jobs), 0) AS BIGINT) FROM workers WHERE state = 'running' \
-             AND heartbeat + lease_ms >= {now})"
+             ({})",
+            self.live_jobs_sql()
         ))
         .bind(count.max(1).saturating_mul(SHARE_LOOKAHEAD))
         .fetch_one(&self.pool)

@@ -109,6 +109,20 @@ async fn two_players(store: &Store) -> (i64, i64, i64, i64) {
     (alice, bob, a, b)
 }
 
+/// The first league's boss, a house user with the built-in wood2 active: (user, submission).
+async fn wood2_boss(store: &Store) -> (i64, i64) {
+    let user = store
+        .ensure_user("wood2-boss", "house:boss", Role::House)
+        .await
+        .unwrap();
+    let boss = store
+        .add_submission(user, "builtin", "wood2", None, "b", 0)
+        .await
+        .unwrap();
+    store.activate(user, boss).await.unwrap();
+    (user, boss)
+}
+
 fn finished(index: i64, ranks: &[u32]) -> Finished {
     Finished {
         entry: format!("{{\"index\":{index}}}"),
@@ -209,15 +223,7 @@ async fn a_game_completes_once_and_a_requeued_claim_cannot_complete() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_submission_is_promoted_exactly_when_it_has_its_games_and_is_rated_above_the_boss() {
     for (label, store, _keep, schema) in stores().await {
-        let boss_user = store
-            .ensure_user("wood2-boss", "house:boss", Role::House)
-            .await
-            .unwrap();
-        let boss = store
-            .add_submission(boss_user, "builtin", "wood2", None, "b", 0)
-            .await
-            .unwrap();
-        store.activate(boss_user, boss).await.unwrap();
+        let (boss_user, boss) = wood2_boss(&store).await;
         let carol = store
             .ensure_user("carol", "hash-c", Role::Contestant)
             .await
@@ -924,15 +930,7 @@ async fn a_heartbeat_passes_games_being_completed_and_waits_for_nothing() {
 async fn a_game_in_flight_at_a_promotion_rates_nobody() {
     for (label, store, _keep, schema) in stores().await {
         let (_, _, carol, bob) = two_players(&store).await;
-        let boss_user = store
-            .ensure_user("wood2-boss", "house:boss", Role::House)
-            .await
-            .unwrap();
-        let boss = store
-            .add_submission(boss_user, "builtin", "wood2", None, "b", 0)
-            .await
-            .unwrap();
-        store.activate(boss_user, boss).await.unwrap();
+        let (boss_user, boss) = wood2_boss(&store).await;
         let promotion = Promotion {
             bosses: vec![Some(boss_user), None],
             promotion_games: 1,
