@@ -2547,6 +2547,8 @@ fn helper_loop(uid: Option<u32>, gid: Option<u32>) -> i32 {
     let Ok(null) = File::open("/dev/null") else {
         return 1;
     };
+    // Made at the first call and kept for the sandbox's life (see `CallSpawner`).
+    let mut spawner: Option<CallSpawner> = None;
     // Ready: arena waits for this before it counts the sandbox as set up.
     if control_out.write_all(READY).is_err() {
         return 1;
@@ -2601,7 +2603,10 @@ fn helper_loop(uid: Option<u32>, gid: Option<u32>) -> i32 {
             }
             continue;
         }
-        let (status, output) = helper_call(&argv, &null, uid, gid);
+        if spawner.is_none() {
+            spawner = CallSpawner::start();
+        }
+        let (status, output) = helper_call(&argv, &null, uid, gid, spawner.as_ref());
         let mut reply = vec![0u8];
         reply.extend_from_slice(&status.to_le_bytes());
         reply.extend_from_slice(&(output.len() as u32).to_le_bytes());
@@ -2945,6 +2950,9 @@ struct BotExec {
     stdio: [Option<RawFd>; 3],
     /// Leads a process group of its own, announced on descriptor 0 (see [`announce_group`]).
     own_group: bool,
+    /// Started by a [`CallSpawner`], whose thread already runs under the bot's filter: inherited,
+    /// not installed again.
+    filter_inherited: bool,
 }
 
 impl BotExec {
@@ -2964,6 +2972,7 @@ impl BotExec {
             gid,
             stdio: [None; 3],
             own_group: false,
+            filter_inherited: false,
         }
     }
 
@@ -3026,17 +3035,7 @@ impl BotExec {
             let mut header = [0x2008_0522u32, 0]; // _LINUX_CAPABILITY_VERSION_3, this process
             let data = [0u32; 6];
             libc::syscall(libc::SYS_capset, header.as_mut_ptr(), data.as_ptr());
-            let program = libc::sock_fprog {
-                len: self.filter.len() as u16,
-                filter: self.filter.as_mut_ptr(),
-            };
-            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
-                || libc::prctl(
-                    libc::PR_SET_SECCOMP,
-                    libc::SECCOMP_MODE_FILTER,
-                    &program as *const libc::sock_fprog,
-                ) != 0
-            {
+            if !self.filter_inherited && install_filter(&mut self.filter).is_err() {
                 let message = b"arena sandbox: cannot install the bot's seccomp filter\n";
                 libc::write(2, message.as_ptr().cast(), message.len());
                 libc::_exit(126);
@@ -3055,6 +3054,90 @@ extern "C" fn run_child(plan: *mut libc::c_void) -> libc::c_int {
     unsafe { (*plan.cast::<BotExec>()).become_bot() }
 }
 
+/// Sets no-new-privileges and installs `filter` on the calling thread (stacked on what it has).
+///
+/// # Safety
+/// System calls only: callable in a child that shares the helper's memory.
+unsafe fn install_filter(filter: &mut [libc::sock_filter]) -> Result<(), ()> {
+    let program = libc::sock_fprog {
+        len: filter.len() as u16,
+        filter: filter.as_mut_ptr(),
+    };
+    // SAFETY: prctl on the calling thread with a program that lives across the call.
+    let installed = unsafe {
+        libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+            && libc::prctl(
+                libc::PR_SET_SECCOMP,
+                libc::SECCOMP_MODE_FILTER,
+                &program as *const libc::sock_fprog,
+            ) == 0
+    };
+    if installed { Ok(()) } else { Err(()) }
+}
+
+/// A thread of the helper that already runs under the bot's seccomp filter and starts the calls'
+/// processes, which inherit the filter from it. Installing a filter compiles it (BPF JIT) and
+/// changes kernel page permissions, tens of µs at every exec, as much as a small bot's whole run;
+/// a bot called once per move (Coup) paid it at every call.
+///
+/// A thread, not a process: the helper's `kill(-1)` after each call spares its own thread group,
+/// and the calls stay the helper's children (waited for as before). A stream game's bot is still
+/// started by the helper itself, which installs the filter once per game: it must first lead a
+/// process group of its own, which the filter forbids.
+struct CallSpawner {
+    requests: std::sync::mpsc::SyncSender<SpawnRequest>,
+    started: std::sync::mpsc::Receiver<libc::pid_t>,
+}
+
+/// A [`BotExec`] handed to the spawner's thread; the helper waits for the answer, so the plan
+/// outlives its use there.
+struct SpawnRequest(*mut BotExec);
+
+// SAFETY: the pointer is used by the spawner's thread only while the sending thread waits for the
+// answer, and the plan is not touched by the sender meanwhile.
+unsafe impl Send for SpawnRequest {}
+
+impl CallSpawner {
+    /// The spawner's thread, its filter installed; `None` if it cannot be made (calls then install
+    /// the filter themselves, as a stream game's bot does).
+    fn start() -> Option<CallSpawner> {
+        let (requests, incoming) = std::sync::mpsc::sync_channel::<SpawnRequest>(0);
+        let (answers, started) = std::sync::mpsc::sync_channel::<libc::pid_t>(1);
+        std::thread::Builder::new()
+            .name("arena-calls".into())
+            .spawn(move || {
+                let mut filter: Vec<libc::sock_filter> = seccomp_program(false)
+                    .into_iter()
+                    .map(|(code, jt, jf, k)| libc::sock_filter { code, jt, jf, k })
+                    .collect();
+                // SAFETY: installing a filter on this thread only (no TSYNC).
+                let ready = unsafe { install_filter(&mut filter) }.is_ok();
+                if answers.send(if ready { 0 } else { -1 }).is_err() || !ready {
+                    return;
+                }
+                while let Ok(SpawnRequest(plan)) = incoming.recv() {
+                    // SAFETY: see `SpawnRequest`: the plan is alive and not used elsewhere.
+                    let pid = unsafe { (*plan).spawn() };
+                    if answers.send(pid).is_err() {
+                        return;
+                    }
+                }
+            })
+            .ok()?;
+        (started.recv().ok()? == 0).then_some(CallSpawner { requests, started })
+    }
+
+    /// Starts `plan` from the spawner's thread (its filter then inherited) and returns the pid, or
+    /// a negative number on failure.
+    fn spawn(&self, plan: &mut BotExec) -> libc::pid_t {
+        plan.filter_inherited = true;
+        if self.requests.send(SpawnRequest(plan)).is_err() {
+            return -1;
+        }
+        self.started.recv().unwrap_or(-1)
+    }
+}
+
 /// Drops to the bot's user and every capability, and execs `argv`; never returns.
 ///
 /// # Safety
@@ -3071,13 +3154,17 @@ fn helper_call(
     null: &File,
     uid: Option<u32>,
     gid: Option<u32>,
+    spawner: Option<&CallSpawner>,
 ) -> (i32, Vec<u8>) {
     let Ok((out_read, out_write)) = pipe() else {
         return (127 << 8, Vec::new());
     };
     let mut plan = BotExec::new(argv, uid, gid);
     plan.stdio = [Some(null.as_raw_fd()), Some(out_write.as_raw_fd()), None];
-    let pid = plan.spawn();
+    let pid = match spawner {
+        Some(spawner) => spawner.spawn(&mut plan),
+        None => plan.spawn(),
+    };
     drop(out_write);
     if pid < 0 {
         return (127 << 8, Vec::new());

@@ -344,6 +344,21 @@ const CASES: &[Case] = &[
         Plays,
         "kill -9 -1 2>/dev/null; kill -9 {TESTPID} 2>/dev/null && echo BREACH >&2; true",
     ),
+    // A call inherits the bot's filter from a thread of the helper instead of installing it: it
+    // must still be filtered, unprivileged and in its group, and unable to stop that thread (it
+    // would stop the helper and every later call). Only inside the sandbox (hostname `arena`):
+    // run unconfined as root, stopping every task would stop the machine.
+    case(
+        "coup reaches for the helper",
+        Coup,
+        Plays,
+        "grep -q '^Seccomp:[[:space:]]*2' /proc/self/status || echo BREACH no filter >&2; \
+         grep -q '^NoNewPrivs:[[:space:]]*1' /proc/self/status || echo BREACH privileges >&2; \
+         grep -q '^CapEff:[[:space:]]*0*$' /proc/self/status || echo BREACH capabilities >&2; \
+         python3 -c 'import os,sys\nfor f in (os.setsid, lambda: os.setpgid(0, 0)):\n  try:\n    f(); print(\"BREACH group\", file=sys.stderr)\n  except OSError: pass'; \
+         if [ \"$(hostname)\" = arena ]; then for t in /proc/[0-9]*/task/[0-9]*; do n=${t##*/}; \
+           if [ \"$n\" != $$ ] && kill -STOP \"$n\" 2>/dev/null; then echo BREACH stopped $n >&2; fi; done; fi; true",
+    ),
     case(
         "coup reads and writes outside",
         Coup,
