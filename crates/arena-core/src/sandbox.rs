@@ -1225,6 +1225,8 @@ struct BotCgroups {
     /// That file, opened on first use: it is read twice per answer, and a `pread` of an open file
     /// costs a fraction of an open, read and close (a path walk in the cgroup filesystem).
     cpu_file: std::sync::OnceLock<Option<File>>,
+    /// The out-of-memory counter's file, opened on first use: read before and after every call.
+    oom_file: std::sync::OnceLock<Option<File>>,
 }
 
 fn cgroup_mounts() -> Vec<(String, String, String)> {
@@ -1389,6 +1391,7 @@ impl CgroupRoot {
             tasks: PathBuf::new(),
             cpu: None,
             cpu_file: std::sync::OnceLock::new(),
+            oom_file: std::sync::OnceLock::new(),
         };
         let mkdir = |made: &mut BotCgroups, base: &Path| -> Result<PathBuf, String> {
             let dir = base.join(&name);
@@ -1484,9 +1487,8 @@ impl BotCgroups {
     }
 
     fn oom_kills(&self) -> u64 {
-        let (file, key) = &self.oom;
-        std::fs::read_to_string(file)
-            .ok()
+        let (path, key) = &self.oom;
+        read_whole(&self.oom_file, path)
             .and_then(|text| {
                 text.lines().find_map(|line| {
                     line.strip_prefix(key)
@@ -1498,17 +1500,8 @@ impl BotCgroups {
 
     /// CPU time used by every process that ever ran in the group (exited ones included).
     fn cpu_time(&self) -> Option<Duration> {
-        use std::os::unix::fs::FileExt;
         let path = self.cpu.as_ref()?;
-        let file = self
-            .cpu_file
-            .get_or_init(|| File::open(path).ok())
-            .as_ref()?;
-        // Both files are short (v2's cpu.stat is a few hundred bytes); the kernel regenerates the
-        // text on every read at offset 0.
-        let mut buffer = [0u8; 1024];
-        let length = file.read_at(&mut buffer, 0).ok()?;
-        let text = std::str::from_utf8(&buffer[..length]).ok()?;
+        let text = read_whole(&self.cpu_file, path)?;
         if path.ends_with("cpuacct.usage") {
             text.trim().parse::<u64>().ok().map(Duration::from_nanos)
         } else {
@@ -1537,6 +1530,18 @@ impl BotCgroups {
             }
         }
     }
+}
+
+/// The text of a short cgroup file (under 1 KiB: a counter, `cpu.stat`, `memory.oom_control`)
+/// through a descriptor `kept` opens on first use: the kernel makes the text again at every read at
+/// offset 0, and a `pread` costs a fraction of an open, read and close (a path walk in the cgroup
+/// filesystem).
+fn read_whole(kept: &std::sync::OnceLock<Option<File>>, path: &Path) -> Option<String> {
+    use std::os::unix::fs::FileExt;
+    let file = kept.get_or_init(|| File::open(path).ok()).as_ref()?;
+    let mut buffer = [0u8; 1024];
+    let length = file.read_at(&mut buffer, 0).ok()?;
+    String::from_utf8(buffer[..length].to_vec()).ok()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2547,8 +2552,11 @@ fn helper_loop(uid: Option<u32>, gid: Option<u32>) -> i32 {
     let Ok(null) = File::open("/dev/null") else {
         return 1;
     };
-    // Made at the first call and kept for the sandbox's life (see `CallSpawner`).
-    let mut spawner: Option<CallSpawner> = None;
+    // Made at the first game and kept for the sandbox's life (see `Spawner`).
+    let mut spawner: Option<Spawner> = None;
+    // The bot's filter is on this thread too, installed at the first call: a sandbox that serves
+    // calls serves nothing else, and its calls then inherit the filter (see `Spawner` for why).
+    let mut calls_filtered = false;
     // Ready: arena waits for this before it counts the sandbox as set up.
     if control_out.write_all(READY).is_err() {
         return 1;
@@ -2598,15 +2606,25 @@ fn helper_loop(uid: Option<u32>, gid: Option<u32>) -> i32 {
             let Ok(pipes) = <[OwnedFd; 3]>::try_from(passed) else {
                 return 1;
             };
-            if helper_game(&argv, pipes, &mut control_in, &mut control_out, uid, gid).is_err() {
+            if calls_filtered {
+                // This thread can no longer make a bot a group leader (nor a spawner that could).
+                return 1;
+            }
+            if spawner.is_none() {
+                spawner = Spawner::start();
+            }
+            let control = (&mut *control_in, &mut *control_out);
+            let ids = (uid, gid);
+            if helper_game(&argv, pipes, spawner.as_ref(), control, ids).is_err() {
                 return 1;
             }
             continue;
         }
-        if spawner.is_none() {
-            spawner = CallSpawner::start();
+        if !calls_filtered && spawner.is_none() {
+            // SAFETY: installing a filter on this thread, which stays single-threaded.
+            calls_filtered = unsafe { install_filter(&mut bot_filter()) }.is_ok();
         }
-        let (status, output) = helper_call(&argv, &null, uid, gid, spawner.as_ref());
+        let (status, output) = helper_call(&argv, &null, (uid, gid), calls_filtered);
         let mut reply = vec![0u8];
         reply.extend_from_slice(&status.to_le_bytes());
         reply.extend_from_slice(&(output.len() as u32).to_le_bytes());
@@ -2756,17 +2774,19 @@ fn send_with_fds(fd: RawFd, byte: u8, fds: &[RawFd]) -> io::Result<()> {
 fn helper_game(
     argv: &[CString],
     pipes: [OwnedFd; 3],
-    control_in: &mut File,
-    control_out: &mut File,
-    uid: Option<u32>,
-    gid: Option<u32>,
+    spawner: Option<&Spawner>,
+    (control_in, control_out): (&mut File, &mut File),
+    (uid, gid): (Option<u32>, Option<u32>),
 ) -> io::Result<()> {
     // The bot leads a process group of its own, announced to arena (which pauses that group
     // alone, not bwrap, init and the helper with it); the game's pipes become its 0-2.
     let mut plan = BotExec::new(argv, uid, gid);
     plan.own_group = true;
     plan.stdio = pipes.each_ref().map(|pipe| Some(pipe.as_raw_fd()));
-    let pid = plan.spawn();
+    let pid = match spawner {
+        Some(spawner) => spawner.spawn_leader(&mut plan),
+        None => plan.spawn(),
+    };
     drop(pipes);
     let report = |out: &mut File, status: i32| -> io::Result<()> {
         let mut message = vec![b'X'];
@@ -2950,9 +2970,13 @@ struct BotExec {
     stdio: [Option<RawFd>; 3],
     /// Leads a process group of its own, announced on descriptor 0 (see [`announce_group`]).
     own_group: bool,
-    /// Started by a [`CallSpawner`], whose thread already runs under the bot's filter: inherited,
-    /// not installed again.
+    /// Started by a thread already under the bot's filter (a [`Spawner`], or the main thread of a
+    /// sandbox serving calls): inherited, not installed again.
     filter_inherited: bool,
+    /// With `own_group` under an inherited filter (which refuses `setpgid`): the child writes its
+    /// pid on the first descriptor and waits for a byte on the second, 1 once the helper's main
+    /// thread has made it a group leader (see [`Spawner::spawn_leader`]).
+    handshake: Option<(RawFd, RawFd)>,
 }
 
 impl BotExec {
@@ -2961,10 +2985,7 @@ impl BotExec {
         let mut pointers: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
         pointers.push(std::ptr::null());
         // The bot's whole filter (the helper's lets `setpgid` through), stacked on the helper's.
-        let filter = seccomp_program(false)
-            .into_iter()
-            .map(|(code, jt, jf, k)| libc::sock_filter { code, jt, jf, k })
-            .collect();
+        let filter = bot_filter();
         BotExec {
             pointers,
             filter,
@@ -2973,6 +2994,7 @@ impl BotExec {
             stdio: [None; 3],
             own_group: false,
             filter_inherited: false,
+            handshake: None,
         }
     }
 
@@ -3004,7 +3026,21 @@ impl BotExec {
         // SAFETY: plain system calls on this process (see the function's contract).
         unsafe {
             if self.own_group {
-                libc::setpgid(0, 0);
+                match self.handshake {
+                    Some((tell, wait)) => {
+                        let pid = libc::syscall(libc::SYS_getpid) as i32;
+                        let mut go = [0u8];
+                        if libc::write(tell, pid.to_ne_bytes().as_ptr().cast(), 4) != 4
+                            || libc::read(wait, go.as_mut_ptr().cast(), 1) != 1
+                            || go[0] != 1
+                        {
+                            libc::_exit(126);
+                        }
+                    }
+                    None => {
+                        libc::setpgid(0, 0);
+                    }
+                }
                 announce_group(0);
             }
             for (target, source) in self.stdio.iter().enumerate() {
@@ -3054,6 +3090,14 @@ extern "C" fn run_child(plan: *mut libc::c_void) -> libc::c_int {
     unsafe { (*plan.cast::<BotExec>()).become_bot() }
 }
 
+/// The bot's seccomp program, ready for `PR_SET_SECCOMP`.
+fn bot_filter() -> Vec<libc::sock_filter> {
+    seccomp_program(false)
+        .into_iter()
+        .map(|(code, jt, jf, k)| libc::sock_filter { code, jt, jf, k })
+        .collect()
+}
+
 /// Sets no-new-privileges and installs `filter` on the calling thread (stacked on what it has).
 ///
 /// # Safety
@@ -3075,16 +3119,17 @@ unsafe fn install_filter(filter: &mut [libc::sock_filter]) -> Result<(), ()> {
     if installed { Ok(()) } else { Err(()) }
 }
 
-/// A thread of the helper that already runs under the bot's seccomp filter and starts the calls'
-/// processes, which inherit the filter from it. Installing a filter compiles it (BPF JIT) and
-/// changes kernel page permissions, tens of µs at every exec, as much as a small bot's whole run;
-/// a bot called once per move (Coup) paid it at every call.
+/// A thread of the helper that already runs under the bot's seccomp filter and starts each game's
+/// stream bot, which inherits the filter from it. Installing a filter compiles it (BPF JIT) and
+/// changes kernel page permissions: about 35 µs at every exec on the machines measured, as much as
+/// a small bot's whole run (a sandbox that serves calls has the filter on its main thread instead:
+/// see `helper_loop`).
 ///
-/// A thread, not a process: the helper's `kill(-1)` after each call spares its own thread group,
-/// and the calls stay the helper's children (waited for as before). A stream game's bot is still
-/// started by the helper itself, which installs the filter once per game: it must first lead a
-/// process group of its own, which the filter forbids.
-struct CallSpawner {
+/// A thread, not a process: the helper's `kill(-1)` after each game spares its own thread group,
+/// and the bot stays the helper's child (waited for as before). A game's bot must lead a process
+/// group of its own, which the filter forbids it to make: the helper's main thread, whose filter
+/// allows it, makes it so before the bot's exec ([`Spawner::spawn_leader`]).
+struct Spawner {
     requests: std::sync::mpsc::SyncSender<SpawnRequest>,
     started: std::sync::mpsc::Receiver<libc::pid_t>,
 }
@@ -3097,44 +3142,64 @@ struct SpawnRequest(*mut BotExec);
 // answer, and the plan is not touched by the sender meanwhile.
 unsafe impl Send for SpawnRequest {}
 
-impl CallSpawner {
-    /// The spawner's thread, its filter installed; `None` if it cannot be made (calls then install
-    /// the filter themselves, as a stream game's bot does).
-    fn start() -> Option<CallSpawner> {
+impl Spawner {
+    /// The spawner's thread, its filter installed; `None` if it cannot be made (the bot's processes
+    /// then install the filter themselves, started by the helper's main thread).
+    fn start() -> Option<Spawner> {
         let (requests, incoming) = std::sync::mpsc::sync_channel::<SpawnRequest>(0);
         let (answers, started) = std::sync::mpsc::sync_channel::<libc::pid_t>(1);
         std::thread::Builder::new()
             .name("arena-calls".into())
             .spawn(move || {
-                let mut filter: Vec<libc::sock_filter> = seccomp_program(false)
-                    .into_iter()
-                    .map(|(code, jt, jf, k)| libc::sock_filter { code, jt, jf, k })
-                    .collect();
                 // SAFETY: installing a filter on this thread only (no TSYNC).
-                let ready = unsafe { install_filter(&mut filter) }.is_ok();
+                let ready = unsafe { install_filter(&mut bot_filter()) }.is_ok();
                 if answers.send(if ready { 0 } else { -1 }).is_err() || !ready {
                     return;
                 }
                 while let Ok(SpawnRequest(plan)) = incoming.recv() {
                     // SAFETY: see `SpawnRequest`: the plan is alive and not used elsewhere.
                     let pid = unsafe { (*plan).spawn() };
+                    // SAFETY: as above.
+                    if let (true, Some((tell, _))) = (pid < 0, unsafe { (*plan).handshake }) {
+                        // No child to tell the main thread its pid: it must not wait for one.
+                        // SAFETY: writing to a pipe the plan's owner keeps open.
+                        unsafe { libc::write(tell, (-1i32).to_ne_bytes().as_ptr().cast(), 4) };
+                    }
                     if answers.send(pid).is_err() {
                         return;
                     }
                 }
             })
             .ok()?;
-        (started.recv().ok()? == 0).then_some(CallSpawner { requests, started })
+        (started.recv().ok()? == 0).then_some(Spawner { requests, started })
     }
 
-    /// Starts `plan` from the spawner's thread (its filter then inherited) and returns the pid, or
-    /// a negative number on failure.
-    fn spawn(&self, plan: &mut BotExec) -> libc::pid_t {
+    /// Starts `plan` (with `own_group`) from the spawner's thread, its filter then inherited, and
+    /// returns the pid, or a negative number on failure. The child, already filtered, cannot call
+    /// `setpgid`: this thread (the helper's main one, whose filter allows it) makes the child lead
+    /// its own group between the child's start and its exec, which a parent may do.
+    fn spawn_leader(&self, plan: &mut BotExec) -> libc::pid_t {
+        let (Ok((told, tell)), Ok((wait, go))) = (pipe(), pipe()) else {
+            return -1;
+        };
         plan.filter_inherited = true;
+        plan.handshake = Some((tell.as_raw_fd(), wait.as_raw_fd()));
         if self.requests.send(SpawnRequest(plan)).is_err() {
             return -1;
         }
-        self.started.recv().unwrap_or(-1)
+        let mut pid = [0u8; 4];
+        // The child writes its pid; the spawner's thread writes -1 if there is no child.
+        let child = match (&File::from(told)).read_exact(&mut pid) {
+            Ok(()) => i32::from_ne_bytes(pid),
+            Err(_) => -1,
+        };
+        // SAFETY: setpgid on a child of this process that has not exec'd yet (it waits for `go`).
+        let leads = child > 0 && unsafe { libc::setpgid(child, child) } == 0;
+        // A child that cannot lead its group exits (126) instead of running unpausable.
+        let _ = (&File::from(go)).write_all(&[u8::from(leads)]);
+        let started = self.started.recv().unwrap_or(-1);
+        drop((tell, wait));
+        started
     }
 }
 
@@ -3152,19 +3217,16 @@ unsafe fn become_bot(argv: &[CString], uid: Option<u32>, gid: Option<u32>) -> ! 
 fn helper_call(
     argv: &[CString],
     null: &File,
-    uid: Option<u32>,
-    gid: Option<u32>,
-    spawner: Option<&CallSpawner>,
+    (uid, gid): (Option<u32>, Option<u32>),
+    filter_inherited: bool,
 ) -> (i32, Vec<u8>) {
     let Ok((out_read, out_write)) = pipe() else {
         return (127 << 8, Vec::new());
     };
     let mut plan = BotExec::new(argv, uid, gid);
     plan.stdio = [Some(null.as_raw_fd()), Some(out_write.as_raw_fd()), None];
-    let pid = match spawner {
-        Some(spawner) => spawner.spawn(&mut plan),
-        None => plan.spawn(),
-    };
+    plan.filter_inherited = filter_inherited;
+    let pid = plan.spawn();
     drop(out_write);
     if pid < 0 {
         return (127 << 8, Vec::new());

@@ -344,10 +344,10 @@ const CASES: &[Case] = &[
         Plays,
         "kill -9 -1 2>/dev/null; kill -9 {TESTPID} 2>/dev/null && echo BREACH >&2; true",
     ),
-    // A call inherits the bot's filter from a thread of the helper instead of installing it: it
-    // must still be filtered, unprivileged and in its group, and unable to stop that thread (it
-    // would stop the helper and every later call). Only inside the sandbox (hostname `arena`):
-    // run unconfined as root, stopping every task would stop the machine.
+    // A call inherits the bot's filter from the helper, which installed it on itself, instead of
+    // installing it: it must still be filtered, unprivileged and in its group, and unable to stop
+    // the helper (and every later call with it). Only inside the sandbox (hostname `arena`): run
+    // unconfined as root, stopping every task would stop the machine.
     case(
         "coup reaches for the helper",
         Coup,
@@ -1043,8 +1043,22 @@ fn a_reused_sandbox_carries_nothing_between_games() {
     }
     let world = World::new();
     let before_processes = sandbox_processes();
+    // The bot is started by a thread of the helper already under the bot's filter, and made a
+    // group leader by the helper's main thread before its exec: it must lead its group, be
+    // filtered, unprivileged, and unable to leave the group.
     let body = r#"
 echo "pid $$" >&2
+grep -q '^Seccomp:[[:space:]]*2' /proc/self/status || echo "BREACH: no filter" >&2
+grep -q '^NoNewPrivs:[[:space:]]*1' /proc/self/status || echo "BREACH: privileges" >&2
+grep -q '^CapEff:[[:space:]]*0*$' /proc/self/status || echo "BREACH: capabilities" >&2
+python3 -c "
+import os, sys
+if os.getpgid(os.getppid()) != os.getppid(): print('BREACH: not leading its group', file=sys.stderr)
+for leave in (os.setsid, lambda: os.setpgid(0, 0)):
+    try:
+        leave(); print('BREACH: left its group', file=sys.stderr)
+    except OSError: pass
+"
 for f in .left /tmp/left /dev/shm/left; do [ -e "$f" ] && echo "BREACH: $f was left" >&2; done
 grep -l "77[7]7" /proc/[0-9]*/cmdline >/dev/null 2>&1 && echo "BREACH: a process was left" >&2
 python3 -c "
