@@ -2613,9 +2613,9 @@ fn helper_loop(uid: Option<u32>, gid: Option<u32>) -> i32 {
             if spawner.is_none() {
                 spawner = Spawner::start();
             }
-            let control = (&mut *control_in, &mut *control_out);
-            let ids = (uid, gid);
-            if helper_game(&argv, pipes, spawner.as_ref(), control, ids).is_err() {
+            let spawner = spawner.as_ref();
+            let (input, output) = (&mut control_in, &mut control_out);
+            if helper_game(&argv, pipes, spawner, input, output, uid, gid).is_err() {
                 return 1;
             }
             continue;
@@ -2624,7 +2624,7 @@ fn helper_loop(uid: Option<u32>, gid: Option<u32>) -> i32 {
             // SAFETY: installing a filter on this thread, which stays single-threaded.
             calls_filtered = unsafe { install_filter(&mut bot_filter()) }.is_ok();
         }
-        let (status, output) = helper_call(&argv, &null, (uid, gid), calls_filtered);
+        let (status, output) = helper_call(&argv, &null, uid, gid, calls_filtered);
         let mut reply = vec![0u8];
         reply.extend_from_slice(&status.to_le_bytes());
         reply.extend_from_slice(&(output.len() as u32).to_le_bytes());
@@ -2775,8 +2775,10 @@ fn helper_game(
     argv: &[CString],
     pipes: [OwnedFd; 3],
     spawner: Option<&Spawner>,
-    (control_in, control_out): (&mut File, &mut File),
-    (uid, gid): (Option<u32>, Option<u32>),
+    control_in: &mut File,
+    control_out: &mut File,
+    uid: Option<u32>,
+    gid: Option<u32>,
 ) -> io::Result<()> {
     // The bot leads a process group of its own, announced to arena (which pauses that group
     // alone, not bwrap, init and the helper with it); the game's pipes become its 0-2.
@@ -3149,7 +3151,7 @@ impl Spawner {
         let (requests, incoming) = std::sync::mpsc::sync_channel::<SpawnRequest>(0);
         let (answers, started) = std::sync::mpsc::sync_channel::<libc::pid_t>(1);
         std::thread::Builder::new()
-            .name("arena-calls".into())
+            .name("arena-spawner".into())
             .spawn(move || {
                 // SAFETY: installing a filter on this thread only (no TSYNC).
                 let ready = unsafe { install_filter(&mut bot_filter()) }.is_ok();
@@ -3217,7 +3219,8 @@ unsafe fn become_bot(argv: &[CString], uid: Option<u32>, gid: Option<u32>) -> ! 
 fn helper_call(
     argv: &[CString],
     null: &File,
-    (uid, gid): (Option<u32>, Option<u32>),
+    uid: Option<u32>,
+    gid: Option<u32>,
     filter_inherited: bool,
 ) -> (i32, Vec<u8>) {
     let Ok((out_read, out_write)) = pipe() else {
