@@ -49,6 +49,9 @@ impl GameEntry for SpringEntry {
         "spring2021"
     }
 
+    fn rules(&self) -> &'static str {
+        include_str!("../../../docs/protocol-spring2021.md")
+    }
     fn about(&self) -> &'static str {
         "CodinGame Spring Challenge 2021 (hex forest: sun, shadows, GROW/SEED/COMPLETE), 2 players"
     }
