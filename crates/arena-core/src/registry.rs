@@ -281,6 +281,9 @@ impl BenchReport {
 pub trait GameEntry: Send + Sync {
     fn id(&self) -> &'static str;
     fn about(&self) -> &'static str;
+    /// The game's rules and protocol page (markdown, in the project's words): what `arena protocol`
+    /// prints, so an installed binary carries it.
+    fn rules(&self) -> &'static str;
     fn players(&self) -> usize;
     /// Accepted `--league` values, default first (empty when the game has none).
     fn variants(&self) -> &'static [&'static str] {

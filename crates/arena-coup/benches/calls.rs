@@ -5,9 +5,11 @@
 //!    (history written, process spawned in its own group, waited for, group killed, file read back and
 //!    judged) against a bare spawn-and-wait of the same bot with the same arguments (bar: ≤ 1.25×).
 //! 3. Games/s of whole games between two tiny bots, one at a time: arena against the reference arbiter
-//!    (`../shared/reference/coup/arbiter.py` under Python 2.7) (bar: ≥ 1.5×).
+//!    (its `arbiter.py` under Python 2.7, in the folder `ARENA_COUP_REFERENCE` names; the arbiter is
+//!    not part of arena: it is the Python 2 program published with the Code Golf KotH) (bar: ≥ 1.5×).
 //!
-//! Environment: `COUP_BENCH_CALLS` (default 1000), `COUP_BENCH_GAMES` (default 40), `PYTHON2`.
+//! Environment: `COUP_BENCH_CALLS` (default 1000), `COUP_BENCH_GAMES` (default 40), `PYTHON2`,
+//! `ARENA_COUP_REFERENCE`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -173,12 +175,16 @@ fn main() {
         println!("reference arbiter: skipped (no Python 2.7; set PYTHON2)");
         return;
     };
-    let arbiter =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference/coup/arbiter.py");
-    if !arbiter.is_file() {
-        println!("reference arbiter: skipped ({} missing)", arbiter.display());
+    let Some(arbiter) = std::env::var_os("ARENA_COUP_REFERENCE")
+        .map(|dir| PathBuf::from(dir).join("arbiter.py"))
+        .filter(|arbiter| arbiter.is_file())
+    else {
+        println!(
+            "reference arbiter: skipped (set ARENA_COUP_REFERENCE to the folder of the KotH's \
+             arbiter.py, the Python 2 arbiter published with the Code Golf challenge)"
+        );
         return;
-    }
+    };
     let reference_dir = dir.join("reference");
     std::fs::create_dir_all(&reference_dir).unwrap();
     // Two entrants play 2 games a round.

@@ -160,6 +160,9 @@ impl GameEntry for CoupEntry {
         Coup::ID
     }
 
+    fn rules(&self) -> &'static str {
+        include_str!("../../../docs/protocol-coup.md")
+    }
     fn about(&self) -> &'static str {
         "Coup KotH (Code Golf SE): two players, history file + argv, one process per call; of the \
          built-in bots only random, challenger and calculator follow published behaviour, the others \

@@ -59,6 +59,9 @@ impl GameEntry for LangWarsEntry {
         self.edition.game_id()
     }
 
+    fn rules(&self) -> &'static str {
+        include_str!("../../../docs/protocol-langwars.md")
+    }
     fn about(&self) -> &'static str {
         self.edition.about()
     }

@@ -360,6 +360,9 @@ pub fn new_bot(game: &str, lang: &str, dir: Option<PathBuf>) -> Result<std::proc
         dir.display(),
         others.join(" ")
     );
-    println!("protocol: docs/protocol-{protocol}.md in arena's repository");
+    println!(
+        "rules and protocol: arena protocol {} (docs/protocol-{protocol}.md in arena's repository)",
+        entry.id()
+    );
     Ok(std::process::ExitCode::SUCCESS)
 }

@@ -32,6 +32,12 @@ enum Command {
     /// List the languages of single-file bots, their toolchains' versions (or the Debian package that
     /// provides a missing one) and the 2014 interpreter names.
     Languages,
+    /// Print GAME's rules and protocol: what a bot reads and writes, its limits, and where arena
+    /// departs from the original documents (the same page as docs/protocol-*.md).
+    Protocol {
+        /// The game (see `arena list`).
+        game: String,
+    },
     /// Write a starter bot for GAME in LANG (python3, cpp, java, javascript; typescript for
     /// spring2021) into DIR (default GAME-LANG).
     New {
@@ -49,7 +55,7 @@ enum Command {
     Conformance {
         /// The game whose referee is checked.
         game: String,
-        /// Transcript files (JSON lines, as in shared/conformance).
+        /// Transcript files (JSON lines, as in crates/arena-*/tests/data/*.jsonl).
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
@@ -366,6 +372,13 @@ impl CoupOptions {
 pub fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<ExitCode> {
     match cli.command {
         Command::List => list(),
+        Command::Protocol { game } => {
+            let entry = find_game(&game)?;
+            let mut out = std::io::stdout().lock();
+            // A closed pipe (`arena protocol coup | head`) is not an error worth a message.
+            let _ = out.write_all(entry.rules().as_bytes());
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Languages => crate::bots::languages(),
         Command::New { game, lang, dir } => crate::bots::new_bot(&game, &lang, dir),
         Command::Play(args) => play(args),

@@ -12,9 +12,10 @@ fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-fn shared(file: &str) -> String {
+/// A conformance transcript kept in the Lang Wars crate's test data.
+fn transcript(file: &str) -> String {
     format!(
-        "{}/../../../shared/conformance/{file}",
+        "{}/../arena-langwars/tests/data/{file}",
         env!("CARGO_MANIFEST_DIR")
     )
 }
@@ -63,7 +64,7 @@ fn play_prints_exact_scores_and_writes_the_replay() {
 
 #[test]
 fn conformance_reports_counts_and_fails_on_a_difference() {
-    let output = arena(&["conformance", "negotiate", &shared("langwars-nc.jsonl")]);
+    let output = arena(&["conformance", "negotiate", &transcript("langwars-nc.jsonl")]);
     assert!(output.status.success());
     assert_eq!(
         stdout(&output).trim_end(),
@@ -71,7 +72,7 @@ fn conformance_reports_counts_and_fails_on_a_difference() {
     );
 
     // The N&C transcripts checked as Lang Wars 2 differ in every game.
-    let output = arena(&["conformance", "langwars2", &shared("langwars-nc.jsonl")]);
+    let output = arena(&["conformance", "langwars2", &transcript("langwars-nc.jsonl")]);
     assert_eq!(output.status.code(), Some(1));
     let text = stdout(&output);
     assert!(
@@ -495,4 +496,75 @@ fn serving_a_network_warns_that_anyone_there_sees_every_game() {
         "{warning}"
     );
     assert!(url.starts_with("arena serve: http://0.0.0.0:"), "{url}");
+}
+
+#[test]
+fn protocol_prints_each_games_rules_page_from_the_binary() {
+    for (game, page) in [
+        ("langwars", "langwars"),
+        ("langwars2", "langwars"),
+        ("negotiate", "langwars"),
+        ("spring2021", "spring2021"),
+        ("coup", "coup"),
+    ] {
+        let output = arena(&["protocol", game]);
+        assert!(output.status.success(), "{game}");
+        let text = stdout(&output);
+        let file = format!(
+            "{}/../../docs/protocol-{page}.md",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        assert_eq!(
+            text,
+            std::fs::read_to_string(&file).expect("the page"),
+            "{game}: the page of {file}"
+        );
+        assert!(text.contains(game), "{game}: the page names the game");
+    }
+    let output = arena(&["protocol", "chess"]);
+    assert!(!output.status.success());
+}
+
+/// The repository stands alone: no document, test or example points outside it (the project's
+/// design notes and reference programs live elsewhere and users do not have them).
+#[test]
+fn no_document_or_source_points_outside_the_repository() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut stack = vec![
+        root.join("README.md"),
+        root.join("docs"),
+        root.join("crates"),
+    ];
+    stack.extend([
+        root.join("examples"),
+        root.join(".ci"),
+        root.join("scripts"),
+    ]);
+    // Spelt in pieces so that this file does not find itself.
+    let needle = ["..", "shared"].join("/");
+    let mut found = Vec::new();
+    while let Some(path) = stack.pop() {
+        if path.is_dir() {
+            if path.file_name().is_some_and(|n| n == "target") {
+                continue;
+            }
+            for entry in std::fs::read_dir(&path).expect("a folder").flatten() {
+                stack.push(entry.path());
+            }
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        for (number, line) in text.lines().enumerate() {
+            if line.contains(&needle) {
+                found.push(format!("{}:{}: {line}", path.display(), number + 1));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "paths outside the repository:\n{}",
+        found.join("\n")
+    );
 }

@@ -1,18 +1,23 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
-/// The shared folder (`../shared` beside the workspace); the tests that need it fail without it.
-pub fn shared() -> PathBuf {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+/// The reference arbiter's folder, named by `ARENA_COUP_REFERENCE`: `arbiter.py` (the Python 2 arbiter
+/// published with the Code Golf KotH, with its deck made settable for testing: `COUP_NO_SHUFFLE`,
+/// `COUP_DECK`) and `bots/hashbot.py`. It is not part of arena; the tests that compare with it are
+/// `#[ignore]`d and run with `-- --ignored` where it is at hand.
+pub fn reference() -> PathBuf {
+    let path = std::env::var_os("ARENA_COUP_REFERENCE").map(PathBuf::from).expect(
+        "set ARENA_COUP_REFERENCE to the folder holding the reference arbiter.py and bots/hashbot.py",
+    );
     assert!(
-        path.join("reference/coup/arbiter.py").is_file(),
-        "the shared folder with reference/coup/arbiter.py is missing at {}",
+        path.join("arbiter.py").is_file() && path.join("bots/hashbot.py").is_file(),
+        "ARENA_COUP_REFERENCE={} holds no arbiter.py and bots/hashbot.py",
         path.display()
     );
-    path.canonicalize().expect("shared folder")
+    path.canonicalize().expect("the reference folder")
 }
 
 fn pyenv_root() -> Option<PathBuf> {
