@@ -1,6 +1,9 @@
 //! CPU time beside wall time, and `--clock cpu`: judged by behaviour, with bots that burn CPU or
-//! sleep for a set time per answer (`tests/bots/lw_clock.py`). The margins are wide (an answer is
-//! either a fifth of its limit or three times it), so a loaded machine cannot flip a verdict.
+//! sleep for a set time per answer (`tests/bots/lw_clock.py`). The margins hold on a shared machine
+//! at a load of 20 on 2 cores, where a CPU-bound bot gets about a tenth of a core: on the wall clock
+//! an answer "in time" burns a twentieth of its limit, one "late" sleeps or burns three times it; on
+//! the CPU clock the load does not count, but the wall-clock cap (3 × the limit + 1 s) still does, so
+//! the CPU burnt stays a tenth of that cap.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -16,6 +19,11 @@ fn bot(mode: &str, ms: u64) -> String {
 
 /// One langwars2 game: three built-in bots and `player` in seat 3, limits at half (500 ms).
 fn play(player: &str, extra: &[&str]) -> (Output, serde_json::Value) {
+    play_scaled(player, "0.5", extra)
+}
+
+/// One langwars2 game: three built-in bots and `player` in seat 3, limits times `scale`.
+fn play_scaled(player: &str, scale: &str, extra: &[&str]) -> (Output, serde_json::Value) {
     let dir = tempfile::tempdir().expect("temp dir");
     let replay = dir.path().join("game.json");
     let mut args = vec![
@@ -32,7 +40,7 @@ fn play(player: &str, extra: &[&str]) -> (Output, serde_json::Value) {
         "--seed",
         "4",
         "--time-scale",
-        "0.5",
+        scale,
         "--replay",
         replay.to_str().expect("utf-8"),
     ];
@@ -74,7 +82,8 @@ fn cpu_ms(record: &serde_json::Value) -> Vec<f64> {
 #[test]
 fn cpu_time_is_recorded_beside_wall_time_sandboxed_or_not() {
     for sandbox in ["bwrap", "none"] {
-        let (output, record) = play(&bot("burn", 100), &["--sandbox", sandbox]);
+        // Limits at 4 s (wall-clock): 100 ms of CPU is in time even at a tenth of a core.
+        let (output, record) = play_scaled(&bot("burn", 100), "4", &["--sandbox", sandbox]);
         assert!(faults(&record).is_empty(), "{:?}", faults(&record));
         let cpu = cpu_ms(&record);
         assert_eq!(cpu.len(), 9, "every answer has its CPU time ({sandbox})");
@@ -99,18 +108,24 @@ fn cpu_time_is_recorded_beside_wall_time_sandboxed_or_not() {
 
 #[test]
 fn a_bot_burning_cpu_is_judged_inside_and_outside_the_limit_on_either_clock() {
-    for clock in ["wall", "cpu"] {
-        // A fifth of the 500 ms limit: in time.
-        let (_, inside) = play(&bot("burn", 100), &["--clock", clock]);
+    // Limits at 1 s. In time: a twentieth of the limit on the wall clock (500 ms at a tenth of a
+    // core), a fifth on the CPU clock (2 s at a tenth of a core, within the 4 s cap).
+    for (clock, inside_ms) in [("wall", 50), ("cpu", 200)] {
+        let (_, inside) = play_scaled(&bot("burn", inside_ms), "1", &["--clock", clock]);
         assert!(faults(&inside).is_empty(), "{clock}: {:?}", faults(&inside));
         assert_eq!(inside["clock"], clock);
         // Three times the limit: out at its first answer.
-        let (_, outside) = play(&bot("burn", 1500), &["--clock", clock]);
+        let (_, outside) = play_scaled(&bot("burn", 3000), "1", &["--clock", clock]);
         let found = faults(&outside);
         assert_eq!(found.len(), 1, "{clock}: {found:?}");
         assert!(found[0].starts_with("\"timeout\""), "{clock}: {found:?}");
+        // On the CPU clock the verdict names the CPU time, unless the machine is so loaded that the
+        // wall-clock cap came first (which says so).
         if clock == "cpu" {
-            assert!(found[0].contains("of CPU"), "{found:?}");
+            assert!(
+                found[0].contains("of CPU") || found[0].contains("wall-clock cap"),
+                "{found:?}"
+            );
         }
     }
 }
@@ -173,12 +188,12 @@ impl Drop for Load {
     }
 }
 
-/// A negotiate tournament of four slow bots (each answer burns 40 % of its 200 ms limit) on the CPU
-/// clock; returns the timeouts per bot from summary.json.
+/// A negotiate tournament of four slow bots (each answer burns 20 % of its 200 ms limit, a fortieth
+/// of the 1.6 s wall-clock cap) on the CPU clock; returns the timeouts per bot from summary.json.
 fn slow_tournament(jobs: &str) -> (Vec<u64>, serde_json::Value) {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("t");
-    let slow = bot("burn", 80);
+    let slow = bot("burn", 40);
     let labelled: Vec<String> = (0..4).map(|i| format!("slow{i}={slow}")).collect();
     let mut args = vec!["tournament", "negotiate"];
     for bot in &labelled {
@@ -237,7 +252,7 @@ fn on_the_cpu_clock_a_loaded_machine_gives_the_same_timeouts_as_an_idle_one() {
     // Every bot's answers were measured, and cost about what they burn.
     for bot in summary["timing"]["bots"].as_array().expect("bots") {
         let cpu = bot["cpu_mean_ms"].as_f64().expect("cpu mean");
-        assert!((70.0..200.0).contains(&cpu), "{bot}");
+        assert!((35.0..150.0).contains(&cpu), "{bot}");
     }
 }
 

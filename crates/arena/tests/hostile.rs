@@ -404,9 +404,21 @@ fn sandbox_missing() -> Option<String> {
     (!found).then(|| "bubblewrap (bwrap) is not installed".to_string())
 }
 
-/// Processes of the sandbox's user (65534), with their state letter.
-fn sandbox_processes() -> BTreeSet<(i32, String)> {
-    let mut found = BTreeSet::new();
+/// This test process adopts every orphan of its descendants (`PR_SET_CHILD_SUBREAPER`): a bot that
+/// escapes its parent, or a sandbox whose arena was killed, stays in this process's tree instead of
+/// moving to the machine's init, so that looking only at our own tree still sees it.
+fn adopt_orphans() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes one integer argument and touches no memory.
+        let done = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+        assert_eq!(done, 0, "prctl(PR_SET_CHILD_SUBREAPER)");
+    });
+}
+
+/// Every process of the machine as (pid, parent, uid, "name state"), from /proc.
+fn process_table() -> Vec<(i32, i32, u32, String)> {
+    let mut table = Vec::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
             continue;
@@ -414,27 +426,68 @@ fn sandbox_processes() -> BTreeSet<(i32, String)> {
         let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else {
             continue;
         };
-        let uid = status
-            .lines()
-            .find_map(|l| l.strip_prefix("Uid:"))
-            .and_then(|l| l.split_whitespace().next().map(str::to_string));
-        if uid.as_deref() == Some("65534") {
-            let state = status
+        let field = |name: &str| {
+            status
                 .lines()
-                .find_map(|l| l.strip_prefix("State:"))
+                .find_map(|l| l.strip_prefix(name))
                 .unwrap_or("")
                 .trim()
-                .to_string();
-            let name = status
-                .lines()
-                .find_map(|l| l.strip_prefix("Name:"))
-                .unwrap_or("")
-                .trim()
-                .to_string();
-            found.insert((pid, format!("{name} {state}")));
+                .to_string()
+        };
+        let uid = field("Uid:")
+            .split_whitespace()
+            .next()
+            .and_then(|u| u.parse().ok())
+            .unwrap_or(u32::MAX);
+        let parent = field("PPid:").parse().unwrap_or(0);
+        table.push((
+            pid,
+            parent,
+            uid,
+            format!("{} {}", field("Name:"), field("State:")),
+        ));
+    }
+    table
+}
+
+/// Processes of the sandbox's user (65534) that descend from this test process, with their state
+/// letter. Only our own tree counts: the machine may run other sandboxes (another run of this suite,
+/// a contest server) as the same user, and they are none of this test's business.
+fn sandbox_processes() -> BTreeSet<(i32, String)> {
+    adopt_orphans();
+    let table = process_table();
+    let mut ours = std::collections::HashSet::from([std::process::id() as i32]);
+    // Parents before children is not guaranteed by pid order (pids wrap): grow to a fixed point.
+    loop {
+        let before = ours.len();
+        for (pid, parent, _, _) in &table {
+            if ours.contains(parent) {
+                ours.insert(*pid);
+            }
+        }
+        if ours.len() == before {
+            break;
         }
     }
-    found
+    reap_adopted(&table);
+    table
+        .into_iter()
+        .filter(|(pid, _, uid, _)| *uid == 65534 && ours.contains(pid))
+        .map(|(pid, _, _, name)| (pid, name))
+        .collect()
+}
+
+/// Reaps the adopted orphans that have ended (the tests wait for the children they start
+/// themselves, and run one at a time, so a zombie child of ours is an orphan we adopted).
+fn reap_adopted(table: &[(i32, i32, u32, String)]) {
+    let me = std::process::id() as i32;
+    for (pid, parent, _, name) in table {
+        if *parent == me && name.ends_with("Z (zombie)") {
+            let mut status = 0;
+            // SAFETY: waitpid on one pid that is our zombie child; no memory but `status`.
+            unsafe { libc::waitpid(*pid, &mut status, libc::WNOHANG) };
+        }
+    }
 }
 
 /// The sandbox user's processes that were not there `before`, after giving them up to 3 s to go

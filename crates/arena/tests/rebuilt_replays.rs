@@ -372,6 +372,12 @@ fn a_seed_read_with_jq_replays_the_game() {
         "13202931382145363662",
         "--games",
         "6",
+        // The default lineup has a built-in that searches and is timed: on the CPU clock with
+        // room to spare, a loaded machine cannot make it time out in one play and not the other.
+        "--clock",
+        "cpu",
+        "--time-scale",
+        "10",
         "--out",
         path_text(&dir),
     ]));
@@ -403,6 +409,10 @@ fn a_seed_read_with_jq_replays_the_game() {
             "spring2021",
             "--seed",
             seed,
+            "--clock",
+            "cpu",
+            "--time-scale",
+            "10",
             "--replay",
             path_text(&replay),
         ];
