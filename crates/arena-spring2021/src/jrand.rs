@@ -35,6 +35,77 @@ const fn reject_table() -> [u32; LIMIT_TABLE] {
     table
 }
 
+/// A state at or above this gives a `next(31)` of `2^31 - LIMIT_TABLE` or more: the only values that
+/// `nextInt(bound)` can reject for a bound up to `LIMIT_TABLE` (`REJECT_AT[bound] > 2^31 - bound`).
+/// Below it, a draw is accepted whatever its bound, which one comparison with a constant tells.
+const MAY_REJECT: u64 = ((1 << 31) - LIMIT_TABLE as u64) << 17;
+
+/// Lists up to this long are shuffled in a register by `shuffled_origin` (16 indices of 4 bits).
+const SMALL_LIST: usize = 16;
+
+/// `nextInt(bound)` of an accepted `u` is `(u >> DRAW_SHIFT[bound]) % bound`: the high bits for a
+/// power of two (`(bound·u) >> 31`), the remainder of `u` otherwise (shift 0).
+static DRAW_SHIFT: [u8; LIMIT_TABLE] = draw_shift_table();
+
+const fn draw_shift_table() -> [u8; LIMIT_TABLE] {
+    let mut table = [0u8; LIMIT_TABLE];
+    let mut bound = 1;
+    while bound < LIMIT_TABLE {
+        if bound & (bound - 1) == 0 {
+            table[bound] = 31 - bound.trailing_zeros() as u8;
+        }
+        bound += 1;
+    }
+    table
+}
+
+/// `ceil(2^64 / d)`: for `n < 2^32`, `n % d == 0` iff `n·M (mod 2^64) < M` (Lemire, Kaser and Kurz,
+/// "Faster remainder by direct computation", 2019). Entries 0 and 1 are unused.
+static DIVISIBILITY: [u64; LIMIT_TABLE] = divisibility_table();
+
+const fn divisibility_table() -> [u64; LIMIT_TABLE] {
+    let mut table = [0u64; LIMIT_TABLE];
+    let mut d = 2;
+    while d < LIMIT_TABLE {
+        table[d] = u64::MAX / d as u64 + 1;
+        d += 1;
+    }
+    table
+}
+
+/// What `nextInt(bound)` returns for an accepted `next(31)` value `u`.
+#[inline]
+fn draw_value(u: u32, bound: usize) -> usize {
+    if bound.is_power_of_two() {
+        ((bound as u64 * u as u64) >> 31) as usize
+    } else {
+        u as usize % bound
+    }
+}
+
+/// `draw_value` for `2 <= bound < LIMIT_TABLE`, without a division or a branch: `u % bound` as
+/// `((u·M mod 2^64)·bound) >> 64` (Lemire, Kaser and Kurz), after the shift that turns the power-of-two
+/// case into a remainder too.
+#[inline]
+fn draw_value_fast(u: u32, bound: usize) -> usize {
+    let u = u >> DRAW_SHIFT[bound];
+    let low = DIVISIBILITY[bound].wrapping_mul(u as u64);
+    ((low as u128 * bound as u128) >> 64) as usize
+}
+
+/// `draw_value(u, bound) == at`, for `at < bound`, without a division.
+#[inline]
+fn draw_is(u: u32, bound: usize, at: usize) -> bool {
+    if bound.is_power_of_two() {
+        ((bound as u64 * u as u64) >> 31) as usize == at
+    } else if bound < LIMIT_TABLE {
+        let m = DIVISIBILITY[bound];
+        u as usize >= at && ((u as usize - at) as u64).wrapping_mul(m) < m
+    } else {
+        u as usize % bound == at
+    }
+}
+
 /// `(a, c)` with `state_{n+k} = a·state_n + c (mod 2^48)` for k = 1..4.
 const JUMP: [(u64, u64); 4] = jump_table();
 
@@ -119,6 +190,129 @@ impl JavaRandom {
         }
     }
 
+    /// Which element `Collections.shuffle` of a list of `len` elements puts at position `pos`
+    /// (`pos < len`): its index in the list before the shuffle. Only the draws that can move an element
+    /// to `pos` are made (those of positions `len - 1` down to `pos`, or down to 1), so the generator
+    /// is left part way through the shuffle. `draws` is scratch space (reused, so that a caller that
+    /// keeps it allocates nothing).
+    ///
+    /// Position `pos` is final after its own swap (later swaps touch lower positions only), so the
+    /// element there is found by following `pos` back through the swaps, the most recent first:
+    /// before the swap of position `p` with `nextInt(p + 1)`, it was at the drawn position; before
+    /// each earlier swap (of a higher position `q`), it was at `q` if the draw was its position.
+    /// The draws are made first (four at a time, as in `skip_shuffle`) and kept as the raw 31-bit
+    /// values; walking back, "the draw was `at`" is a divisibility test (one multiply, no division).
+    #[inline]
+    pub fn shuffled_origin(&mut self, len: usize, pos: usize, draws: &mut Vec<u32>) -> usize {
+        debug_assert!(pos < len);
+        // The smallest bound drawn: the swap of position `pos` draws with bound `pos + 1`; position
+        // 0 has no swap of its own, its element is decided by the swap of position 1.
+        let lowest = pos.max(1) + 1;
+        if len < lowest {
+            return pos;
+        }
+        if len <= SMALL_LIST
+            && let Some(at) = self.shuffled_origin_small(len, lowest, pos)
+        {
+            return at;
+        }
+        self.shuffled_origin_long(len, lowest, pos, draws)
+    }
+
+    /// `shuffled_origin` of a list longer than `SMALL_LIST`, or whose draws may reject.
+    #[inline(never)]
+    fn shuffled_origin_long(
+        &mut self,
+        len: usize,
+        lowest: usize,
+        pos: usize,
+        draws: &mut Vec<u32>,
+    ) -> usize {
+        self.accepted_draws(len, lowest, draws);
+        let (mut at, mut bound, earlier) = if pos == 0 {
+            (0, lowest, &draws[..])
+        } else {
+            let (&last, earlier) = draws.split_last().unwrap_or((&0, &[]));
+            (draw_value(last, lowest), lowest + 1, earlier)
+        };
+        for &u in earlier.iter().rev() {
+            if draw_is(u, bound, at) {
+                at = bound - 1;
+            }
+            bound += 1;
+        }
+        at
+    }
+
+    /// `shuffled_origin` of a short list (the usual possible-actions group: a handful of moves): the
+    /// shuffle itself, on the indices packed four bits each in a register, stopped once position `pos`
+    /// is final (`lowest` as there). No memory, no division, no branch but the loop's. `None` (and
+    /// the generator untouched) if a draw may have been rejected (`MAY_REJECT`, about once in 2^20
+    /// draws): the general path redraws exactly.
+    #[inline]
+    fn shuffled_origin_small(&mut self, len: usize, lowest: usize, pos: usize) -> Option<usize> {
+        let mut list = 0xFEDC_BA98_7654_3210u64;
+        let mut state = self.state;
+        let mut risky = false;
+        for bound in (lowest..=len).rev() {
+            state = (state.wrapping_mul(MULTIPLIER).wrapping_add(ADDEND)) & MASK;
+            risky |= state >= MAY_REJECT;
+            let (i, j) = (
+                4 * (bound - 1),
+                4 * draw_value_fast((state >> 17) as u32, bound),
+            );
+            let diff = (list >> i ^ list >> j) & 15;
+            list ^= diff << i | diff << j;
+        }
+        if risky {
+            return None;
+        }
+        self.state = state;
+        Some((list >> (4 * pos) & 15) as usize)
+    }
+
+    /// The accepted `next(31)` values of `nextInt(bound)` for `bound = from` down to `to` (`to >= 2`),
+    /// in that order, into `out`.
+    fn accepted_draws(&mut self, from: usize, to: usize, out: &mut Vec<u32>) {
+        out.clear();
+        let mut bound = from;
+        while bound >= to {
+            if bound - to >= 3 && bound < LIMIT_TABLE {
+                let s = self.state;
+                let next = [
+                    (s.wrapping_mul(JUMP[0].0).wrapping_add(JUMP[0].1)) & MASK,
+                    (s.wrapping_mul(JUMP[1].0).wrapping_add(JUMP[1].1)) & MASK,
+                    (s.wrapping_mul(JUMP[2].0).wrapping_add(JUMP[2].1)) & MASK,
+                    (s.wrapping_mul(JUMP[3].0).wrapping_add(JUMP[3].1)) & MASK,
+                ];
+                let u = next.map(|state| (state >> 17) as u32);
+                let mut accepted = true;
+                for k in 0..4 {
+                    accepted &= u[k] < REJECT_AT[bound - k];
+                }
+                if accepted {
+                    out.extend_from_slice(&u);
+                    self.state = next[3];
+                    bound -= 4;
+                    continue;
+                }
+            }
+            let limit = if bound < LIMIT_TABLE {
+                REJECT_AT[bound]
+            } else {
+                reject_limit(bound as u32)
+            };
+            let u = loop {
+                let u = (self.step() >> 17) as u32;
+                if u < limit {
+                    break u;
+                }
+            };
+            out.push(u);
+            bound -= 1;
+        }
+    }
+
     /// Advances the generator exactly as `Collections.shuffle` of a list of `len` elements would,
     /// without computing the swaps (the draws depend only on the length, not on the contents).
     ///
@@ -126,8 +320,51 @@ impl JavaRandom {
     /// precomputed jump constants (independent multiplies instead of a chain), then the draws that
     /// belong to this shuffle are checked against the rejection limits; a block with a rejection
     /// (probability below 2^-20) is redone one draw at a time.
+    ///
+    /// Usually none of the draws may reject at all (`MAY_REJECT`): then they are skipped four at a
+    /// time with one comparison each, whatever their bounds.
     #[inline]
     pub fn skip_shuffle(&mut self, len: usize) {
+        if len < 2 || (len <= LIMIT_TABLE && self.skip_unless_rejecting(len - 1)) {
+            return;
+        }
+        self.skip_shuffle_exact(len);
+    }
+
+    /// Advances by `draws` steps (at least one) if none of them gives a `next(31)` that a `nextInt`
+    /// of bound up to `LIMIT_TABLE` could reject, and says so; otherwise leaves the state as it was.
+    #[inline]
+    fn skip_unless_rejecting(&mut self, draws: usize) -> bool {
+        let mut s = self.state;
+        let mut left = draws;
+        let mut risky = false;
+        loop {
+            let next = [
+                (s.wrapping_mul(JUMP[0].0).wrapping_add(JUMP[0].1)) & MASK,
+                (s.wrapping_mul(JUMP[1].0).wrapping_add(JUMP[1].1)) & MASK,
+                (s.wrapping_mul(JUMP[2].0).wrapping_add(JUMP[2].1)) & MASK,
+                (s.wrapping_mul(JUMP[3].0).wrapping_add(JUMP[3].1)) & MASK,
+            ];
+            let take = left.min(4);
+            for (k, &state) in next.iter().enumerate() {
+                risky |= (k < take) & (state >= MAY_REJECT);
+            }
+            s = next[take - 1];
+            left -= take;
+            if left == 0 {
+                break;
+            }
+        }
+        if risky {
+            return false;
+        }
+        self.state = s;
+        true
+    }
+
+    /// `skip_shuffle` draw by draw against each bound's own rejection limit.
+    #[inline(never)]
+    fn skip_shuffle_exact(&mut self, len: usize) {
         let mut bound = len;
         while bound >= 2 {
             if bound > 2 && bound < LIMIT_TABLE {
@@ -192,6 +429,104 @@ mod tests {
                 a.shuffle(&mut list);
                 b.skip_shuffle(len);
                 assert_eq!(a, b);
+            }
+        }
+    }
+
+    #[test]
+    fn shuffled_origin_finds_the_shuffled_element() {
+        let mut draws = Vec::new();
+        for seed in 0..100i64 {
+            for len in 1..70usize {
+                let start = JavaRandom::new(seed * 104_729 + len as i64);
+                let mut list: Vec<usize> = (0..len).collect();
+                let mut whole = start;
+                whole.shuffle(&mut list);
+                for pos in 0..len {
+                    let mut rng = start;
+                    assert_eq!(rng.shuffled_origin(len, pos, &mut draws), list[pos]);
+                }
+            }
+        }
+        // Past the short-list path, and a list as long as the longest possible-actions group.
+        for len in [65, 100, 300] {
+            let start = JavaRandom::new(len as i64);
+            let mut list: Vec<usize> = (0..len).collect();
+            let mut whole = start;
+            whole.shuffle(&mut list);
+            for pos in 0..len {
+                let mut rng = start;
+                assert_eq!(rng.shuffled_origin(len, pos, &mut draws), list[pos]);
+            }
+        }
+        let start = JavaRandom::new(7);
+        let mut list: Vec<usize> = (0..1332).collect();
+        let mut whole = start;
+        whole.shuffle(&mut list);
+        for pos in [0, 1, 2, 665, 1330, 1331] {
+            let mut rng = start;
+            assert_eq!(rng.shuffled_origin(1332, pos, &mut draws), list[pos]);
+        }
+    }
+
+    #[test]
+    fn draw_values_without_division() {
+        let mut rng = JavaRandom::new(11);
+        for bound in 2..LIMIT_TABLE {
+            let edges = [
+                0,
+                1,
+                bound as u32 - 1,
+                bound as u32,
+                (1 << 31) - 1,
+                (1 << 31) - 2,
+            ];
+            for u in edges
+                .into_iter()
+                .chain((0..200).map(|_| rng.next(31) as u32))
+            {
+                let value = draw_value(u, bound);
+                assert_eq!(draw_value_fast(u, bound), value, "{u} {bound}");
+                assert!(draw_is(u, bound, value));
+                assert!(!draw_is(u, bound, (value + 1) % bound));
+            }
+        }
+    }
+
+    /// The state `steps` steps before `state` (the multiplier is odd, so the step is invertible).
+    fn state_before(mut state: u64, steps: usize) -> u64 {
+        let mut inverse = MULTIPLIER;
+        for _ in 0..6 {
+            inverse = inverse.wrapping_mul(2u64.wrapping_sub(MULTIPLIER.wrapping_mul(inverse)));
+        }
+        for _ in 0..steps {
+            state = state.wrapping_sub(ADDEND).wrapping_mul(inverse) & MASK;
+        }
+        state
+    }
+
+    #[test]
+    fn rejected_draws_are_redrawn() {
+        // A state whose next(31) is 2^31 - 1 rejects for every bound that is not a power of two,
+        // one at MAY_REJECT is suspect but accepted (for these bounds): place them at every draw of
+        // shuffles, skips and traces.
+        let mut draws = Vec::new();
+        for (len, odd) in (3..40usize)
+            .chain([70, 90])
+            .flat_map(|len| [(len, MASK), (len, MAY_REJECT)])
+        {
+            for rejected in 1..len {
+                let start = JavaRandom::from_state(state_before(odd, rejected));
+                let mut list: Vec<usize> = (0..len).collect();
+                let mut whole = start;
+                whole.shuffle(&mut list);
+                let mut skipped = start;
+                skipped.skip_shuffle(len);
+                assert_eq!(skipped, whole, "len {len}, draw {rejected}");
+                for pos in 0..len {
+                    let mut rng = start;
+                    assert_eq!(rng.shuffled_origin(len, pos, &mut draws), list[pos]);
+                }
             }
         }
     }
