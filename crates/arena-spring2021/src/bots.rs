@@ -1,10 +1,12 @@
 //! Built-in bots: the three official bosses (reference §5) and `planner`, a rule-based day planner.
 
+use std::sync::LazyLock;
+
 use arena_core::{Bot, BotEntry};
 
 use crate::board::{BOARD, DIST, RANGE, RAY, bits};
 use crate::game::{Action, Cmd, Obs, Spring2021};
-use crate::pyrand::PyRandom;
+use crate::pyrand::{PyRandom, Recording, Replay};
 
 /// The built-in bots.
 pub fn catalog() -> Vec<BotEntry<Spring2021>> {
@@ -45,21 +47,30 @@ pub fn catalog() -> Vec<BotEntry<Spring2021>> {
 /// The seed of the official boss: `random.seed('🌱')` ("Get it?").
 pub const BOSS_SEED: &str = "🌱";
 
+/// Outputs of Python's `random` after `random.seed(BOSS_SEED)`, recorded once per process. A boss
+/// draws a word or two per move and makes some tens of moves a game, so 2048 words cover a game;
+/// a longer one goes on from a copy of the generator (see `Replay`).
+static BOSS_WORDS: LazyLock<Recording> =
+    LazyLock::new(|| Recording::new(PyRandom::from_str_seed(BOSS_SEED), 2048));
+
 /// `config/Boss.py`: Python's `random.choice` over the listed non-WAIT moves, in the listed order,
 /// with `random` seeded by the string `'🌱'` once per game (WAIT when nothing else is listed). The
 /// game seed does not enter: like the official boss, it plays the same moves for the same inputs.
+///
+/// In process, the choice is made among `total_possible()` moves and only the chosen one is looked up
+/// in the listing (`Obs::listed_nth`); reading the input text, the list is read.
 pub struct RandomBot {
-    rng: PyRandom,
-    listed: Vec<Cmd>,
+    rng: Replay,
     moves: Vec<Cmd>,
+    draws: Vec<u32>,
 }
 
 impl RandomBot {
     pub fn new() -> Self {
         RandomBot {
-            rng: PyRandom::from_str_seed(BOSS_SEED),
-            listed: Vec::new(),
+            rng: Replay::new(&BOSS_WORDS),
             moves: Vec::new(),
+            draws: Vec::new(),
         }
     }
 }
@@ -72,15 +83,22 @@ impl Default for RandomBot {
 
 impl Bot<Spring2021> for RandomBot {
     fn act(&mut self, obs: &Obs) -> Action {
-        obs.listed_into(&mut self.listed);
+        if obs.listed.is_empty() {
+            let total = obs.total_possible();
+            if total == 0 {
+                return Action::WAIT;
+            }
+            let k = self.rng.randbelow(total);
+            return Action::new(obs.listed_nth(k, &mut self.draws).unwrap_or(Cmd::Wait));
+        }
         self.moves.clear();
         self.moves
-            .extend(self.listed.iter().copied().filter(|cmd| *cmd != Cmd::Wait));
+            .extend(obs.listed.iter().copied().filter(|cmd| *cmd != Cmd::Wait));
         Action::new(self.rng.choice(&self.moves).copied().unwrap_or(Cmd::Wait))
     }
 
     fn reset(&mut self, _seed: u64) -> bool {
-        self.rng = PyRandom::from_str_seed(BOSS_SEED);
+        self.rng.rewind();
         true
     }
 }

@@ -11,7 +11,8 @@ use arena_core::{Answer, Fault, FaultKind, Game, Outcome, Score};
 use serde::{Deserialize, Serialize};
 
 use crate::board::{
-    BASE_RICHNESS, BOARD, CELLS, DIST, EDGE, HOLE_ORDER, OPPOSITE, RANGE, RANGE_ORDER, RAY, bits,
+    BASE_RICHNESS, BOARD, BY_XY_RANK, CELLS, DIST, EDGE, HOLE_ORDER, OPPOSITE, RANGE, RANGE_ORDER,
+    RAY, bits, to_xy_ranks,
 };
 use crate::jrand::JavaRandom;
 
@@ -192,11 +193,12 @@ pub struct Obs {
     pub grow_enabled: bool,
     /// Number of possible COMPLETE, GROW and SEED moves.
     pub counts: [u32; 3],
-    /// State of the game's `java.util.Random` before this ask's shuffles (game side only): the listed
-    /// order of the possible actions is rebuilt from it only when the text is needed.
-    pub rng_before: u64,
+    /// State of the game's `java.util.Random` before this ask's shuffle of each group (COMPLETE, GROW,
+    /// SEED; game side only): the listed order of the possible actions is rebuilt from them only
+    /// when it is needed.
+    pub rng_groups: [u64; 3],
     /// The possible-actions list as read (bot side only; empty on the game side, where
-    /// `listed_actions` rebuilds it from `rng_before`). The official bosses depend on its order.
+    /// `listed_actions` rebuilds it from `rng_groups`). The official bosses depend on its order.
     pub listed: Vec<Cmd>,
 }
 
@@ -378,17 +380,128 @@ impl Obs {
     }
 
     /// The possible-actions list exactly as the referee prints it: WAIT, then the shuffled COMPLETE,
-    /// GROW and SEED groups (game side: needs `rng_before`).
+    /// GROW and SEED groups (game side: needs `rng_groups`). Built in `out` (no allocation once `out`
+    /// has grown to the longest list).
     pub fn listed_actions(&self, out: &mut Vec<Cmd>) {
         out.clear();
         out.push(Cmd::Wait);
-        let mut groups: [Vec<Cmd>; 3] = Default::default();
-        self.for_each_possible(|group, cmd| groups[group].push(cmd));
-        let mut rng = JavaRandom::from_state(self.rng_before);
-        for group in groups.iter_mut() {
-            rng.shuffle(group);
-            out.extend_from_slice(group);
+        let start = out.len();
+        out.extend(bits(self.complete_mask()).map(|cell| Cmd::Complete(cell as u32)));
+        JavaRandom::from_state(self.rng_groups[0]).shuffle(&mut out[start..]);
+        let start = out.len();
+        out.extend(bits(self.grow_mask()).map(|cell| Cmd::Grow(cell as u32)));
+        JavaRandom::from_state(self.rng_groups[1]).shuffle(&mut out[start..]);
+        let start = out.len();
+        let free = self.free();
+        for source in bits(self.seed_sources()) {
+            let size = self.tree_size(source);
+            for &target in RANGE_ORDER[source][size].as_slice() {
+                if free >> target & 1 == 1 {
+                    out.push(Cmd::Seed(source as u32, target as u32));
+                }
+            }
         }
+        JavaRandom::from_state(self.rng_groups[2]).shuffle(&mut out[start..]);
+    }
+
+    /// `listed_actions(..)[k + 1]` (the `k`-th listed move after WAIT, `k < total_possible()`) without
+    /// building the list: the group and the position in it follow from `counts`, the element there
+    /// from the shuffle's draws (`JavaRandom::shuffled_origin`), the move from the bitboards.
+    /// `draws` is scratch space. Game side only (needs `rng_groups` and `counts`).
+    #[inline]
+    pub fn listed_nth(&self, k: u32, draws: &mut Vec<u32>) -> Option<Cmd> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("popcnt")
+            && std::arch::is_x86_feature_detected!("bmi2")
+        {
+            // SAFETY: the CPU supports popcnt and BMI2, checked just above.
+            return unsafe { listed_nth_popcnt(self, k, draws) };
+        }
+        self.listed_nth_inline(k, draws)
+    }
+
+    // Always inlined so that the popcnt-enabled wrapper compiles its own copy.
+    #[inline(always)]
+    fn listed_nth_inline(&self, k: u32, draws: &mut Vec<u32>) -> Option<Cmd> {
+        let [completes, grows, seeds] = self.counts;
+        if k >= completes + grows + seeds {
+            return None;
+        }
+        // The group and the position in it, with selects rather than branches (the group is random).
+        let group = usize::from(k >= completes) + usize::from(k >= completes + grows);
+        let before = [0, completes, completes + grows][group];
+        let mut rng = JavaRandom::from_state(self.rng_groups[group]);
+        let at = rng.shuffled_origin(self.counts[group] as usize, (k - before) as usize, draws);
+        let at = at as u32;
+        if group < 2 {
+            let mask = if group == 0 {
+                self.complete_mask()
+            } else {
+                self.grow_mask()
+            };
+            let cell = kth_bit(mask, at) as u32;
+            return Some(if group == 0 {
+                Cmd::Complete(cell)
+            } else {
+                Cmd::Grow(cell)
+            });
+        }
+        // Sources by ascending cell, each one's targets in rank order (see `XY_RANK`).
+        let free = self.free();
+        let mut at = at;
+        for source in bits(self.seed_sources()) {
+            let targets = RANGE[source][self.tree_size(source)] & free;
+            let n = targets.count_ones();
+            if at < n {
+                let target = BY_XY_RANK[kth_bit(to_xy_ranks(targets), at)];
+                return Some(Cmd::Seed(source as u32, u32::from(target)));
+            }
+            at -= n;
+        }
+        None
+    }
+
+    /// Empty board cells (seed targets).
+    fn free(&self) -> u64 {
+        BOARD & !self.holes & !self.trees()
+    }
+
+    /// My trees that can COMPLETE now (the COMPLETE group, in listing order by ascending cell).
+    fn complete_mask(&self) -> u64 {
+        if COMPLETE_COST <= self.sun[0] {
+            self.mine & !self.dormant & self.size[3]
+        } else {
+            0
+        }
+    }
+
+    /// My trees that can GROW now (the GROW group, by ascending cell).
+    fn grow_mask(&self) -> u64 {
+        let mut mask = 0;
+        if self.grow_enabled {
+            let awake = self.mine & !self.dormant;
+            for size in 0..3 {
+                if self.cost(size + 1) <= self.sun[0] {
+                    mask |= awake & self.size[size];
+                }
+            }
+        }
+        mask
+    }
+
+    /// My trees that can SEED now (the SEED group lists their targets by ascending source).
+    fn seed_sources(&self) -> u64 {
+        if self.seed_enabled && self.cost(0) <= self.sun[0] {
+            self.mine & !self.dormant & !self.size[0]
+        } else {
+            0
+        }
+    }
+
+    /// The size of the tree on `cell` (a cell that holds one), without branches.
+    fn tree_size(&self, cell: usize) -> usize {
+        let bit = |size: usize| (self.size[size] >> cell & 1) as usize;
+        bit(1) + 2 * bit(2) + 3 * bit(3)
     }
 }
 
@@ -410,6 +523,12 @@ fn count_possible_popcnt(obs: &Obs) -> [u32; 3] {
 #[target_feature(enable = "popcnt")]
 fn nth_possible_popcnt(obs: &Obs, k: u32) -> Option<Cmd> {
     obs.nth_possible(k)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,bmi2")]
+fn listed_nth_popcnt(obs: &Obs, k: u32, draws: &mut Vec<u32>) -> Option<Cmd> {
+    obs.listed_nth_inline(k, draws)
 }
 
 /// At most one item per player and frame, without allocating.
@@ -1124,10 +1243,10 @@ impl Game for Spring2021 {
         obs.seed_enabled = self.rules.seed;
         obs.grow_enabled = self.rules.grow;
         obs.refresh_counts();
-        obs.rng_before = self.rng.state();
         // The referee shuffles each group with the game's Random while building the input; only the
-        // draws matter for later inputs, so the lists themselves are built only if the text is needed.
+        // draws matter for later inputs, so the lists themselves are built only if they are needed.
         for group in 0..3 {
+            obs.rng_groups[group] = self.rng.state();
             self.rng.skip_shuffle(obs.counts[group] as usize);
         }
     }

@@ -14,7 +14,7 @@ const LEAGUES: [League; 3] = [League::Wood2, League::Wood1, League::Bronze];
 fn reference_listing(obs: &Obs) -> Vec<Cmd> {
     let mut groups: [Vec<Cmd>; 3] = Default::default();
     obs.for_each_possible(|group, cmd| groups[group].push(cmd));
-    let mut rng = JavaRandom::from_state(obs.rng_before);
+    let mut rng = JavaRandom::from_state(obs.rng_groups[0]);
     let mut out = vec![Cmd::Wait];
     for group in groups.iter_mut() {
         rng.shuffle(group);
