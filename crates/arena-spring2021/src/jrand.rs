@@ -332,7 +332,8 @@ impl JavaRandom {
     }
 
     /// Advances by `draws` steps (at least one) if none of them gives a `next(31)` that a `nextInt`
-    /// of bound up to `LIMIT_TABLE` could reject, and says so; otherwise leaves the state as it was.
+    /// of bound up to `LIMIT_TABLE` could reject, and says so; otherwise (or if one of the up to
+    /// three steps after them could) leaves the state as it was.
     #[inline]
     fn skip_unless_rejecting(&mut self, draws: usize) -> bool {
         let mut s = self.state;
@@ -345,10 +346,10 @@ impl JavaRandom {
                 (s.wrapping_mul(JUMP[2].0).wrapping_add(JUMP[2].1)) & MASK,
                 (s.wrapping_mul(JUMP[3].0).wrapping_add(JUMP[3].1)) & MASK,
             ];
+            // The states past the last draw are tested too (they are the next draws of the same
+            // sequence): a false alarm only sends this skip down the exact path.
+            risky |= next[0].max(next[1]).max(next[2].max(next[3])) >= MAY_REJECT;
             let take = left.min(4);
-            for (k, &state) in next.iter().enumerate() {
-                risky |= (k < take) & (state >= MAY_REJECT);
-            }
             s = next[take - 1];
             left -= take;
             if left == 0 {
