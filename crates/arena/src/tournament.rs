@@ -382,16 +382,35 @@ const FAULTS_SHOWN: usize = 3;
 
 /// Shows the first games with faults as `arena play` does (when, how the process ended, the last
 /// lines of stderr), from their replays; counts the rest. On stderr: the leaderboard is the output.
+///
+/// The journal is read a line at a time (a million games make a journal of hundreds of megabytes),
+/// and a line is parsed whole only when its faults are not all empty.
 fn print_faults(dir: &std::path::Path, plan: &Plan, shown: usize) {
-    let Ok(journal) = std::fs::read_to_string(dir.join("results.jsonl")) else {
+    use std::io::BufRead as _;
+    /// The one field every line is read for.
+    #[derive(serde::Deserialize)]
+    struct Faults {
+        #[serde(default)]
+        faults: serde_json::Value,
+    }
+    let Ok(file) = std::fs::File::open(dir.join(arena_tournament::journal::RESULTS_FILE)) else {
         return;
     };
+    let mut journal = std::io::BufReader::new(file);
+    let mut text = String::new();
     let mut games = 0usize;
-    for line in journal.lines() {
-        let Ok(entry) = serde_json::from_str::<serde_json::Value>(line) else {
+    loop {
+        text.clear();
+        match journal.read_line(&mut text) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let line = text.strip_suffix('\n').unwrap_or(&text);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let Ok(Faults { faults }) = serde_json::from_str::<Faults>(line) else {
             continue;
         };
-        let faulty = entry["faults"].as_array().is_some_and(|seats| {
+        let faulty = faults.as_array().is_some_and(|seats| {
             seats
                 .iter()
                 .any(|f| f.as_array().is_some_and(|f| !f.is_empty()))
@@ -399,6 +418,9 @@ fn print_faults(dir: &std::path::Path, plan: &Plan, shown: usize) {
         if !faulty {
             continue;
         }
+        let Ok(entry) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
         games += 1;
         if games > shown {
             continue;
