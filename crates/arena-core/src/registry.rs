@@ -264,6 +264,14 @@ pub struct ConformanceCase {
     pub difference: Option<String>,
 }
 
+/// How long a benchmark plays: for a time (a rate to print), or an exact number of games (the same
+/// work every run: what the speed guard counts the instructions of).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BenchLength {
+    Seconds(f64),
+    Games(u64),
+}
+
 /// Throughput of in-process games.
 #[derive(Clone, Copy, Debug)]
 pub struct BenchReport {
@@ -313,8 +321,9 @@ pub trait GameEntry: Send + Sync {
         seed: u64,
     ) -> Result<Outcome, String>;
     fn conformance(&self, path: &std::path::Path) -> Result<Vec<ConformanceCase>, String>;
-    /// In-process games of the `random` bot on this thread for about `seconds`.
-    fn bench(&self, variant: Option<&str>, seconds: f64) -> Result<BenchReport, String>;
+    /// In-process games of the `random` bot on this thread, for about a time or an exact count
+    /// (seeds 0, 1, 2, ...).
+    fn bench(&self, variant: Option<&str>, length: BenchLength) -> Result<BenchReport, String>;
     /// Runs built-in bot `name` as an external program on the real protocol.
     fn bot_main(
         &self,
@@ -656,26 +665,35 @@ pub fn play_builtin_game<G: Game>(
 /// Games seeded together by the benchmark.
 const BENCH_BATCH: usize = 32;
 
-/// Benchmark: games of `bot` against itself on this thread for about `seconds`.
+/// Benchmark: games of `bot` against itself on this thread, seeds 0, 1, 2, ..., for about a time or
+/// for an exact number of games.
 pub fn bench_in_process<G: Game>(
     config: &G::Config,
     bot: &BotEntry<G>,
-    seconds: f64,
+    length: BenchLength,
 ) -> BenchReport {
     let started = Instant::now();
-    let budget = Duration::from_secs_f64(seconds.max(0.01));
+    let (budget, limit) = match length {
+        BenchLength::Seconds(seconds) => (Some(Duration::from_secs_f64(seconds.max(0.01))), None),
+        BenchLength::Games(games) => (None, Some(games)),
+    };
     let mut obs = G::Obs::default();
     let mut games = 0u64;
     let mut checksum = 0i64;
     let mut batch: Vec<G> = Vec::with_capacity(BENCH_BATCH);
-    let mut seeds = [0u64; BENCH_BATCH];
+    let mut seeds: Vec<u64> = Vec::with_capacity(BENCH_BATCH);
     let mut players: Vec<Box<dyn crate::game::Bot<G>>> = Vec::new();
-    loop {
+    'play: loop {
         // Batches keep the clock out of the measurement and let engines seed several games at once.
         for _ in 0..1024 / BENCH_BATCH {
-            for (offset, seed) in seeds.iter_mut().enumerate() {
-                *seed = games + offset as u64;
+            let size = limit.map_or(BENCH_BATCH as u64, |limit| {
+                (limit - games).min(BENCH_BATCH as u64)
+            });
+            if size == 0 {
+                break 'play;
             }
+            seeds.clear();
+            seeds.extend(games..games + size);
             batch.clear();
             G::new_batch(config, &seeds, &mut batch);
             for (game, &seed) in batch.iter_mut().zip(&seeds) {
@@ -692,9 +710,9 @@ pub fn bench_in_process<G: Game>(
                 let outcome = play_in_process(game, &mut players, &mut obs);
                 checksum = checksum.wrapping_add(outcome.winner.map_or(-1, |w| w as i64));
             }
-            games += BENCH_BATCH as u64;
+            games += size;
         }
-        if started.elapsed() >= budget {
+        if budget.is_some_and(|budget| started.elapsed() >= budget) {
             break;
         }
     }

@@ -75,7 +75,7 @@ fn main() {
 
     // 1. In process.
     let report = arena_coup::entry()
-        .bench(None, 3.0)
+        .bench(None, arena_core::registry::BenchLength::Seconds(3.0))
         .expect("in-process bench");
     println!(
         "in-process: {} games in {:.2} s = {:.0} games/s (bar 500000)",

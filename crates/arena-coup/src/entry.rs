@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use arena_core::agent::Agent;
 use arena_core::game::{Answer, BotEntry, Game, Outcome};
 use arena_core::registry::{
-    self, BenchReport, ConformanceCase, GameEntry, GameRequest, GameResult, PlayerSpec, bot_seed,
-    find_bot,
+    self, BenchLength, BenchReport, ConformanceCase, GameEntry, GameRequest, GameResult,
+    PlayerSpec, bot_seed, find_bot,
 };
 use arena_core::runner::Seat;
 use futures::future::BoxFuture;
@@ -245,11 +245,11 @@ impl GameEntry for CoupEntry {
         conformance_file(path)
     }
 
-    fn bench(&self, _variant: Option<&str>, seconds: f64) -> Result<BenchReport, String> {
+    fn bench(&self, _variant: Option<&str>, length: BenchLength) -> Result<BenchReport, String> {
         self.config.validate()?;
         let bots = bots::all();
         let random = find_bot(&bots, "random")?;
-        Ok(registry::bench_in_process(&self.config, random, seconds))
+        Ok(registry::bench_in_process(&self.config, random, length))
     }
 
     fn bot_main(

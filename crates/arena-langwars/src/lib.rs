@@ -16,7 +16,7 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 
 use arena_core::registry::{
-    self, BenchReport, ConformanceCase, GameEntry, GameRequest, GameResult, find_bot,
+    self, BenchLength, BenchReport, ConformanceCase, GameEntry, GameRequest, GameResult, find_bot,
 };
 use arena_core::{BotEntry, Outcome};
 use futures::future::BoxFuture;
@@ -111,10 +111,10 @@ impl GameEntry for LangWarsEntry {
         conformance::check_file(self.edition, &text)
     }
 
-    fn bench(&self, variant: Option<&str>, seconds: f64) -> Result<BenchReport, String> {
+    fn bench(&self, variant: Option<&str>, length: BenchLength) -> Result<BenchReport, String> {
         self.no_variant(variant)?;
         let random = find_bot(&self.bots, "random")?;
-        Ok(registry::bench_in_process(&self.edition, random, seconds))
+        Ok(registry::bench_in_process(&self.edition, random, length))
     }
 
     fn bot_main(

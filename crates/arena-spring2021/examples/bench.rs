@@ -5,7 +5,8 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let league = args.first().map(String::as_str);
     let seconds = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(3.0);
-    match arena_spring2021::entry().bench(league, seconds) {
+    let length = arena_core::registry::BenchLength::Seconds(seconds);
+    match arena_spring2021::entry().bench(league, length) {
         Ok(report) => println!(
             "{} games in {:.2} s: {:.0} games/s",
             report.games,

@@ -22,7 +22,7 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 
 use arena_core::registry::{
-    self, BenchReport, ConformanceCase, GameEntry, GameRequest, GameResult, find_bot,
+    self, BenchLength, BenchReport, ConformanceCase, GameEntry, GameRequest, GameResult, find_bot,
 };
 use arena_core::{BotEntry, Outcome};
 use futures::future::BoxFuture;
@@ -102,12 +102,12 @@ impl GameEntry for SpringEntry {
         conformance::check_text(&text)
     }
 
-    fn bench(&self, variant: Option<&str>, seconds: f64) -> Result<BenchReport, String> {
+    fn bench(&self, variant: Option<&str>, length: BenchLength) -> Result<BenchReport, String> {
         let random = find_bot(&self.bots, "random")?;
         Ok(registry::bench_in_process(
             &league_of(variant)?,
             random,
-            seconds,
+            length,
         ))
     }
 

@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use arena_core::process::DEFAULT_STDERR_CAP;
-use arena_core::registry::{GameEntry, GameRequest, GameResult, PlayerSpec, SeatRequest};
+use arena_core::registry::{
+    BenchLength, GameEntry, GameRequest, GameResult, PlayerSpec, SeatRequest,
+};
 use arena_core::seed::derive_seed;
 use arena_core::{ClockKind, MatchOptions, TimePolicy};
 use clap::{Parser, Subcommand};
@@ -66,6 +68,10 @@ enum Command {
         /// How long to play.
         #[arg(long, default_value_t = 3.0)]
         seconds: f64,
+        /// Play exactly N games instead (seeds 0 to N-1, no warm-up): the same work every run, to
+        /// count its instructions or CPU time.
+        #[arg(long, value_name = "N", conflicts_with = "seconds")]
+        games: Option<u64>,
         /// League or variant, for games that have them.
         #[arg(long)]
         league: Option<String>,
@@ -386,13 +392,15 @@ pub fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<ExitCode> {
         Command::Bench {
             game,
             seconds,
+            games,
             league,
             replays,
         } => {
+            let length = games.map_or(BenchLength::Seconds(seconds), BenchLength::Games);
             if replays {
-                bench_replays(&game, seconds, league.as_deref())
+                bench_replays(&game, length, league.as_deref())
             } else {
-                bench(&game, seconds, league.as_deref())
+                bench(&game, length, league.as_deref())
             }
         }
         Command::Bot { game, name, args } => bot(&game, &name, &args),
@@ -890,15 +898,17 @@ fn conformance(game: &str, files: &[PathBuf]) -> Result<ExitCode> {
     })
 }
 
-fn bench(game: &str, seconds: f64, league: Option<&str>) -> Result<ExitCode> {
+fn bench(game: &str, length: BenchLength, league: Option<&str>) -> Result<ExitCode> {
     let game = find_game(game)?;
     if cfg!(debug_assertions) {
         eprintln!("note: this is a debug build; measure with `cargo run --release -- bench ...`");
     }
-    // A short warm-up so the figure is not the cold start.
-    game.bench(league, seconds.min(0.2))
-        .map_err(|e| anyhow!(e))?;
-    let report = game.bench(league, seconds).map_err(|e| anyhow!(e))?;
+    // A short warm-up so the figure is not the cold start (a count of games is measured as it is).
+    if let BenchLength::Seconds(seconds) = length {
+        game.bench(league, BenchLength::Seconds(seconds.min(0.2)))
+            .map_err(|e| anyhow!(e))?;
+    }
+    let report = game.bench(league, length).map_err(|e| anyhow!(e))?;
     println!(
         "{} games in {:.3} s on one thread",
         report.games,
@@ -911,7 +921,7 @@ fn bench(game: &str, seconds: f64, league: Option<&str>) -> Result<ExitCode> {
 /// Per game of built-in `random` bots: the game unrecorded (the tournaments' fast path), the same game
 /// recorded (frames and record, on the game's thread), then the record encoded to JSON and compressed
 /// (a tournament's replay writer thread). Means over the games played in about `seconds`.
-fn bench_replays(game: &str, seconds: f64, league: Option<&str>) -> Result<ExitCode> {
+fn bench_replays(game: &str, length: BenchLength, league: Option<&str>) -> Result<ExitCode> {
     let game = find_game(game)?;
     if cfg!(debug_assertions) {
         eprintln!("note: this is a debug build; measure with `cargo run --release -- bench ...`");
@@ -931,7 +941,11 @@ fn bench_replays(game: &str, seconds: f64, league: Option<&str>) -> Result<ExitC
     let mut totals = [Duration::ZERO; 4];
     let (mut json_bytes, mut compressed_bytes, mut games) = (0usize, 0usize, 0u32);
     let started = Instant::now();
-    while started.elapsed().as_secs_f64() < seconds || games == 0 {
+    let more = |games: u32| match length {
+        BenchLength::Seconds(seconds) => started.elapsed().as_secs_f64() < seconds || games == 0,
+        BenchLength::Games(count) => u64::from(games) < count,
+    };
+    while more(games) {
         let seed = u64::from(games);
         let t0 = Instant::now();
         game.play_builtin(league, &bots, seed)
@@ -970,6 +984,9 @@ fn bench_replays(game: &str, seconds: f64, league: Option<&str>) -> Result<ExitC
         json_bytes += json.len();
         compressed_bytes += compressed.len();
         games += 1;
+    }
+    if games == 0 {
+        bail!("--games 0: no game to measure");
     }
     let [bare, recorded, encode, compress] =
         totals.map(|total| total.as_secs_f64() * 1e6 / f64::from(games));
