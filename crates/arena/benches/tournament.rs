@@ -1,17 +1,21 @@
 //! Tournament figures (issue 5), each from real `arena tournament` runs:
 //! - `scaling`: games/s of built-in bots with 1 and with 2 worker threads (the play phase);
-//! - `memory`: peak RSS of a 1 000 000-game langwars2 tournament;
+//! - `memory`: peak RSS of a 1 000 000-game langwars2 tournament, the whole command (after the last
+//!   game included), and sampled while games play and after;
 //! - `timeouts`: process bots that think for half their time limit, at the default concurrency and at
 //!   twice the cores: how many answers time out;
 //! - `stats`: the statistics pass (journal read, every tally, the fit with its bootstrap) over
 //!   1 000 000 langwars2 games and over 2 000 Spring 2021 games of an undefeated bot, in µs per game,
-//!   best of 3, with the peak memory of this process.
+//!   best of 3, with the peak memory of this process over the three passes and over the first.
 //!
 //! Run: `cargo bench -p arena --bench tournament [-- scaling|memory|timeouts|stats]` (all by default).
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::Command;
-use std::time::Instant;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 
@@ -82,32 +86,42 @@ fn stats(dir: &Path) {
         let plan = arena_tournament::load(&out).expect("plan");
         let games = plan.total_games() as f64;
         let mut best = f64::MAX;
+        let mut first_pass = None;
+        // The peak from here on: this case's passes only.
+        reset_peak_rss();
         for _ in 0..3 {
             let started = Instant::now();
             let (report, _) = arena_tournament::report::compute(&out, &plan, 200).expect("stats");
             best = best.min(started.elapsed().as_secs_f64());
             assert_eq!(report.games as f64, games);
+            first_pass.get_or_insert_with(peak_rss_kb);
         }
         println!(
-            "stats: {} {} games: {:.2} µs per game ({:.2} s, 200 bootstrap resamples, best of 3), peak RSS of this process {:.1} MB",
+            "stats: {} {} games: {:.2} µs per game ({:.2} s, 200 bootstrap resamples, best of 3), peak RSS of this process {:.1} MB over the 3 passes, {:.1} MB over the first (the later ones add what the allocator kept of the earlier)",
             plan.game,
             games,
             best / games * 1e6,
             best,
-            peak_self_rss_kb() as f64 / 1024.0
+            peak_rss_kb() as f64 / 1024.0,
+            first_pass.unwrap_or(0) as f64 / 1024.0
         );
     }
 }
 
-/// Peak RSS of this process, in KiB.
-fn peak_self_rss_kb() -> i64 {
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: getrusage fills the struct it is given.
-    let usage = unsafe {
-        libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr());
-        usage.assume_init()
-    };
-    usage.ru_maxrss
+/// Peak RSS of this process since the last [`reset_peak_rss`], in KiB (VmHWM).
+fn peak_rss_kb() -> i64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+            line.split_whitespace().nth(1)?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
+/// Starts the peak RSS over from the current RSS (Linux: `/proc/self/clear_refs`).
+fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
 /// Runs a tournament and returns (games/s of the play phase as arena reports it, stderr).
@@ -134,7 +148,12 @@ fn tournament_on(cpus: Option<&str>, dir: &Path, name: &str, args: &[&str]) -> (
         .expect("arena runs");
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(output.status.success(), "arena failed: {stderr}");
-    let rate = stderr
+    (rate_of(&stderr), stderr)
+}
+
+/// The play phase's games/s, from the line arena prints after the last game.
+fn rate_of(stderr: &str) -> f64 {
+    stderr
         .lines()
         .find_map(|line| {
             line.split(": ")
@@ -143,8 +162,7 @@ fn tournament_on(cpus: Option<&str>, dir: &Path, name: &str, args: &[&str]) -> (
                 .parse()
                 .ok()
         })
-        .unwrap_or_else(|| panic!("no rate in: {stderr}"));
-    (rate, stderr)
+        .unwrap_or_else(|| panic!("no rate in: {stderr}"))
 }
 
 fn scaling(dir: &Path) {
@@ -185,12 +203,20 @@ fn scaling(dir: &Path) {
     }
 }
 
+/// The whole `arena tournament` command's peak RSS, as `/usr/bin/time -v` gives it: the kernel's
+/// figure for that one process (`wait4`), after the last game included (the statistics, the
+/// report, the faults and lost games read back from the journal). Its RSS is also sampled every
+/// 10 ms, to tell the play phase from what comes after the last game.
+#[expect(
+    clippy::zombie_processes,
+    reason = "the child is reaped by wait4, which gives its own peak RSS"
+)]
 fn memory(dir: &Path) {
+    let out = dir.join("memory");
     let started = Instant::now();
-    let (rate, _) = tournament(
-        dir,
-        "memory",
-        &[
+    let mut child = Command::new(ARENA)
+        .arg("tournament")
+        .args([
             "langwars2",
             "--seed",
             "6",
@@ -206,25 +232,79 @@ fn memory(dir: &Path) {
             "random",
             "--bot",
             "random",
-        ],
+        ])
+        .args(["--out", out.to_str().expect("utf-8"), "--format", "csv"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("arena runs");
+    let pid = child.id();
+    let stderr = child.stderr.take().expect("stderr");
+    // The line that closes the play phase ("N of M games done ...").
+    let played = Arc::new(AtomicBool::new(false));
+    let reader = {
+        let played = Arc::clone(&played);
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            for line in BufReader::new(stderr).lines() {
+                let line = line.expect("stderr");
+                if line.contains(" games done (") {
+                    played.store(true, Ordering::SeqCst);
+                }
+                text.push_str(&line);
+                text.push('\n');
+            }
+            text
+        })
+    };
+    let (mut playing, mut after) = (0i64, 0i64);
+    while let Some(rss) = rss_kb(pid) {
+        let phase = if played.load(Ordering::SeqCst) {
+            &mut after
+        } else {
+            &mut playing
+        };
+        *phase = (*phase).max(rss);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let (status, peak) = wait_with_peak(pid);
+    let stderr = reader.join().expect("stderr reader");
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "arena failed: {stderr}"
     );
-    let peak = peak_child_rss_kb();
     println!(
-        "memory: 1 000 000 langwars2 games (play {:.0} games/s, whole run with statistics {:.1} s): peak RSS {:.1} MB",
-        rate,
+        "memory: 1 000 000 langwars2 games (play {:.0} games/s, whole run with statistics {:.1} s): \
+         peak RSS {:.1} MB (the whole command); sampled every 10 ms: {:.1} MB while games play, \
+         {:.1} MB after the last game",
+        rate_of(&stderr),
         started.elapsed().as_secs_f64(),
-        peak as f64 / 1024.0
+        peak as f64 / 1024.0,
+        playing as f64 / 1024.0,
+        after as f64 / 1024.0
     );
 }
 
-/// Largest peak RSS of the children waited for so far, in KiB.
-fn peak_child_rss_kb() -> i64 {
-    // SAFETY: getrusage only writes the struct it is given.
-    unsafe {
+/// The RSS of a running process in KiB; `None` once it has exited.
+fn rss_kb(pid: u32) -> Option<i64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    // An exited process (a zombie until it is waited for) has no VmRSS line.
+    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Waits for the child `pid`: its exit status and its own peak RSS in KiB (not the largest of
+/// every child waited for so far, which is what `RUSAGE_CHILDREN` gives).
+fn wait_with_peak(pid: u32) -> (i32, i64) {
+    let mut status = 0;
+    // SAFETY: wait4 only writes the status and the struct it is given.
+    let usage = unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
-        usage.ru_maxrss
-    }
+        let waited = libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage);
+        assert_eq!(waited, pid as libc::pid_t, "wait4");
+        usage
+    };
+    (status, usage.ru_maxrss)
 }
 
 fn timeouts(dir: &Path) {
