@@ -161,7 +161,9 @@ fn memory_fault() -> Fault {
     )
 }
 
-/// How long bots get at the end of a game to exit by themselves before arena ends them.
+/// How long bots get at the end of a game to exit by themselves before arena ends them, times the
+/// time scale like every limit (an interpreter's shutdown takes longer on a loaded machine: a slower
+/// run says so with `--time-scale`). A bot that lingers past its input costs this much per game.
 const END_PATIENCE: Duration = Duration::from_millis(30);
 
 /// How often a wait judged on CPU time looks at the bot's CPU time, at most.
@@ -486,7 +488,7 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
         // itself for a moment, so that its own exit is recorded, not arena's kill. The moment is
         // shared: the runner creates every seat's future before polling any, so all bots of a game
         // get it at once, and are then killed together.
-        let deadline = Instant::now() + END_PATIENCE;
+        let deadline = Instant::now() + END_PATIENCE.mul_f64(self.spec.time_scale.max(0.0));
         if let Some(process) = self.process.as_mut() {
             process.close_stdin();
             process.resume();

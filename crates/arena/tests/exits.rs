@@ -1,5 +1,7 @@
 //! How a bot's process ended is recorded as it happened: its own exit, a signal, or arena ending
-//! it at the end of the game (never arena's SIGKILL passed off as the bot's).
+//! it at the end of the game (never arena's SIGKILL passed off as the bot's). Limits are scaled by
+//! 20 (the 30 ms a bot has to exit after its input ends becomes 600 ms): Python's shutdown takes a
+//! few ms of CPU, which a machine at a load of 20 on 2 cores stretches tenfold.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -25,6 +27,8 @@ fn exit_status(end: &str, sandbox: &str) -> (String, serde_json::Value) {
             "focus",
             "--seed",
             "4",
+            "--time-scale",
+            "20",
             "--sandbox",
             sandbox,
             "--replay",
