@@ -195,6 +195,33 @@ impl Lanes {
     }
 }
 
+/// One action on target `byte` as lanes, for each possible byte of an answer: `1 << (8 * byte)` for
+/// targets of the game, 1 (target 0) for the others.
+const fn one_hot(targets: usize) -> [u64; 256] {
+    let mut table = [1u64; 256];
+    let mut target = 0;
+    while target < targets {
+        table[target] = 1 << (8 * target);
+        target += 1;
+    }
+    table
+}
+
+/// The [`one_hot`] table of a game of `targets` targets (at most [`MAX_TARGETS`]).
+#[inline(always)]
+fn one_hot_table(targets: usize) -> &'static [u64; 256] {
+    static TABLES: [[u64; 256]; MAX_TARGETS + 1] = {
+        let mut tables = [[0u64; 256]; MAX_TARGETS + 1];
+        let mut targets = 0;
+        while targets <= MAX_TARGETS {
+            tables[targets] = one_hot(targets);
+            targets += 1;
+        }
+        tables
+    };
+    &TABLES[targets.min(MAX_TARGETS)]
+}
+
 /// What one player is told at the start of a turn (`games/langwars-reference.md` §4.2–4.3).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Observation {
@@ -279,6 +306,16 @@ pub struct Frame {
     pub scores: Option<Vec<Score>>,
 }
 
+/// `Score::ratio(total, SCORE_UNIT)`, without the general reduction (a division loop) for whole
+/// numbers: they reduce to `total / 24` over 1.
+fn score_of_24ths(total: i64) -> Score {
+    if total % SCORE_UNIT == 0 {
+        Score::int(total / SCORE_UNIT)
+    } else {
+        Score::ratio(total, SCORE_UNIT)
+    }
+}
+
 /// One game of any edition.
 #[derive(Clone, Debug)]
 pub struct LangWars {
@@ -300,7 +337,7 @@ pub struct LangWars {
     counts: Lanes,
     turn: u32,
     next_player: usize,
-    /// This turn's sanitised moves, and the same as action counts per target.
+    /// This turn's answers as given, and as action counts per target (sanitised).
     moves: [Move; PLAYERS],
     actions: [Lanes; PLAYERS],
     out: [bool; PLAYERS],
@@ -385,21 +422,64 @@ impl LangWars {
     }
 
     /// Records `player`'s move for this turn: exactly as many slots as the turn has, missing or
-    /// out-of-range targets as target 0 (§2.2).
-    #[inline]
+    /// out-of-range targets as target 0 (§2.2). The answer is kept as given (sanitised again only for
+    /// a frame: see [`LangWars::sanitised`]); the action counts are what the rules use.
+    #[inline(always)]
     fn set_move(&mut self, player: usize, action: &Move) {
         let slots = slots_in_turn(self.turn);
+        let one_hot = one_hot_table(self.targets);
+        let slot = |index: usize| one_hot[action.slots[index] as usize];
+        // Every answer of every game passes here: the usual answer names all its slots, and each
+        // target costs one table load (out-of-range targets count as target 0 in the table).
+        let actions = if action.len as usize >= slots {
+            let holiday = slot(0) + slot(1);
+            if slots == MAX_SLOTS {
+                holiday + slot(2) + slot(3) + slot(4)
+            } else {
+                holiday
+            }
+        } else {
+            // Missing slots are target 0.
+            let len = action.len as usize;
+            (0..slots)
+                .map(|index| if index < len { slot(index) } else { 1 })
+                .sum()
+        };
+        self.moves[player] = *action;
+        self.actions[player] = Lanes(actions);
+    }
+
+    /// A recorded answer as the rules read it: `slots` targets, missing or out-of-range ones as 0.
+    fn sanitised(&self, action: &Move, slots: usize) -> Move {
         let len = (action.len as usize).min(slots);
         let mut clean = action.slots;
-        let mut actions = 0u64;
-        // Fixed trip count and no branches: this runs for every answer of every game.
         for (slot, target) in clean.iter_mut().enumerate() {
-            let keep = slot < len && (*target as usize) < self.targets;
-            *target = if keep { *target } else { 0 };
-            actions += ((slot < slots) as u64) << (8 * *target as u32);
+            if slot >= len || (*target as usize) >= self.targets {
+                *target = 0;
+            }
         }
-        self.moves[player] = Move::from_slots(clean, slots);
-        self.actions[player] = Lanes(actions);
+        Move::from_slots(clean, slots)
+    }
+
+    /// [`Game::to_act`] past the usual ask: the end of a turn, players that are out, the end.
+    #[inline(never)]
+    fn next_to_act(&mut self) -> Option<usize> {
+        loop {
+            if self.turn > self.turns {
+                return None;
+            }
+            if self.next_player == PLAYERS {
+                self.process_turn();
+                continue;
+            }
+            if self.out[self.next_player] {
+                // A player that is out plays target 0 in every slot (§3.1 "dead AIs").
+                self.set_move(self.next_player, &Move::default());
+                self.next_player += 1;
+                continue;
+            }
+            return Some(self.next_player);
+        }
     }
 
     fn process_turn(&mut self) {
@@ -445,17 +525,16 @@ impl LangWars {
             turn,
             letter: self.letters[if odd { 0 } else { 1 }],
             values: self.values[..self.targets].to_vec(),
-            moves: self.moves.to_vec(),
+            moves: self
+                .moves
+                .iter()
+                .map(|action| self.sanitised(action, slots_in_turn(turn)))
+                .collect(),
             real: self.table(&self.real),
             visible: self.table(&self.visible),
             counts: (0..self.targets).map(|t| self.counts.get(t)).collect(),
             out: self.out.to_vec(),
-            scores: scored.then(|| {
-                self.totals
-                    .iter()
-                    .map(|&t| Score::ratio(t, SCORE_UNIT))
-                    .collect()
-            }),
+            scores: scored.then(|| self.totals.iter().map(|&t| score_of_24ths(t)).collect()),
         }
     }
 
@@ -505,48 +584,40 @@ impl Game for LangWars {
         PLAYERS
     }
 
+    #[inline]
     fn to_act(&mut self) -> Option<usize> {
-        loop {
-            if self.turn > self.turns {
-                return None;
-            }
-            if self.next_player == PLAYERS {
-                self.process_turn();
-                continue;
-            }
-            if self.out[self.next_player] {
-                // A player that is out plays target 0 in every slot (§3.1 "dead AIs").
-                self.set_move(self.next_player, &Move::default());
-                self.next_player += 1;
-                continue;
-            }
-            return Some(self.next_player);
+        // The usual ask: a live player of a turn in progress (inlined into the driver's loop).
+        let player = self.next_player;
+        if player < PLAYERS && !self.out[player] && self.turn <= self.turns {
+            return Some(player);
         }
+        self.next_to_act()
     }
 
+    #[inline]
     fn observe(&mut self, player: usize, obs: &mut Observation) {
         let odd = self.turn % 2 == 1;
         obs.turn = self.turn;
         obs.turns = self.turns;
         obs.players = PLAYERS;
         obs.targets = self.targets;
-        obs.letter = self.letters[if odd { 0 } else { 1 }];
+        obs.letter = self.letters[!odd as usize];
         obs.values = self.values;
-        obs.visible[0] = self.visible[player];
-        // The others in ascending absolute index, skipping self (not a rotation).
-        let mut column = 1;
-        for (other, &table) in self.visible.iter().enumerate() {
-            if other != player {
-                obs.visible[column] = table;
-                column += 1;
-            }
+        obs.visible[0] = self.visible[player & (PLAYERS - 1)];
+        // The others in ascending absolute index, skipping self (not a rotation): column `c` shows
+        // player `c - 1` if that is below `player`, else player `c`.
+        for column in 1..PLAYERS {
+            let other = column - 1 + (column > player) as usize;
+            obs.visible[column] = self.visible[other];
         }
-        obs.real = self.real[player];
+        obs.real = self.real[player & (PLAYERS - 1)];
         obs.counts = odd.then_some(self.counts);
     }
 
+    #[inline]
     fn apply(&mut self, player: usize, answer: Answer<Move>) {
         debug_assert_eq!(player, self.next_player, "answers come in seat order");
+        let player = player & (PLAYERS - 1);
         match answer {
             Answer::Action(action) => self.set_move(player, &action),
             Answer::Fault(_) => {
@@ -558,12 +629,25 @@ impl Game for LangWars {
     }
 
     fn outcome(&self) -> Outcome {
-        Outcome::from_scores(
-            self.totals
+        // What `Outcome::from_scores` makes of these scores, computed on the totals (all in 24ths,
+        // so they order as the scores do).
+        let totals = self.totals;
+        let ranks: [u32; PLAYERS] = std::array::from_fn(|player| {
+            1 + totals
                 .iter()
-                .map(|&total| Score::ratio(total, SCORE_UNIT))
-                .collect(),
-        )
+                .filter(|&&other| other > totals[player])
+                .count() as u32
+        });
+        let mut top = ranks.iter().enumerate().filter(|&(_, &rank)| rank == 1);
+        let winner = match (top.next(), top.next()) {
+            (Some((player, _)), None) => Some(player),
+            _ => None,
+        };
+        Outcome {
+            scores: totals.iter().map(|&total| score_of_24ths(total)).collect(),
+            winner,
+            ranks: ranks.to_vec(),
+        }
     }
 
     fn time_limit(&self, _player: usize) -> Duration {
