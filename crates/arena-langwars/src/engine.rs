@@ -208,7 +208,6 @@ const fn one_hot(targets: usize) -> [u64; 256] {
 }
 
 /// The [`one_hot`] table of a game of `targets` targets (at most [`MAX_TARGETS`]).
-#[inline(always)]
 fn one_hot_table(targets: usize) -> &'static [u64; 256] {
     static TABLES: [[u64; 256]; MAX_TARGETS + 1] = {
         let mut tables = [[0u64; 256]; MAX_TARGETS + 1];
@@ -220,6 +219,16 @@ fn one_hot_table(targets: usize) -> &'static [u64; 256] {
         tables
     };
     &TABLES[targets.min(MAX_TARGETS)]
+}
+
+/// A game's [`one_hot_table`] (its `Debug` names it rather than print 256 numbers).
+#[derive(Clone, Copy)]
+struct OneHot(&'static [u64; 256]);
+
+impl std::fmt::Debug for OneHot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OneHot")
+    }
 }
 
 /// What one player is told at the start of a turn (`games/langwars-reference.md` §4.2–4.3).
@@ -330,6 +339,8 @@ pub struct LangWars {
     letters: [char; 2],
     targets: usize,
     values: [u8; MAX_TARGETS],
+    /// [`one_hot_table`] of `targets`, looked up once per game rather than once per answer.
+    one_hot: OneHot,
     /// Per player, per target.
     real: [Lanes; PLAYERS],
     visible: [Lanes; PLAYERS],
@@ -390,6 +401,7 @@ impl LangWars {
             letters: edition.letters(),
             targets,
             values,
+            one_hot: OneHot(one_hot_table(targets)),
             real: [Lanes::default(); PLAYERS],
             visible: [Lanes::default(); PLAYERS],
             counts: Lanes::default(),
@@ -427,7 +439,7 @@ impl LangWars {
     #[inline(always)]
     fn set_move(&mut self, player: usize, action: &Move) {
         let slots = slots_in_turn(self.turn);
-        let one_hot = one_hot_table(self.targets);
+        let one_hot = self.one_hot.0;
         let slot = |index: usize| one_hot[action.slots[index] as usize];
         // Every answer of every game passes here: the usual answer names all its slots, and each
         // target costs one table load (out-of-range targets count as target 0 in the table).
