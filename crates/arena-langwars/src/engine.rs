@@ -552,23 +552,48 @@ impl LangWars {
 
     /// §2.3: per target, the top players share +A and the bottom players share −A.
     fn score_real_table(&mut self) {
-        for target in 0..self.targets {
-            let row: [u16; PLAYERS] = std::array::from_fn(|player| self.real[player].get(target));
-            let value = self.values[target] as i64;
-            let max = row.iter().copied().max().unwrap_or(0);
-            let min = row.iter().copied().min().unwrap_or(0);
-            // 24ths of one unit of value split between 1..=4 tied players (a table: no division).
-            const SHARE_24THS: [i64; PLAYERS + 1] = [0, 24, 12, 8, 6];
-            let tops = row.iter().filter(|&&r| r == max).count();
-            let bottoms = row.iter().filter(|&&r| r == min).count();
-            for (total, &believers) in self.totals.iter_mut().zip(&row) {
-                if believers == max {
-                    *total += value * SHARE_24THS[tops];
-                }
-                if believers == min {
-                    *total -= value * SHARE_24THS[bottoms];
-                }
-            }
+        score_table(&self.real, &self.values, self.targets, &mut self.totals);
+    }
+}
+
+/// 24ths of one unit of value split between 1..=4 tied players (a table: no division).
+const SHARE_24THS: [i64; PLAYERS + 1] = [0, 24, 12, 8, 6];
+
+/// §2.3 on a table: per target, the top players share +A and the bottom players share −A. All
+/// targets are compared at once, a byte lane each (totals are at most 41, below 128: no lane borrows).
+fn score_table(
+    real: &[Lanes; PLAYERS],
+    values: &[u8; MAX_TARGETS],
+    targets: usize,
+    totals: &mut [i64; PLAYERS],
+) {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    debug_assert!(real.iter().all(|lanes| lanes.0 & HIGH == 0));
+    // 1 in each lane where a >= b.
+    let at_least = |a: u64, b: u64| (((a | HIGH) - b) & HIGH) >> 7;
+    let max = |a: u64, b: u64| {
+        let keep_a = at_least(a, b) * 0xff;
+        (a & keep_a) | (b & !keep_a)
+    };
+    let min = |a: u64, b: u64| {
+        let keep_b = at_least(a, b) * 0xff;
+        (b & keep_b) | (a & !keep_b)
+    };
+    let rows = real.map(|lanes| lanes.0);
+    let highest = max(max(rows[0], rows[1]), max(rows[2], rows[3]));
+    let lowest = min(min(rows[0], rows[1]), min(rows[2], rows[3]));
+    let top = rows.map(|row| at_least(row, highest));
+    let bottom = rows.map(|row| at_least(lowest, row));
+    let tops: u64 = top.iter().sum();
+    let bottoms: u64 = bottom.iter().sum();
+    for (target, &value) in values.iter().enumerate().take(targets) {
+        let shift = 8 * target;
+        let value = value as i64;
+        let up = value * SHARE_24THS[(tops >> shift) as usize & 0xff];
+        let down = value * SHARE_24THS[(bottoms >> shift) as usize & 0xff];
+        for (player, total) in totals.iter_mut().enumerate() {
+            *total += up * ((top[player] >> shift) & 1) as i64;
+            *total -= down * ((bottom[player] >> shift) & 1) as i64;
         }
     }
 }
@@ -672,5 +697,64 @@ impl Game for LangWars {
 
     fn take_frames(&mut self) -> Vec<Frame> {
         self.frames.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// §2.3 target by target, as the official engine loops.
+    fn score_table_by_target(
+        real: &[Lanes; PLAYERS],
+        values: &[u8; MAX_TARGETS],
+        targets: usize,
+        totals: &mut [i64; PLAYERS],
+    ) {
+        for (target, &value) in values.iter().enumerate().take(targets) {
+            let row: [u16; PLAYERS] = std::array::from_fn(|player| real[player].get(target));
+            let value = value as i64;
+            let max = row.iter().copied().max().unwrap_or(0);
+            let min = row.iter().copied().min().unwrap_or(0);
+            let tops = row.iter().filter(|&&r| r == max).count();
+            let bottoms = row.iter().filter(|&&r| r == min).count();
+            for (total, &believers) in totals.iter_mut().zip(&row) {
+                if believers == max {
+                    *total += value * SHARE_24THS[tops];
+                }
+                if believers == min {
+                    *total -= value * SHARE_24THS[bottoms];
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn scoring_all_targets_at_once_matches_target_by_target() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |below: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % below
+        };
+        for case in 0..200_000 {
+            let targets = if case % 2 == 0 { 6 } else { 8 };
+            // Small ranges make ties common; 41 is the most a game can hold.
+            let top = [2, 4, 42][case % 3];
+            let mut values = [0u8; MAX_TARGETS];
+            let mut real = [Lanes::default(); PLAYERS];
+            for (target, value) in values.iter_mut().enumerate().take(targets) {
+                *value = 3 + next(4) as u8;
+                for lanes in &mut real {
+                    lanes.0 |= next(top) << (8 * target);
+                }
+            }
+            let start: [i64; PLAYERS] = std::array::from_fn(|_| next(100) as i64 - 50);
+            let (mut fast, mut slow) = (start, start);
+            score_table(&real, &values, targets, &mut fast);
+            score_table_by_target(&real, &values, targets, &mut slow);
+            assert_eq!(fast, slow, "{real:?} {values:?}");
+        }
     }
 }
