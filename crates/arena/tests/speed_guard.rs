@@ -112,24 +112,21 @@ fn bench_args(game: &str, replays: bool) -> impl Fn(u64) -> Vec<String> + '_ {
     }
 }
 
-fn tournament(dir: &Path, games: u64) {
-    let output = Command::new(ARENA)
-        .args([
-            "tournament",
-            "langwars2",
-            "--replays",
-            "none",
-            "--jobs",
-            "1",
-        ])
+/// `arena tournament` of four `random` Lang Wars 2 bots, `games` games, one at a time, no replays.
+fn tournament_command(out: &Path, games: u64) -> Command {
+    let mut command = Command::new(ARENA);
+    command
+        .args(["tournament", "langwars2", "--replays", "none"])
+        .args(["--jobs", "1", "--seed", "1", "--games", &games.to_string()])
         .args(["--bot", "random", "--bot", "random", "--bot", "random"])
-        .args(["--bot", "random", "--seed", "1", "--games"])
-        .arg(games.to_string())
-        .arg("--out")
-        .arg(dir)
-        .stdout(Stdio::null())
-        .output()
-        .expect("arena runs");
+        .args(["--bot", "random", "--out"])
+        .arg(out)
+        .stdout(Stdio::null());
+    command
+}
+
+fn tournament(dir: &Path, games: u64) {
+    let output = tournament_command(dir, games).output().expect("arena runs");
     assert!(
         output.status.success(),
         "{}",
@@ -141,21 +138,7 @@ fn tournament(dir: &Path, games: u64) {
 /// of the child the kernel reports when it is reaped.
 fn peak_memory(dir: &Path, games: u64) -> f64 {
     let out = dir.join(format!("memory-{games}"));
-    let child = Command::new(ARENA)
-        .args([
-            "tournament",
-            "langwars2",
-            "--replays",
-            "none",
-            "--jobs",
-            "1",
-        ])
-        .args(["--bot", "random", "--bot", "random", "--bot", "random"])
-        .args(["--bot", "random", "--seed", "1", "--games"])
-        .arg(games.to_string())
-        .arg("--out")
-        .arg(&out)
-        .stdout(Stdio::null())
+    let child = tournament_command(&out, games)
         .stderr(Stdio::null())
         .spawn()
         .expect("arena runs");
