@@ -6,7 +6,7 @@
 //! screenshots are saved under `target/viewer-screenshots/`. The exported page is checked from a
 //! `file://` URL as well (no server).
 //!
-//! Without a browser the test says so and passes, except under CI (`CI` set), where `.ci/run`
+//! Without a browser the test says so and passes, except under CI (`CI` set), where `scripts/test`
 //! installs it and a missing browser is a failure.
 
 mod common;

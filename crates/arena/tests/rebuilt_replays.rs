@@ -389,7 +389,7 @@ fn a_seed_read_with_jq_replays_the_game() {
         ])
         .arg(&journal)
         .output()
-        .expect("jq runs (.ci/run installs it)");
+        .expect("jq runs (scripts/test installs it)");
     succeeded(&jq);
     let text = String::from_utf8(jq.stdout).expect("utf-8");
     let mut big = 0;

@@ -4,7 +4,7 @@
 //! submissions.
 //!
 //! The toolchains these need (Python 2, PHP, Node.js, TypeScript, Java, g++) are installed by
-//! `.ci/run`; a missing one fails the test with what to install rather than skipping it.
+//! `scripts/test`; a missing one fails the test with what to install rather than skipping it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -18,7 +18,7 @@ fn starters() -> PathBuf {
 fn require(program: &str, how: &str) {
     assert!(
         arena_submit::locate(program).is_some(),
-        "this test needs `{program}` ({how}); .ci/run installs it"
+        "this test needs `{program}` ({how}); scripts/test installs it"
     );
 }
 

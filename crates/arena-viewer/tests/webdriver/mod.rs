@@ -223,7 +223,7 @@ impl Driver {
 }
 
 /// The browser and its driver, or `None` with a note when they are missing (a failure under CI,
-/// where `.ci/run` installs them).
+/// where `scripts/test` installs them).
 pub fn browser() -> Option<(PathBuf, PathBuf)> {
     let chromedriver = find("ARENA_CHROMEDRIVER", &["/usr/bin/chromedriver"]);
     let chromium = find("ARENA_CHROMIUM", &["/usr/bin/chromium"]);
