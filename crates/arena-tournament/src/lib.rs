@@ -74,3 +74,24 @@ pub fn load(dir: &Path) -> Result<Plan, TournamentError> {
         TournamentError::Invalid(format!("{}: not a tournament plan: {e}", path.display()))
     })
 }
+
+/// Writes `plan` over the plan of the tournament in `dir` (after an extension): written aside,
+/// flushed, then renamed over the old one, so that a crash leaves one plan or the other, whole.
+pub fn rewrite(dir: &Path, plan: &Plan) -> Result<(), TournamentError> {
+    use std::io::Write;
+    let text = serde_json::to_string_pretty(plan)
+        .map_err(|e| TournamentError::Invalid(format!("cannot encode the plan: {e}")))?;
+    let path = dir.join(PLAN_FILE);
+    let aside = dir.join(format!("{PLAN_FILE}.new"));
+    let mut file = std::fs::File::create(&aside).map_err(|e| TournamentError::io(&aside, e))?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.sync_all())
+        .map_err(|e| TournamentError::io(&aside, e))?;
+    drop(file);
+    std::fs::rename(&aside, &path).map_err(|e| TournamentError::io(&path, e))?;
+    // The rename itself is durable once the folder is.
+    if let Ok(folder) = std::fs::File::open(dir) {
+        let _ = folder.sync_all();
+    }
+    Ok(())
+}

@@ -139,6 +139,10 @@ pub enum PlanError {
     Empty(String),
     #[error("--sprt: {0}")]
     Sprt(String),
+    #[error(
+        "the plan has more games ({games} in {rounds} rounds): a tournament can be extended, not shrunk"
+    )]
+    Shrink { games: u64, rounds: u64 },
 }
 
 /// What the caller chose; `Plan::new` works out groups and rounds.
@@ -210,6 +214,32 @@ impl Plan {
             groups_per_round,
             sprt: request.sprt,
         })
+    }
+
+    /// Rounds needed for about `games` games (rounded up to whole rounds, as [`Plan::new`] does).
+    pub fn rounds_for_games(&self, games: u64) -> u64 {
+        games.div_ceil((self.groups_per_round as u64 * self.orders()).max(1))
+    }
+
+    /// This plan with `rounds` rounds instead of fewer: the games already scheduled keep their
+    /// index, seed, pair and seats (rounds are appended; a game's seed depends on its pair and a
+    /// drawn group on its round only, never on the number of rounds). Checked game by game, so
+    /// that a schedule that ever made earlier games depend on the length is refused, not played.
+    pub fn extended(&self, rounds: u64) -> Result<Plan, PlanError> {
+        if rounds < self.rounds {
+            return Err(PlanError::Shrink {
+                games: self.total_games(),
+                rounds: self.rounds,
+            });
+        }
+        let mut longer = self.clone();
+        longer.rounds = rounds;
+        if let Some(index) = (0..self.total_games()).find(|&i| self.game(i) != longer.game(i)) {
+            return Err(PlanError::Empty(format!(
+                "cannot extend: game {index} would change (seed or seats) with more rounds"
+            )));
+        }
+        Ok(longer)
     }
 
     /// The sequential test of the plan, if any: the first bot against the second, a unit being
@@ -558,5 +588,31 @@ mod tests {
         })
         .expect("plan");
         assert_eq!(plan.total_games(), 8);
+    }
+
+    #[test]
+    fn extending_a_plan_keeps_every_scheduled_game() {
+        let cases = [
+            (2, 2, Schedule::RoundRobin, SeatOrders::Rotations),
+            (5, 2, Schedule::Koth, SeatOrders::Rotations),
+            (4, 4, Schedule::RoundRobin, SeatOrders::Permutations),
+            (40, 4, Schedule::RoundRobin, SeatOrders::Rotations),
+            (40, 4, Schedule::Gauntlet { bot: 7 }, SeatOrders::Rotations),
+        ];
+        for (n, players, schedule, orders) in cases {
+            let short = plan(n, players, schedule, orders, 3);
+            // The games of a plan made that long from the start, and of the short one extended.
+            let long = plan(n, players, schedule, orders, 7);
+            let extended = short.extended(7).expect("extends");
+            assert_eq!(extended, long);
+            for index in 0..short.total_games() {
+                assert_eq!(extended.game(index), short.game(index));
+            }
+            assert_eq!(short.extended(3).expect("same length"), short);
+            assert!(matches!(
+                short.extended(2),
+                Err(PlanError::Shrink { rounds: 3, .. })
+            ));
+        }
     }
 }
