@@ -141,6 +141,9 @@ pub struct TournamentArgs {
     pub(crate) coup: CoupOptions,
     #[command(flatten)]
     pub(crate) sandbox: crate::cli::SandboxOptions,
+    /// The ids of the options the command line gave (not their defaults), for `--resume`.
+    #[arg(skip)]
+    pub(crate) given: Vec<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -189,22 +192,7 @@ fn install_stop_handler() -> Result<()> {
 pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
     let (dir, plan, game) = match &args.resume {
         Some(dir) => {
-            let plan = arena_tournament::load(dir)?;
-            let kept: Option<CoupOptions> = plan
-                .settings
-                .game_options
-                .clone()
-                .and_then(|value| serde_json::from_value(value).ok());
-            if args.coup.given() && Some(&args.coup) != kept.as_ref() {
-                bail!(
-                    "{} keeps its own game options ({}); resume it without Coup options",
-                    dir.display(),
-                    plan.settings
-                        .game_options
-                        .as_ref()
-                        .map_or("none".into(), ToString::to_string)
-                );
-            }
+            let plan = resume_plan(&args, dir)?;
             let game = find_game_of_plan(&plan)?;
             (dir.clone(), plan, game)
         }
@@ -284,30 +272,6 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
         }
     };
     let started = std::time::Instant::now();
-    if args.resume.is_some() && args.sprt.is_some() {
-        eprintln!(
-            "note: --sprt is ignored on --resume: the test is the one in the tournament's plan"
-        );
-    }
-    if args.resume.is_some()
-        && (args.timing.clock.is_some()
-            || args.timing.time_policy.is_some()
-            || args.timing.grace.is_some()
-            || args.timing.bank.is_some())
-    {
-        eprintln!(
-            "note: time options are ignored on --resume: the games are played with the plan's \
-             ({}{})",
-            plan.settings
-                .time_policy
-                .map_or("the game's time policy".to_string(), |p| p.to_string()),
-            if plan.settings.clock.is_wall() {
-                ""
-            } else {
-                ", the CPU clock"
-            }
-        );
-    }
     let mut sprt = crate::report::sprt_rule(&plan, &dir)?;
     let outcome = arena_tournament::run(
         game.as_ref(),
@@ -525,6 +489,271 @@ fn runnable_plan(
         }
     }
     Ok(runnable)
+}
+
+/// The plan of the tournament in `dir`, extended when `--games`/`--seeds` ask for more rounds
+/// (the plan file is rewritten). Every other option that changes what is played must be the
+/// plan's: one that differs is refused, with the plan's value; options that only change how the
+/// games are run (jobs, pinning, sandbox, output format) apply.
+fn resume_plan(args: &TournamentArgs, dir: &std::path::Path) -> Result<Plan> {
+    let plan = arena_tournament::load(dir)?;
+    let differences = resume_differences(args, &plan)?;
+    if !differences.is_empty() {
+        bail!(
+            "{} is resumed with its own plan; these options differ from it:\n  {}\n\
+             drop them to resume, or start a new tournament with them (--out NEW_DIR)",
+            dir.display(),
+            differences.join("\n  ")
+        );
+    }
+    let rounds = match (args.games, args.seeds) {
+        (Some(games), _) => plan.rounds_for_games(games),
+        (None, Some(rounds)) => rounds,
+        (None, None) => return Ok(plan),
+    };
+    if rounds < plan.rounds {
+        let asked = match args.games {
+            Some(games) => format!("--games {games}"),
+            None => format!("--seeds {rounds}"),
+        };
+        bail!(
+            "{asked}: the plan of {} has more ({} games, {} rounds) and a tournament cannot \
+             shrink; resume without it to finish the plan",
+            dir.display(),
+            plan.total_games(),
+            plan.rounds
+        );
+    }
+    if rounds == plan.rounds {
+        return Ok(plan);
+    }
+    let longer = plan.extended(rounds)?;
+    arena_tournament::rewrite(dir, &longer)?;
+    eprintln!(
+        "extending {} from {} to {} games ({} to {} rounds)",
+        dir.display(),
+        plan.total_games(),
+        longer.total_games(),
+        plan.rounds,
+        longer.rounds
+    );
+    Ok(longer)
+}
+
+/// Each option given with `--resume` that would change what is played, as `--option VALUE (the
+/// plan's: VALUE)`.
+fn resume_differences(args: &TournamentArgs, plan: &Plan) -> Result<Vec<String>> {
+    let given = |id: &str| args.given.iter().any(|g| g == id);
+    let mut out = Vec::new();
+    fn differ(out: &mut Vec<String>, option: &str, asked: String, kept: String) {
+        if asked != kept {
+            out.push(format!("--{option} {asked} (the plan's: {kept})"));
+        }
+    }
+    if !args.bots.is_empty() {
+        let same = args.bots.len() == plan.bots.len()
+            && args.bots.iter().zip(&plan.bots).all(|(text, bot)| {
+                let (label, spec) = split_name(text);
+                let spec = spec.trim();
+                let spec_same = spec == bot.spec
+                    || format!("builtin:{spec}") == bot.spec
+                    || bot
+                        .source
+                        .as_ref()
+                        .is_some_and(|source| same_path(source, std::path::Path::new(spec)));
+                spec_same && label.is_none_or(|label| label == bot.name)
+            });
+        let kept = plan
+            .bots
+            .iter()
+            .map(|b| format!("{}={}", b.name, b.spec))
+            .collect::<Vec<_>>()
+            .join(" ");
+        if !same {
+            differ(&mut out, "bot", args.bots.join(" "), kept);
+        }
+    }
+    if given("workdirs") {
+        let kept: Vec<Option<&std::path::Path>> =
+            plan.bots.iter().map(|b| b.workdir.as_deref()).collect();
+        let same = match args.workdirs.len() {
+            1 => plan.bots.iter().filter(|b| b.builtin().is_none()).all(|b| {
+                b.workdir
+                    .as_deref()
+                    .is_some_and(|w| same_path(w, &args.workdirs[0]))
+            }),
+            n if n == kept.len() => args.workdirs.iter().zip(&kept).all(|(w, k)| match k {
+                Some(k) => same_path(k, w),
+                None => w.as_os_str() == "-",
+            }),
+            _ => false,
+        };
+        if !same {
+            let show = |w: &Option<&std::path::Path>| {
+                w.map_or("-".to_string(), |w| w.display().to_string())
+            };
+            out.push(format!(
+                "--workdir {} (the plan's: {})",
+                args.workdirs
+                    .iter()
+                    .map(|w| w.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                kept.iter().map(show).collect::<Vec<_>>().join(" ")
+            ));
+        }
+    }
+    if let Some(league) = &args.league {
+        differ(
+            &mut out,
+            "league",
+            league.clone(),
+            plan.variant.clone().unwrap_or_else(|| "none".into()),
+        );
+    }
+    if let Some(seed) = args.seed {
+        differ(&mut out, "seed", seed.to_string(), plan.seed.to_string());
+    }
+    if given("schedule") || args.gauntlet.is_some() {
+        let asked = match (args.schedule, &args.gauntlet) {
+            (ScheduleArg::Koth, _) => "koth".to_string(),
+            (_, Some(name)) => format!("gauntlet {name}"),
+            (ScheduleArg::Gauntlet, None) => "gauntlet".to_string(),
+            (ScheduleArg::RoundRobin, None) => "round-robin".to_string(),
+        };
+        let kept = match plan.schedule {
+            Schedule::Gauntlet { bot } => format!(
+                "gauntlet {}",
+                plan.bots.get(bot).map_or("?", |b| b.name.as_str())
+            ),
+            other => other.to_string(),
+        };
+        if asked != kept {
+            let option = if given("schedule") {
+                "schedule"
+            } else {
+                "gauntlet"
+            };
+            out.push(format!("--{option} {asked} (the plan's: {kept})"));
+        }
+    }
+    if args.permutations && plan.seat_orders != SeatOrders::Permutations {
+        out.push("--permutations (the plan's: rotations)".to_string());
+    }
+    if given("replays") {
+        let kept = match (plan.settings.replays, plan.settings.builtin_replays) {
+            (_, true) => ReplaysArg::All,
+            (true, false) => ReplaysArg::Auto,
+            (false, false) => ReplaysArg::None,
+        };
+        let name = |r: ReplaysArg| {
+            r.to_possible_value()
+                .map_or(String::new(), |v| v.get_name().to_string())
+        };
+        differ(&mut out, "replays", name(args.replays), name(kept));
+    }
+    if given("time_scale") && args.time_scale != plan.settings.time_scale {
+        out.push(format!(
+            "--time-scale {} (the plan's: {})",
+            args.time_scale, plan.settings.time_scale
+        ));
+    }
+    if given("stderr_cap") {
+        differ(
+            &mut out,
+            "stderr-cap",
+            args.stderr_cap.to_string(),
+            plan.settings.stderr_cap.to_string(),
+        );
+    }
+    if args.no_pause && plan.settings.pause_idle {
+        out.push("--no-pause (the plan's: idle bots are paused)".to_string());
+    }
+    let timing = &args.timing;
+    if timing.time_policy.is_some() || timing.grace.is_some() || timing.bank.is_some() {
+        let show = |p: Option<arena_core::TimePolicy>| {
+            p.map_or("the game's default".to_string(), |p| p.to_string())
+        };
+        let asked = timing.policy()?;
+        if asked != plan.settings.time_policy {
+            let option = if timing.time_policy.is_some() {
+                "time-policy"
+            } else if timing.grace.is_some() {
+                "grace"
+            } else {
+                "bank"
+            };
+            out.push(format!(
+                "--{option} {} (the plan's: {})",
+                show(asked),
+                show(plan.settings.time_policy)
+            ));
+        }
+    }
+    if let Some(clock) = &timing.clock
+        && timing.clock()? != plan.settings.clock
+    {
+        out.push(format!(
+            "--clock {clock} (the plan's: {})",
+            if plan.settings.clock.is_wall() {
+                "wall"
+            } else {
+                "cpu"
+            }
+        ));
+    }
+    if let Some(bounds) = &args.sprt {
+        let asked = format!(
+            "{} {} (alpha {}, beta {})",
+            bounds[0],
+            bounds.get(1).copied().unwrap_or(f64::NAN),
+            args.alpha,
+            args.beta
+        );
+        let kept = plan.sprt.map_or("none".to_string(), |s| {
+            format!("{} {} (alpha {}, beta {})", s.elo0, s.elo1, s.alpha, s.beta)
+        });
+        differ(&mut out, "sprt", asked, kept);
+    } else {
+        for (option, asked, kept) in [
+            ("alpha", args.alpha, plan.sprt.map(|s| s.alpha)),
+            ("beta", args.beta, plan.sprt.map(|s| s.beta)),
+        ] {
+            if given(option) && Some(asked) != kept {
+                out.push(format!(
+                    "--{option} {asked} (the plan's: {})",
+                    kept.map_or("no SPRT".to_string(), |k| k.to_string())
+                ));
+            }
+        }
+    }
+    if args.coup.given() {
+        let kept: Option<CoupOptions> = plan
+            .settings
+            .game_options
+            .clone()
+            .and_then(|value| serde_json::from_value(value).ok());
+        if Some(&args.coup) != kept.as_ref() {
+            out.push(format!(
+                "Coup options {} (the plan's: {})",
+                serde_json::to_string(&args.coup)?,
+                plan.settings
+                    .game_options
+                    .as_ref()
+                    .map_or("none".into(), ToString::to_string)
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Two paths naming the same file (as written, or once resolved).
+fn same_path(a: &std::path::Path, b: &std::path::Path) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(a), Ok(b)) if a == b
+        )
 }
 
 fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)> {

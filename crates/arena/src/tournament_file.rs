@@ -95,6 +95,13 @@ struct CoupEntry {
 /// did not give the option), and turns `--bots-dir` into bots.
 pub fn apply(args: &mut TournamentArgs, matches: &clap::ArgMatches) -> Result<()> {
     let given = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
+    // Which options the command line gave, so that `--resume` can tell them from defaults.
+    args.given = matches
+        .ids()
+        .map(|id| id.as_str())
+        .filter(|id| given(id))
+        .map(String::from)
+        .collect();
     match (args.game.as_deref(), &args.file) {
         (Some("run"), Some(path)) => {
             let path = path.clone();

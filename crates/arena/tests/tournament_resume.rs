@@ -148,3 +148,161 @@ fn kill_9_at_random_moments_then_resume_loses_and_repeats_nothing() {
     }
     assert!(killed.join("report.html").exists());
 }
+
+/// `arena tournament ARGS`, its exit status and stderr.
+fn run_tournament(args: &[&str]) -> (bool, String) {
+    let output = Command::new(ARENA)
+        .arg("tournament")
+        .args(args)
+        .output()
+        .expect("arena runs");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The journal's lines as they are (replay paths included), by index.
+fn journal_lines(dir: &Path) -> BTreeMap<u64, String> {
+    let text = std::fs::read_to_string(dir.join("results.jsonl")).expect("journal");
+    text.lines()
+        .map(|line| {
+            let entry: serde_json::Value = serde_json::from_str(line).expect("JSON line");
+            (entry["index"].as_u64().expect("index"), line.to_string())
+        })
+        .collect()
+}
+
+/// A finished 2-bot built-in tournament in `dir`.
+fn finished<'a>(dir: &'a Path, games: &str) -> &'a str {
+    let out = dir.to_str().expect("utf-8 path");
+    let (ok, stderr) = run_tournament(&[
+        "langwars2",
+        "--bot",
+        "random",
+        "--bot",
+        "spread",
+        "--seed",
+        "41",
+        "--games",
+        games,
+        "--jobs",
+        "2",
+        "--out",
+        out,
+    ]);
+    assert!(ok, "{stderr}");
+    out
+}
+
+#[test]
+fn resume_with_more_games_extends_the_plan_and_keeps_the_games_played() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let dir = root.path().join("t");
+    let out = finished(&dir, "24");
+    let before = journal_lines(&dir);
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("tournament.json")).expect("plan"))
+            .expect("plan JSON");
+    let rounds = plan["rounds"].as_u64().expect("rounds");
+    let per_round = before.len() as u64 / rounds;
+    assert_eq!(before.len() as u64, rounds * per_round);
+
+    let (ok, stderr) = run_tournament(&["--resume", out, "--games", "48", "--jobs", "2"]);
+    assert!(ok, "{stderr}");
+    let total = 48u64.div_ceil(per_round) * per_round;
+    assert!(
+        stderr.contains(&format!(
+            "extending {out} from {} to {total} games ({rounds} to {} rounds)",
+            before.len(),
+            total / per_round
+        )),
+        "{stderr}"
+    );
+    let after = journal_lines(&dir);
+    assert_eq!(after.len() as u64, total, "the new total is played");
+    assert_eq!(*after.keys().last().expect("games"), total - 1);
+    for (index, line) in &before {
+        assert_eq!(&after[index], line, "game {index} is unchanged");
+    }
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("tournament.json")).expect("plan"))
+            .expect("plan JSON");
+    assert_eq!(plan["rounds"].as_u64(), Some(total / per_round));
+    assert!(!dir.join("tournament.json.new").exists());
+    let summary = std::fs::read_to_string(dir.join("summary.json")).expect("summary");
+    let summary: serde_json::Value = serde_json::from_str(&summary).expect("summary JSON");
+    assert!(
+        summary.to_string().contains(&format!("\"games\":{total}")),
+        "the summary counts every game: {summary}"
+    );
+
+    // The same number again: nothing to extend; fewer: refused, the plan kept.
+    let (ok, stderr) = run_tournament(&["--resume", out, "--games", &total.to_string()]);
+    assert!(ok, "{stderr}");
+    assert!(!stderr.contains("extending"), "{stderr}");
+    let (ok, stderr) = run_tournament(&["--resume", out, "--games", "10"]);
+    assert!(!ok, "shrinking is refused");
+    assert!(stderr.contains("cannot shrink"), "{stderr}");
+    assert_eq!(journal_lines(&dir).len() as u64, total);
+}
+
+#[test]
+fn resume_refuses_options_that_change_the_plan_and_accepts_equal_ones() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let dir = root.path().join("t");
+    let out = finished(&dir, "12");
+    let refused: &[(&[&str], &str)] = &[
+        (&["--bot", "random", "--bot", "focus"], "--bot"),
+        (&["--seed", "42"], "--seed"),
+        (&["--league", "bronze"], "--league"),
+        (&["--schedule", "koth"], "--schedule"),
+        (&["--gauntlet", "random"], "--gauntlet"),
+        (&["--permutations"], "--permutations"),
+        (&["--replays", "none"], "--replays"),
+        (&["--time-scale", "2"], "--time-scale"),
+        (&["--stderr-cap", "10"], "--stderr-cap"),
+        (&["--time-policy", "strikes"], "--time-policy"),
+        (&["--clock", "cpu"], "--clock"),
+        (&["--workdir", "/tmp", "--workdir", "/tmp"], "--workdir"),
+        (&["--sprt", "0", "10"], "--sprt"),
+        (&["--no-pause"], "--no-pause"),
+    ];
+    for (options, name) in refused {
+        let mut args = vec!["--resume", out];
+        args.extend_from_slice(options);
+        let (ok, stderr) = run_tournament(&args);
+        assert!(!ok, "{options:?} is refused");
+        assert!(stderr.contains(name), "{options:?}: {stderr}");
+        assert!(stderr.contains("--out"), "{options:?}: {stderr}");
+    }
+    // Several at once: one error naming each.
+    let (ok, stderr) = run_tournament(&["--resume", out, "--seed", "1", "--time-scale", "3"]);
+    assert!(!ok);
+    assert!(stderr.contains("--seed 1 (the plan's: 41)"), "{stderr}");
+    assert!(stderr.contains("--time-scale 3"), "{stderr}");
+    // Options equal to the plan's, and those about how it runs, pass.
+    let (ok, stderr) = run_tournament(&[
+        "--resume",
+        out,
+        "--bot",
+        "random",
+        "--bot",
+        "spread",
+        "--seed",
+        "41",
+        "--schedule",
+        "round-robin",
+        "--replays",
+        "auto",
+        "--time-scale",
+        "1",
+        "--jobs",
+        "1",
+        "--format",
+        "json",
+        "--no-pin",
+    ]);
+    assert!(ok, "{stderr}");
+    assert_eq!(journal_lines(&dir).len(), 12);
+}
