@@ -115,10 +115,34 @@ pub fn resolve(
             source: Some(source),
         });
     }
+    // A file that is neither a submission nor a program: its language is one arena does not know
+    // (run as a command, it would only crash at the game's start).
+    if !text.contains(char::is_whitespace) && path.is_file() && !executable(path) {
+        bail!(unknown_language(path));
+    }
     let spec = PlayerSpec::parse(text).map_err(|e| anyhow!(e))?;
     if let PlayerSpec::Command(argv) = &spec
         && let Err(missing) = arena_submit::check_program(argv, workdir)
     {
+        // A single word that looks like a file's path or name: that file is missing.
+        if argv.len() == 1 && (text.contains('/') || path.extension().is_some()) {
+            let stem = path
+                .file_stem()
+                .map_or(text.into(), |stem| stem.to_string_lossy());
+            let close: Vec<&str> = builtin
+                .iter()
+                .copied()
+                .filter(|name| near(&stem, name))
+                .collect();
+            if close.is_empty() {
+                bail!("no such file: {text}");
+            }
+            bail!(
+                "no such file: {text}; or the built-in bot {} of {}?",
+                close.join(" or "),
+                game.id()
+            );
+        }
         // A single word that is no program is most likely a misspelt built-in bot.
         if argv.len() == 1 && !text.contains('/') {
             bail!(suggest(&format!(
@@ -135,6 +159,62 @@ pub fn resolve(
         },
         source: None,
     })
+}
+
+/// Whether a file may be run as a program (its execute permission).
+fn executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|meta| meta.permissions().mode() & 0o111 != 0)
+}
+
+/// The error for a file whose language arena does not know, with the languages it knows.
+fn unknown_language(path: &Path) -> String {
+    let what = match path.extension() {
+        Some(extension) => format!(
+            "arena does not know the language of .{} files",
+            extension.to_string_lossy()
+        ),
+        None => "arena cannot tell its language (no extension)".to_string(),
+    };
+    let known: Vec<String> = arena_submit::LANGUAGES
+        .iter()
+        .map(|language| {
+            let extensions: Vec<String> = language
+                .extensions
+                .iter()
+                .map(|e| format!(".{e}"))
+                .collect();
+            format!("{} ({})", language.id, extensions.join(" "))
+        })
+        .collect();
+    format!(
+        "{}: {what}, and it is not an executable program; the languages arena knows: {} \
+         (see `arena languages`), or give the command that runs it: --bot \"PROGRAM {0}\"",
+        path.display(),
+        known.join(", ")
+    )
+}
+
+/// Whether `name` is within a typo or two of `built_in` (or part of it, or it of `name`).
+fn near(name: &str, built_in: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (
+        name.to_lowercase().chars().collect(),
+        built_in.to_lowercase().chars().collect(),
+    );
+    if a.len() >= 3 && (built_in.contains(name) || name.contains(built_in)) {
+        return true;
+    }
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, x) in a.iter().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, y) in b.iter().enumerate() {
+            let substitution = previous + usize::from(x != y);
+            previous = row[j + 1];
+            row[j + 1] = substitution.min(previous + 1).min(row[j] + 1);
+        }
+    }
+    row[b.len()] <= (a.len() / 4).clamp(1, 2)
 }
 
 fn what_name(text: &str) -> &str {
@@ -185,23 +265,30 @@ pub fn probe(
 /// `arena languages`: every language of single-file bots, its toolchain's versions (or the package
 /// to install), and the 2014 interpreter names.
 pub fn languages() -> Result<std::process::ExitCode> {
-    println!("Single-file bots and folders with one entry file (by extension):");
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    writeln!(
+        out,
+        "Single-file bots and folders with one entry file (by extension):"
+    )?;
     for language in arena_submit::LANGUAGES {
         let extensions: Vec<String> = language
             .extensions
             .iter()
             .map(|e| format!(".{e}"))
             .collect();
-        println!(
+        writeln!(
+            out,
             "  {:<11} {:<22} {}",
             language.id,
             extensions.join(" "),
             language.name
-        );
+        )?;
         for tool in arena_submit::toolchain(language) {
             match tool.version {
-                Some(version) => println!("      {:<10} {version}", tool.program),
-                None => println!(
+                Some(version) => writeln!(out, "      {:<10} {version}", tool.program)?,
+                None => writeln!(
+                    out,
                     "      {:<10} MISSING: {}",
                     tool.program,
                     if tool.package.contains(' ') {
@@ -209,18 +296,23 @@ pub fn languages() -> Result<std::process::ExitCode> {
                     } else {
                         format!("apt-get install {}", tool.package)
                     }
-                ),
+                )?,
             }
         }
     }
-    println!();
-    println!("Folders with run.sh (and compile.sh), 2014 games (langwars, langwars2, negotiate):");
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Folders with run.sh (and compile.sh), 2014 games (langwars, langwars2, negotiate):"
+    )?;
     for (name, target, why) in arena_submit::INTERPRETERS_2014 {
-        println!("  {name:<10} -> {target:<8} {why}");
+        writeln!(out, "  {name:<10} -> {target:<8} {why}")?;
     }
-    println!(
+    writeln!(
+        out,
         "The same in later games: `python` -> python3. An arena.toml's [interpreters] overrides both."
-    );
+    )?;
+    crate::cli::print_out(&out)?;
     Ok(std::process::ExitCode::SUCCESS)
 }
 

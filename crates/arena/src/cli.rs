@@ -300,10 +300,10 @@ pub struct TimingOptions {
     #[arg(long, value_name = "POLICY", value_parser = ["strict", "strikes", "grace", "bank"])]
     pub time_policy: Option<String>,
     /// Milliseconds of grace on every answer (implies `--time-policy grace`).
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", value_parser = parse_millis)]
     pub grace: Option<u64>,
     /// Milliseconds of per-game time bank (implies `--time-policy bank`; default 2000).
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", value_parser = parse_millis)]
     pub bank: Option<u64>,
     /// The clock limits are judged on: `wall` (default: real time, as the original contests) or
     /// `cpu` (CPU time the bot's processes used, the same on a loaded machine; every answer still
@@ -373,6 +373,56 @@ impl CoupOptions {
     }
 }
 
+/// The command line's definition: [`Cli`] with every option's value free to start with `-`
+/// when it is a number (`--jobs -1`), so that its own parser says what the option accepts
+/// (rather than clap's tip to write `-- -1`).
+pub fn command() -> clap::Command {
+    fn numbers_allowed(command: clap::Command) -> clap::Command {
+        let names: Vec<String> = command
+            .get_subcommands()
+            .map(|sub| sub.get_name().to_string())
+            .collect();
+        let mut command = command.mut_args(|arg| {
+            if arg.get_action().takes_values() {
+                arg.allow_negative_numbers(true)
+            } else {
+                arg
+            }
+        });
+        for name in names {
+            command = command.mut_subcommand(name, numbers_allowed);
+        }
+        command
+    }
+    numbers_allowed(<Cli as clap::CommandFactory>::command())
+}
+
+/// Standard output was closed by its reader (`arena list | head -1`): arena stops quietly.
+#[derive(Debug)]
+pub struct StdoutClosed;
+
+impl std::fmt::Display for StdoutClosed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("standard output closed")
+    }
+}
+
+impl std::error::Error for StdoutClosed {}
+
+/// Writes `text` to standard output; a closed pipe is [`StdoutClosed`] (see `main`).
+pub fn print_out(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|error| {
+            if error.kind() == std::io::ErrorKind::BrokenPipe {
+                anyhow::Error::new(StdoutClosed)
+            } else {
+                anyhow::Error::new(error).context("cannot write to standard output")
+            }
+        })
+}
+
 /// Runs the command; `matches` tells which options were given on the command line (a tournament
 /// file's values give way to them).
 pub fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<ExitCode> {
@@ -380,9 +430,7 @@ pub fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<ExitCode> {
         Command::List => list(),
         Command::Protocol { game } => {
             let entry = find_game(&game)?;
-            let mut out = std::io::stdout().lock();
-            // A closed pipe (`arena protocol coup | head`) is not an error worth a message.
-            let _ = out.write_all(entry.rules().as_bytes());
+            print_out(entry.rules())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Languages => crate::bots::languages(),
@@ -500,7 +548,8 @@ pub fn find_game(id: &str) -> Result<Box<dyn GameEntry>> {
 }
 
 fn list() -> Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    use std::fmt::Write as _;
+    let mut out = String::new();
     for game in games::all() {
         writeln!(
             out,
@@ -522,6 +571,7 @@ fn list() -> Result<ExitCode> {
             writeln!(out, "  builtin:{name:<12} {timed}{about}")?;
         }
     }
+    print_out(&out)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -575,12 +625,20 @@ pub fn parse_time_scale(text: &str) -> Result<f64, String> {
     }
 }
 
+/// `--grace`, `--bank`: milliseconds, 0 or more.
+pub fn parse_millis(text: &str) -> Result<u64, String> {
+    text.parse::<u64>()
+        .map_err(|_| format!("takes a whole number of milliseconds, 0 or more (got {text})"))
+}
+
 /// `--jobs`: at least one game at a time.
 pub fn parse_jobs(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
         Ok(0) => Err("at least 1 game must run at a time (--jobs 1 or more)".into()),
         Ok(jobs) => Ok(jobs),
-        Err(_) => Err(format!("`{text}` is not a whole number")),
+        Err(_) => Err(format!(
+            "--jobs takes a whole number of games at once, 1 or more (got {text})"
+        )),
     }
 }
 
@@ -697,7 +755,7 @@ fn play(args: PlayArgs) -> Result<ExitCode> {
         .replay
         .unwrap_or_else(|| PathBuf::from(format!("{}-{seed}.replay.json", game.id())));
     write_replay(&replay, &result)?;
-    print!("{}", result_table(game.id(), seed, &result, &replay));
+    print_out(&result_table(game.id(), seed, &result, &replay))?;
     Ok(ExitCode::SUCCESS)
 }
 

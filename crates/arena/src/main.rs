@@ -10,18 +10,22 @@ mod tournament_file;
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, FromArgMatches};
+use clap::FromArgMatches;
 
 fn main() -> ExitCode {
     // A resident sandbox's helper is this same program (see arena_core::sandbox::Resident).
     arena_core::sandbox::run_helper_if_asked();
-    let matches = cli::Cli::command().get_matches();
+    // SIGPIPE stays ignored (Rust's default): arena writes to bots' pipes, and a bot that exits
+    // must be an error of that bot, not the end of arena. A closed stdout is handled below.
+    let matches = cli::command().get_matches();
     let args = match cli::Cli::from_arg_matches(&matches) {
         Ok(args) => args,
         Err(error) => error.exit(),
     };
     match cli::run(args, &matches) {
         Ok(code) => code,
+        // `arena list | head -1`: the reader has what it wanted; nothing to say.
+        Err(error) if error.downcast_ref::<cli::StdoutClosed>().is_some() => ExitCode::from(141),
         Err(error) => {
             eprintln!("arena: {}", error_text(&error));
             ExitCode::from(2)

@@ -568,3 +568,207 @@ fn no_document_or_source_points_outside_the_repository() {
         found.join("\n")
     );
 }
+
+/// `arena list | head -1`: a reader that stops early ends arena quietly (no panic, no message),
+/// with status 0 or the shell's 141.
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    for args in [
+        &["list"][..],
+        &["languages"],
+        &["protocol", "coup"],
+        &[
+            "play",
+            "langwars2",
+            "--bot",
+            "random",
+            "--bot",
+            "random",
+            "--bot",
+            "random",
+            "--bot",
+            "random",
+            "--seed",
+            "1",
+        ],
+    ] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut child = Command::new(ARENA)
+            .args(args)
+            .current_dir(dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("arena runs");
+        // The reader goes away before reading anything.
+        drop(child.stdout.take());
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .expect("stderr")
+            .read_to_string(&mut stderr)
+            .expect("stderr");
+        let status = child.wait().expect("arena ends");
+        assert!(
+            matches!(status.code(), Some(0 | 141)),
+            "{args:?}: {status:?} {stderr}"
+        );
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("Broken pipe"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+/// Arena keeps SIGPIPE ignored for its bots' pipes: a bot that closes its stdin, or exits, after
+/// READY is that seat's fault, and arena finishes the game.
+#[test]
+fn a_bot_that_closes_its_stdin_or_exits_does_not_end_arena() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("closer"),
+        "import os, sys, time\nprint('READY', flush=True)\nos.close(0)\ntime.sleep(1)\n",
+    )
+    .expect("write");
+    std::fs::write(dir.path().join("quitter"), "print('READY', flush=True)\n").expect("write");
+    let replay = dir.path().join("game.json");
+    let output = Command::new(ARENA)
+        .current_dir(dir.path())
+        .args([
+            "play",
+            "langwars2",
+            "--bot",
+            "python3 closer",
+            "--bot",
+            "python3 quitter",
+            "--bot",
+            "random",
+            "--bot",
+            "random",
+            "--seed",
+            "1",
+            "--sandbox",
+            "none",
+            "--replay",
+            replay.to_str().expect("utf-8"),
+        ])
+        .output()
+        .expect("arena runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{:?} {stderr}", output.status);
+    let table = stdout(&output);
+    assert!(table.contains("winner: seat"), "{table}");
+    assert!(replay.exists());
+    let faulted = table
+        .lines()
+        .filter(|line| line.starts_with("fault: seat 0") || line.starts_with("fault: seat 1"))
+        .count();
+    assert_eq!(faulted, 2, "{table}");
+}
+
+/// Negative numbers reach the option's own parser, which says what it takes (not clap's tip to
+/// write `-- -1`).
+#[test]
+fn negative_numbers_get_what_the_option_takes() {
+    for (args, says) in [
+        (
+            &["tournament", "langwars2", "--jobs", "-1"][..],
+            "--jobs takes a whole number of games at once, 1 or more",
+        ),
+        (
+            &["tournament", "langwars2", "--time-scale", "-1"],
+            "finite number above 0",
+        ),
+        (
+            &["play", "langwars2", "--bot", "random", "--time-scale", "-1"],
+            "finite number above 0",
+        ),
+        (
+            &["play", "langwars2", "--bot", "random", "--grace", "-5"],
+            "whole number of milliseconds, 0 or more",
+        ),
+        (
+            &["tournament", "langwars2", "--bank", "-5"],
+            "whole number of milliseconds, 0 or more",
+        ),
+    ] {
+        let output = arena(args);
+        assert!(!output.status.success(), "{args:?} accepted");
+        let error = String::from_utf8_lossy(&output.stderr);
+        assert!(error.contains(says), "{args:?}: {error}");
+        assert!(!error.contains("-- -"), "{args:?}: {error}");
+    }
+}
+
+/// A `--bot` that names a missing file says so (with a built-in bot when one is close); a file of
+/// a language arena does not know is an error before any game, listing the languages it knows.
+#[test]
+fn missing_files_and_unknown_languages_are_said_before_any_game() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let play = |bot: &str| {
+        Command::new(ARENA)
+            .current_dir(dir.path())
+            .args([
+                "play",
+                "langwars2",
+                "--bot",
+                bot,
+                "--bot",
+                "random",
+                "--bot",
+                "random",
+                "--bot",
+                "random",
+                "--sandbox",
+                "none",
+                "--seed",
+                "1",
+            ])
+            .output()
+            .expect("arena runs")
+    };
+    for (bot, says, not) in [
+        ("nosuch.py", "no such file: nosuch.py", "closest built-in"),
+        (
+            "./sub/nosuch",
+            "no such file: ./sub/nosuch",
+            "closest built-in",
+        ),
+        (
+            "randon.py",
+            "no such file: randon.py; or the built-in bot random",
+            "\n\n",
+        ),
+    ] {
+        let output = play(bot);
+        assert_eq!(output.status.code(), Some(2), "{bot}");
+        let error = String::from_utf8_lossy(&output.stderr);
+        assert!(error.contains(says), "{bot}: {error}");
+        assert!(!error.contains(not), "{bot}: {error}");
+    }
+    for file in ["bot.d", "bot.dart", "bot.swift", "bot.vb"] {
+        std::fs::write(dir.path().join(file), "// a bot\n").expect("write");
+        let output = play(file);
+        assert_eq!(output.status.code(), Some(2), "{file}");
+        assert!(stdout(&output).is_empty(), "{file}: a game was played");
+        let error = String::from_utf8_lossy(&output.stderr);
+        let extension = file.split_once('.').expect("extension").1;
+        assert!(
+            error.contains(&format!(
+                "{file}: arena does not know the language of .{extension} files"
+            )),
+            "{file}: {error}"
+        );
+        for known in [
+            "python3 (.py .py3)",
+            "cpp (.cpp",
+            "java (.java)",
+            "arena languages",
+        ] {
+            assert!(error.contains(known), "{file}: {error}");
+        }
+    }
+}
