@@ -279,7 +279,11 @@ fn a_resumed_coup_tournament_keeps_its_own_options() {
         "_0'<'<0<_=0=_=='",
     ]);
     assert!(!other.status.success());
-    assert!(String::from_utf8_lossy(&other.stderr).contains("keeps its own game options"));
+    let refused = String::from_utf8_lossy(&other.stderr);
+    assert!(
+        refused.contains("these options differ from it") && refused.contains("Coup options"),
+        "{refused}"
+    );
     succeeded(&arena(&["tournament", "--resume", path_text(&dir)]));
 }
 

@@ -272,7 +272,8 @@ fn a_tournament_with_a_missing_program_stops_before_its_first_game() {
             }
             "nosuchbot" => assert!(stderr.contains("closest built-in bots"), "{stderr}"),
             "builtin:gredy" => assert!(stderr.contains("greedy"), "{stderr}"),
-            _ => assert!(stderr.contains("no such program"), "{stderr}"),
+            // A path-looking bot that is not there.
+            _ => assert!(stderr.contains("no such file: ./no-such-bot"), "{stderr}"),
         }
     }
 }
