@@ -45,6 +45,9 @@ pub struct LineBuffer {
     pending: Vec<u8>,
     /// Length of the unterminated line at the end of `pending`.
     open_len: usize,
+    /// The last line was taken without its newline (the bot went quiet mid-line): a newline that
+    /// comes next ends that line, and is not an empty line of its own.
+    after_unterminated: bool,
 }
 
 impl LineBuffer {
@@ -54,7 +57,22 @@ impl LineBuffer {
         Some(String::from_utf8_lossy(&line).into_owned())
     }
 
-    fn push(&mut self, chunk: &[u8]) {
+    fn push(&mut self, mut chunk: &[u8]) {
+        // A bot that prints its answer and its newline in two writes (Python unbuffered does) may
+        // be read in between on a loaded machine; its late newline belongs to the answer already
+        // taken. Taken as an empty line, it would answer the next question and shift every answer
+        // after it by one.
+        if std::mem::take(&mut self.after_unterminated) {
+            chunk = chunk
+                .strip_prefix(b"\r\n")
+                .or_else(|| chunk.strip_prefix(b"\n"))
+                .unwrap_or(chunk);
+            // Nothing more, or the `\r` of a `\r\n` whose `\n` is still to come: wait for the rest.
+            if chunk.is_empty() || chunk == b"\r" {
+                self.after_unterminated = true;
+                return;
+            }
+        }
         // Keep whole lines that fit; a runaway line is cut at MAX_LINE but its newline is still found.
         for part in chunk.split_inclusive(|&b| b == b'\n') {
             let ends_line = part.last() == Some(&b'\n');
@@ -85,6 +103,14 @@ impl LineBuffer {
     fn clear(&mut self) {
         self.pending.clear();
         self.open_len = 0;
+        self.after_unterminated = false;
+    }
+
+    /// The unterminated text at the end, taken as a line (see `after_unterminated`).
+    fn take_unterminated(&mut self) -> Option<String> {
+        let rest = self.take_rest()?;
+        self.after_unterminated = true;
+        Some(rest)
     }
 
     /// Reads the next line from `process` before `deadline`, blocking the calling thread (see
@@ -115,7 +141,7 @@ impl LineBuffer {
                     };
                 }
                 Chunk::Timeout => {
-                    if partial && let Some(rest) = self.take_rest() {
+                    if partial && let Some(rest) = self.take_unterminated() {
                         return LineRead::Line(rest);
                     }
                     return LineRead::Timeout;
@@ -126,8 +152,15 @@ impl LineBuffer {
 
     /// Throws away whatever the bot printed while it was not being asked.
     fn discard_stale(&mut self, process: &mut BotProcess) {
+        // A newline still owed by a line taken without it is not stale output: when nothing has
+        // come since, it may yet come, and is still dropped then.
+        let owed_newline = self.after_unterminated && self.pending.is_empty();
         self.clear();
-        while process.ready_chunk().is_some() {}
+        let mut discarded = false;
+        while process.ready_chunk().is_some() {
+            discarded = true;
+        }
+        self.after_unterminated = owed_newline && !discarded;
     }
 }
 
@@ -521,6 +554,31 @@ mod tests {
         assert_eq!(buffer.take_line().as_deref(), Some("READY\r"));
         assert_eq!(buffer.take_line(), None);
         assert_eq!(buffer.take_rest().as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn a_late_newline_ends_the_line_taken_without_it() {
+        let mut buffer = LineBuffer::default();
+        buffer.push(b"0 1 2");
+        assert_eq!(buffer.take_line(), None);
+        assert_eq!(buffer.take_unterminated().as_deref(), Some("0 1 2"));
+        // The newline of the answer already taken, then the next answer.
+        buffer.push(b"\n");
+        assert_eq!(buffer.take_line(), None);
+        buffer.push(b"3 4\n");
+        assert_eq!(buffer.take_line().as_deref(), Some("3 4"));
+        // `\r\n` split in two, after an unterminated line.
+        buffer.push(b"5");
+        assert_eq!(buffer.take_unterminated().as_deref(), Some("5"));
+        buffer.push(b"\r");
+        buffer.push(b"\n6\n");
+        assert_eq!(buffer.take_line().as_deref(), Some("6"));
+        // Anything else after it is a line of its own, empty lines included.
+        buffer.push(b"7");
+        assert_eq!(buffer.take_unterminated().as_deref(), Some("7"));
+        buffer.push(b"8\n\n");
+        assert_eq!(buffer.take_line().as_deref(), Some("8"));
+        assert_eq!(buffer.take_line().as_deref(), Some(""));
     }
 
     #[test]

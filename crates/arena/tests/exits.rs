@@ -82,3 +82,58 @@ fn a_bot_killed_by_a_signal_is_recorded_with_the_signal() {
         );
     }
 }
+
+/// A bot that writes each line and its newline in two writes, with a pause between (what Python
+/// does unbuffered, stretched by a loaded machine): arena takes the text once the bot is quiet, and
+/// the late newline ends that same line. It must not become an empty answer to the next question,
+/// which would shift every later answer by one turn (seen at a load of 30 before the fix).
+#[test]
+fn a_newline_written_late_ends_its_own_line_not_the_next_answer() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = dir.path().join("split.py");
+    std::fs::write(
+        &script,
+        r#"import os, sys, time
+def say(text):
+    os.write(1, text.encode())
+    time.sleep(0.1)
+    os.write(1, b"\n")
+say("READY")
+turns, players, targets = map(int, sys.stdin.readline().split())
+sys.stdin.readline()
+for _ in range(turns):
+    turn = int(sys.stdin.readline().split()[0])
+    for _ in range(targets + 1 + turn % 2):
+        sys.stdin.readline()
+    say(" ".join(["1"] * (5 if turn % 2 == 1 else 2)))
+"#,
+    )
+    .expect("the bot");
+    let replay = dir.path().join("game.json");
+    let output = Command::new(ARENA)
+        .args(["play", "langwars2", "--bot"])
+        .arg(format!("python3 {}", script.display()))
+        .args(["--bot", "greedy", "--bot", "random", "--bot", "focus"])
+        .args(["--seed", "4", "--sandbox", "none", "--replay"])
+        .arg(&replay)
+        .output()
+        .expect("arena runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&replay).expect("replay")).expect("JSON");
+    let answers: Vec<String> = record["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .filter(|s| s["player"] == 0)
+        .map(|s| s["output"].as_str().unwrap_or("").to_string())
+        .collect();
+    let expected: Vec<&str> = (1..=9)
+        .map(|turn| if turn % 2 == 1 { "1 1 1 1 1" } else { "1 1" })
+        .collect();
+    assert_eq!(answers, expected, "{}", record["players"][0]);
+}
