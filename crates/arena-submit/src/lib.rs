@@ -936,13 +936,18 @@ pub fn check_program(argv: &[String], workdir: Option<&Path>) -> Result<(), Stri
     Ok(())
 }
 
+/// Edits (insertions, deletions, substitutions) between two names, ignoring case.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    strsim::levenshtein(&a.to_lowercase(), &b.to_lowercase())
+}
+
 /// The names in `known` closest to `name` (for "did you mean"), best first.
 pub fn closest<'a>(name: &str, known: &[&'a str]) -> Vec<&'a str> {
     let lower = name.to_lowercase();
     let mut scored: Vec<(usize, &str)> = known
         .iter()
         .map(|candidate| {
-            let distance = strsim::levenshtein(&lower, &candidate.to_lowercase());
+            let distance = edit_distance(&lower, candidate);
             // A prefix or part of the name is as good as one typo.
             let distance = if candidate.contains(&lower) || lower.contains(*candidate) {
                 distance.min(1)

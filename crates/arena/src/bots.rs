@@ -178,14 +178,7 @@ fn unknown_language(path: &Path) -> String {
     };
     let known: Vec<String> = arena_submit::LANGUAGES
         .iter()
-        .map(|language| {
-            let extensions: Vec<String> = language
-                .extensions
-                .iter()
-                .map(|e| format!(".{e}"))
-                .collect();
-            format!("{} ({})", language.id, extensions.join(" "))
-        })
+        .map(|language| format!("{} ({})", language.id, extensions_text(language)))
         .collect();
     format!(
         "{}: {what}, and it is not an executable program; the languages arena knows: {} \
@@ -197,24 +190,21 @@ fn unknown_language(path: &Path) -> String {
 
 /// Whether `name` is within a typo or two of `built_in` (or part of it, or it of `name`).
 fn near(name: &str, built_in: &str) -> bool {
-    let (a, b): (Vec<char>, Vec<char>) = (
-        name.to_lowercase().chars().collect(),
-        built_in.to_lowercase().chars().collect(),
-    );
-    if a.len() >= 3 && (built_in.contains(name) || name.contains(built_in)) {
+    let length = name.chars().count();
+    if length >= 3 && (built_in.contains(name) || name.contains(built_in)) {
         return true;
     }
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, x) in a.iter().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, y) in b.iter().enumerate() {
-            let substitution = previous + usize::from(x != y);
-            previous = row[j + 1];
-            row[j + 1] = substitution.min(previous + 1).min(row[j] + 1);
-        }
-    }
-    row[b.len()] <= (a.len() / 4).clamp(1, 2)
+    arena_submit::edit_distance(name, built_in) <= (length / 4).clamp(1, 2)
+}
+
+/// A language's file extensions as a user types them: `.cpp .cc .cxx .c++`.
+fn extensions_text(language: &arena_submit::Language) -> String {
+    let extensions: Vec<String> = language
+        .extensions
+        .iter()
+        .map(|e| format!(".{e}"))
+        .collect();
+    extensions.join(" ")
 }
 
 fn what_name(text: &str) -> &str {
@@ -272,16 +262,11 @@ pub fn languages() -> Result<std::process::ExitCode> {
         "Single-file bots and folders with one entry file (by extension):"
     )?;
     for language in arena_submit::LANGUAGES {
-        let extensions: Vec<String> = language
-            .extensions
-            .iter()
-            .map(|e| format!(".{e}"))
-            .collect();
         writeln!(
             out,
             "  {:<11} {:<22} {}",
             language.id,
-            extensions.join(" "),
+            extensions_text(language),
             language.name
         )?;
         for tool in arena_submit::toolchain(language) {

@@ -8,32 +8,18 @@ use std::process::Command;
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 
-fn exit_status(end: &str, sandbox: &str) -> (String, serde_json::Value) {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/bots/lw_clock.py");
-    let player = format!("python3 {} burn 0 {end}", script.display());
+/// One langwars2 game of `player` in seat 0 against three built-in bots, seed 4, with `extra`
+/// options; its replay.
+fn play(player: &str, extra: &[&str]) -> serde_json::Value {
     let dir = tempfile::tempdir().expect("temp dir");
     let replay = dir.path().join("game.json");
     let output = Command::new(ARENA)
-        .args([
-            "play",
-            "langwars2",
-            "--bot",
-            &player,
-            "--bot",
-            "greedy",
-            "--bot",
-            "random",
-            "--bot",
-            "focus",
-            "--seed",
-            "4",
-            "--time-scale",
-            "20",
-            "--sandbox",
-            sandbox,
-            "--replay",
-            replay.to_str().expect("utf-8"),
-        ])
+        .args(["play", "langwars2", "--bot", player])
+        .args(["--bot", "greedy", "--bot", "random", "--bot", "focus"])
+        .args(["--seed", "4"])
+        .args(extra)
+        .arg("--replay")
+        .arg(&replay)
         .output()
         .expect("arena runs");
     assert!(
@@ -41,8 +27,13 @@ fn exit_status(end: &str, sandbox: &str) -> (String, serde_json::Value) {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&replay).expect("replay")).expect("JSON");
+    serde_json::from_str(&std::fs::read_to_string(&replay).expect("replay")).expect("JSON")
+}
+
+fn exit_status(end: &str, sandbox: &str) -> (String, serde_json::Value) {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/bots/lw_clock.py");
+    let player = format!("python3 {} burn 0 {end}", script.display());
+    let record = play(&player, &["--time-scale", "20", "--sandbox", sandbox]);
     let status = record["players"][0]["exit_status"]
         .as_str()
         .expect("an exit status")
@@ -109,22 +100,10 @@ for _ in range(turns):
 "#,
     )
     .expect("the bot");
-    let replay = dir.path().join("game.json");
-    let output = Command::new(ARENA)
-        .args(["play", "langwars2", "--bot"])
-        .arg(format!("python3 {}", script.display()))
-        .args(["--bot", "greedy", "--bot", "random", "--bot", "focus"])
-        .args(["--seed", "4", "--sandbox", "none", "--replay"])
-        .arg(&replay)
-        .output()
-        .expect("arena runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let record = play(
+        &format!("python3 {}", script.display()),
+        &["--sandbox", "none"],
     );
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&replay).expect("replay")).expect("JSON");
     let answers: Vec<String> = record["steps"]
         .as_array()
         .expect("steps")
