@@ -628,14 +628,12 @@ fn resume_differences(args: &TournamentArgs, plan: &Plan) -> Result<Vec<String>>
             ),
             other => other.to_string(),
         };
-        if asked != kept {
-            let option = if given("schedule") {
-                "schedule"
-            } else {
-                "gauntlet"
-            };
-            out.push(format!("--{option} {asked} (the plan's: {kept})"));
-        }
+        let option = if given("schedule") {
+            "schedule"
+        } else {
+            "gauntlet"
+        };
+        differ(&mut out, option, asked, kept);
     }
     if args.permutations && plan.seat_orders != SeatOrders::Permutations {
         out.push("--permutations (the plan's: rotations)".to_string());
@@ -652,11 +650,13 @@ fn resume_differences(args: &TournamentArgs, plan: &Plan) -> Result<Vec<String>>
         };
         differ(&mut out, "replays", name(args.replays), name(kept));
     }
-    if given("time_scale") && args.time_scale != plan.settings.time_scale {
-        out.push(format!(
-            "--time-scale {} (the plan's: {})",
-            args.time_scale, plan.settings.time_scale
-        ));
+    if given("time_scale") {
+        differ(
+            &mut out,
+            "time-scale",
+            args.time_scale.to_string(),
+            plan.settings.time_scale.to_string(),
+        );
     }
     if given("stderr_cap") {
         differ(
@@ -674,21 +674,19 @@ fn resume_differences(args: &TournamentArgs, plan: &Plan) -> Result<Vec<String>>
         let show = |p: Option<arena_core::TimePolicy>| {
             p.map_or("the game's default".to_string(), |p| p.to_string())
         };
-        let asked = timing.policy()?;
-        if asked != plan.settings.time_policy {
-            let option = if timing.time_policy.is_some() {
-                "time-policy"
-            } else if timing.grace.is_some() {
-                "grace"
-            } else {
-                "bank"
-            };
-            out.push(format!(
-                "--{option} {} (the plan's: {})",
-                show(asked),
-                show(plan.settings.time_policy)
-            ));
-        }
+        let option = if timing.time_policy.is_some() {
+            "time-policy"
+        } else if timing.grace.is_some() {
+            "grace"
+        } else {
+            "bank"
+        };
+        differ(
+            &mut out,
+            option,
+            show(timing.policy()?),
+            show(plan.settings.time_policy),
+        );
     }
     if let Some(clock) = &timing.clock
         && timing.clock()? != plan.settings.clock
