@@ -46,9 +46,18 @@ fn one_game(pool: &Arc<SandboxPool>) -> i32 {
     bot.pause();
     let group = bot.pause_group().as_raw();
     assert_ne!(group, bot.pgid(), "the bot's own group, not the sandbox's");
-    std::thread::sleep(Duration::from_millis(100));
-    let members = group_members(group);
-    // The shell and its four busy children, all stopped.
+    // The shell and its four busy children, all stopped. A child still in uninterruptible sleep
+    // (`D`, e.g. perl's binary being paged in on a loaded machine) stops when it leaves it, so
+    // the states are polled rather than read once.
+    let stopped_by = Instant::now() + Duration::from_secs(5);
+    let members = loop {
+        std::thread::sleep(Duration::from_millis(50));
+        let members = group_members(group);
+        let all_stopped = members.iter().all(|&(state, _)| state == 'T');
+        if (members.len() >= 5 && all_stopped) || Instant::now() > stopped_by {
+            break members;
+        }
+    };
     assert!(members.len() >= 5, "{members:?}");
     assert!(
         members.iter().all(|&(state, _)| state == 'T'),
