@@ -3,46 +3,15 @@
 
 use std::time::Duration;
 
+use arena_game::game::{Answer, Bot, Game};
+pub use arena_game::record::{AgentLog, Reply};
+use arena_game::timing::ClockKind;
 use futures::future::BoxFuture;
-use serde::{Deserialize, Serialize};
-
-use crate::game::{Answer, Bot, Game};
-use crate::timing::ClockKind;
-
-/// One answer as the runner saw it.
-#[derive(Clone, Debug)]
-pub struct Reply<A> {
-    pub answer: Answer<A>,
-    /// The exact text sent (process agents only).
-    pub input: Option<String>,
-    /// The exact text received, before any parsing (process agents only).
-    pub raw_output: Option<String>,
-    /// Time from the input being handed over to the answer being complete.
-    pub elapsed: Duration,
-    /// CPU time the bot's processes used for this answer, when it could be measured (process
-    /// agents: the sandbox's cgroup, or `/proc` for an unconfined bot).
-    pub cpu: Option<Duration>,
-}
-
-/// What an agent leaves behind at the end of a game.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct AgentLog {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub stderr: String,
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub stderr_dropped: usize,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exit_status: Option<String>,
-}
-
-fn is_zero(value: &usize) -> bool {
-    *value == 0
-}
 
 /// A player of game `G`, whatever runs it.
 pub trait Agent<G: Game>: Send {
     /// Start-up and handshake. An error is a fault: the player is out from the start.
-    fn start(&mut self) -> BoxFuture<'_, Result<(), crate::game::Fault>> {
+    fn start(&mut self) -> BoxFuture<'_, Result<(), arena_game::game::Fault>> {
         Box::pin(async { Ok(()) })
     }
     /// Answer one ask within `limit`. `first` is this player's first ask of the game.
@@ -175,7 +144,7 @@ impl<G: Game> BuiltinAgent<G> {
             _ => elapsed > limit,
         };
         let answer = if late {
-            Answer::Fault(crate::game::Fault::new(
+            Answer::Fault(arena_game::game::Fault::new(
                 crate::FaultKind::Timeout,
                 format!(
                     "no answer within the {} ms limit (the built-in answered after {:.1} ms wall, \

@@ -1,30 +1,30 @@
 //! arena-core: what every game and front end shares.
 //!
 //! Code map:
-//! - [`game`]: the `Game` trait (pure rules), faults, outcomes, built-in bots, the stream text protocol;
+//! - the pure side, re-exported from arena-game: [`game`], [`define`], [`builtin`], [`record`],
+//!   [`timing`], [`score`], [`seed`];
 //! - [`agent`]: one interface for in-process bots and external processes;
 //! - [`process`]: bot processes in their own process groups (kill, pause, capped stderr);
 //! - [`sandbox`]: the sandbox every bot process starts in (bubblewrap, cgroups, limits) and the one
 //!   launcher that starts bot processes, plain or sandboxed;
 //! - [`stream`]: the stream-process agent (stdin/stdout, one process per game);
-//! - [`runner`]: drives one game between agents and records it; [`timing`]: time policies (strict,
-//!   CodinGame's strikes, grace, a per-game bank);
-//! - [`record`]: the replay record;
-//! - [`score`]: exact scores; [`seed`]: seed derivation and the bots' generator.
+//! - [`runner`]: drives one game between agents and records it;
+//! - [`registry`]: a game as the front ends see it ([`registry::GameEntry`]), made from a game
+//!   crate's [`define::GameDef`] by the stream or the call-per-move entry.
 
 pub mod agent;
-pub mod game;
+pub mod call;
 pub mod process;
-pub mod record;
 pub mod registry;
 pub mod runner;
 pub mod sandbox;
-pub mod score;
-pub mod seed;
 pub mod stream;
 pub mod testing;
-pub mod timing;
 mod watchdog;
+
+// The pure side lives in arena-game (what the rule crates depend on); the run layer re-exports it
+// so that a front end needs one import path.
+pub use arena_game::{builtin, define, game, record, score, seed, timing};
 
 pub use agent::{Agent, AgentLog, BuiltinAgent, Reply};
 pub use game::{

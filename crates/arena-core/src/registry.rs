@@ -3,18 +3,22 @@
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
 use serde::Serialize;
 
 use crate::agent::{Agent, BuiltinAgent};
-use crate::game::{BotEntry, Fault, Game, Outcome, StreamProtocol, play_in_process};
+use crate::define::GameDef;
+use crate::game::{BotEntry, Fault, Game, Outcome, StreamProtocol};
 use crate::record::{MatchRecord, RecordJson};
 use crate::runner::{MatchOptions, Seat, run_match};
-use crate::seed::derive_seed;
 use crate::stream::{ProcessSpec, StreamAgent};
 use crate::timing::TimePolicy;
+pub use arena_game::builtin::{
+    BenchLength, BenchReport, bench_in_process, bot_seed, bot_thinks, find_bot, make_bot,
+    play_builtin_game, split_handicap, stream_bot_main,
+};
+pub use arena_game::define::ConformanceCase;
 
 /// A player as given on the command line: `builtin:NAME` or a command line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -256,49 +260,98 @@ pub struct GameResult {
     pub record: RecordJson,
 }
 
-/// One conformance game checked.
-#[derive(Clone, Debug)]
-pub struct ConformanceCase {
-    pub label: String,
-    /// The first difference, or `None` when the game conforms.
-    pub difference: Option<String>,
-}
-
-/// How long a benchmark plays: for a time (a rate to print), or an exact number of games (the same
-/// work every run: what the speed guard counts the instructions of).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum BenchLength {
-    Seconds(f64),
-    Games(u64),
-}
-
-/// Throughput of in-process games.
-#[derive(Clone, Copy, Debug)]
-pub struct BenchReport {
-    pub games: u64,
-    pub elapsed: Duration,
-}
-
-impl BenchReport {
-    pub fn games_per_second(&self) -> f64 {
-        self.games as f64 / self.elapsed.as_secs_f64().max(1e-9)
-    }
-}
-
-/// A game as the front ends see it.
-pub trait GameEntry: Send + Sync {
+/// A game's definition with its types erased: what every entry answers the same way, whatever
+/// runs its process bots. Implemented for every [`GameDef`].
+pub trait DefinedGame: Send + Sync {
     fn id(&self) -> &'static str;
     fn about(&self) -> &'static str;
-    /// The game's rules and protocol page (markdown, in the project's words): what `arena protocol`
-    /// prints, so an installed binary carries it.
     fn rules(&self) -> &'static str;
     fn players(&self) -> usize;
+    fn variants(&self) -> &'static [&'static str];
+    fn bots(&self) -> Vec<(&'static str, &'static str)>;
+    fn builtin_thinks(&self, name: &str) -> bool;
+    fn play_builtin(
+        &self,
+        variant: Option<&str>,
+        bots: &[String],
+        seed: u64,
+    ) -> Result<Outcome, String>;
+    fn conformance(&self, path: &Path) -> Result<Vec<ConformanceCase>, String>;
+    fn bench(&self, variant: Option<&str>, length: BenchLength) -> Result<BenchReport, String>;
+}
+
+impl<D: GameDef> DefinedGame for D {
+    fn id(&self) -> &'static str {
+        GameDef::id(self)
+    }
+    fn about(&self) -> &'static str {
+        GameDef::about(self)
+    }
+    fn rules(&self) -> &'static str {
+        GameDef::rules(self)
+    }
+    fn players(&self) -> usize {
+        GameDef::players(self)
+    }
+    fn variants(&self) -> &'static [&'static str] {
+        GameDef::variants(self)
+    }
+    fn bots(&self) -> Vec<(&'static str, &'static str)> {
+        GameDef::bots(self)
+            .iter()
+            .map(|bot| (bot.name, bot.about))
+            .collect()
+    }
+    fn builtin_thinks(&self, name: &str) -> bool {
+        bot_thinks(GameDef::bots(self), name)
+    }
+    fn play_builtin(
+        &self,
+        variant: Option<&str>,
+        bots: &[String],
+        seed: u64,
+    ) -> Result<Outcome, String> {
+        play_builtin_game(&self.config(variant)?, GameDef::bots(self), bots, seed)
+    }
+    fn conformance(&self, path: &Path) -> Result<Vec<ConformanceCase>, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        GameDef::conformance(self, &text)
+    }
+    fn bench(&self, variant: Option<&str>, length: BenchLength) -> Result<BenchReport, String> {
+        let config = self.config(variant)?;
+        let random = find_bot(GameDef::bots(self), "random")?;
+        Ok(bench_in_process(&config, random, length))
+    }
+}
+
+/// A game as the front ends see it: its definition, and how its process bots are played (one
+/// process per game on a stream: [`StreamEntry`]; one per move: [`crate::call::CallEntry`]).
+pub trait GameEntry: Send + Sync {
+    /// The game crate's definition (identity, rules, bots, conformance, benchmark).
+    fn definition(&self) -> &dyn DefinedGame;
+    fn id(&self) -> &'static str {
+        self.definition().id()
+    }
+    fn about(&self) -> &'static str {
+        self.definition().about()
+    }
+    /// The game's rules and protocol page (markdown, in the project's words): what `arena protocol`
+    /// prints, so an installed binary carries it.
+    fn rules(&self) -> &'static str {
+        self.definition().rules()
+    }
+    fn players(&self) -> usize {
+        self.definition().players()
+    }
     /// Accepted `--league` values, default first (empty when the game has none).
     fn variants(&self) -> &'static [&'static str] {
-        &[]
+        self.definition().variants()
     }
     /// Built-in bots: (name, description).
-    fn bots(&self) -> Vec<(&'static str, &'static str)>;
+    fn bots(&self) -> Vec<(&'static str, &'static str)> {
+        self.definition().bots()
+    }
     /// Whether a process bot is one process for the whole game (its sandbox can be set up before
     /// the game: [`ready_game`]); false for games that start a process per move (Coup).
     fn stream_bots(&self) -> bool {
@@ -312,18 +365,26 @@ pub trait GameEntry: Send + Sync {
     fn play(&self, request: GameRequest) -> BoxFuture<'static, Result<GameResult, String>>;
     /// Whether built-in `name` searches within the time limit (it is timed like a process, so a
     /// game with it never takes the untimed fast path of [`GameEntry::play_builtin`]).
-    fn builtin_thinks(&self, name: &str) -> bool;
+    fn builtin_thinks(&self, name: &str) -> bool {
+        self.definition().builtin_thinks(name)
+    }
     /// Plays a game between built-in bots only, without recording it (tournaments' fast path).
     fn play_builtin(
         &self,
         variant: Option<&str>,
         bots: &[String],
         seed: u64,
-    ) -> Result<Outcome, String>;
-    fn conformance(&self, path: &std::path::Path) -> Result<Vec<ConformanceCase>, String>;
+    ) -> Result<Outcome, String> {
+        self.definition().play_builtin(variant, bots, seed)
+    }
+    fn conformance(&self, path: &Path) -> Result<Vec<ConformanceCase>, String> {
+        self.definition().conformance(path)
+    }
     /// In-process games of the `random` bot on this thread, for about a time or an exact count
     /// (seeds 0, 1, 2, ...).
-    fn bench(&self, variant: Option<&str>, length: BenchLength) -> Result<BenchReport, String>;
+    fn bench(&self, variant: Option<&str>, length: BenchLength) -> Result<BenchReport, String> {
+        self.definition().bench(variant, length)
+    }
     /// Runs built-in bot `name` as an external program on the real protocol.
     fn bot_main(
         &self,
@@ -332,6 +393,68 @@ pub trait GameEntry: Send + Sync {
         input: &mut dyn BufRead,
         output: &mut dyn Write,
     ) -> Result<(), String>;
+}
+
+/// The one check of a game's number of players.
+pub fn check_seats(id: &str, players: usize, given: usize) -> Result<(), String> {
+    if given == players {
+        return Ok(());
+    }
+    Err(format!(
+        "{id} is a {players}-player game: give {players} --bot options (got {given})"
+    ))
+}
+
+/// A stream-protocol game as the front ends see it: a [`GameDef`] whose process bots play a whole
+/// game on stdin/stdout.
+pub struct StreamEntry<D>(pub D);
+
+/// The registry entry of a stream-protocol game.
+pub fn stream_entry<D: GameDef>(def: D) -> Box<dyn GameEntry>
+where
+    D::Game: StreamProtocol,
+{
+    Box::new(StreamEntry(def))
+}
+
+impl<D: GameDef> GameEntry for StreamEntry<D>
+where
+    D::Game: StreamProtocol,
+{
+    fn definition(&self) -> &dyn DefinedGame {
+        &self.0
+    }
+
+    fn play(&self, request: GameRequest) -> BoxFuture<'static, Result<GameResult, String>> {
+        let def = &self.0;
+        let prepared = def.config(request.variant.as_deref()).and_then(|config| {
+            check_seats(GameDef::id(def), GameDef::players(def), request.seats.len())?;
+            Ok((config, stream_seats(GameDef::bots(def), &request)?))
+        });
+        Box::pin(async move {
+            let (config, seats) = prepared?;
+            play_seats::<D::Game>(config, request.seed, seats, request.options).await
+        })
+    }
+
+    /// `arena bot GAME NAME [SEED | --seed SEED]`.
+    fn bot_main(
+        &self,
+        name: &str,
+        args: &[String],
+        input: &mut dyn BufRead,
+        output: &mut dyn Write,
+    ) -> Result<(), String> {
+        let bot = find_bot(GameDef::bots(&self.0), name)?;
+        let seed = match args {
+            [] => 0,
+            [seed] | [_, seed] if args.len() == 1 || args[0] == "--seed" => seed
+                .parse()
+                .map_err(|_| format!("`{seed}` is not a seed (an unsigned integer)"))?,
+            _ => return Err(format!("unknown arguments {args:?} (known: [--seed] SEED)")),
+        };
+        stream_bot_main(bot, seed, input, output)
+    }
 }
 
 /// Scratch folders made by this process; numbers them.
@@ -433,52 +556,6 @@ pub fn play_in_own_folders(
     }
 }
 
-/// A transcript file's text, or an error that names the file.
-pub fn read_transcripts(path: &std::path::Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
-/// Looks up a built-in bot by name.
-pub fn find_bot<'a, G: Game>(
-    bots: &'a [BotEntry<G>],
-    name: &str,
-) -> Result<&'a BotEntry<G>, String> {
-    bots.iter().find(|bot| bot.name == name).ok_or_else(|| {
-        let known: Vec<&str> = bots.iter().map(|bot| bot.name).collect();
-        format!(
-            "no built-in bot `{name}` (built-in bots: {})",
-            known.join(", ")
-        )
-    })
-}
-
-/// Splits `NAME@P` (a built-in bot with a handicap of P %, 0 to 100) into its parts; a plain name
-/// has no handicap.
-pub fn split_handicap(name: &str) -> Result<(&str, Option<u32>), String> {
-    match name.split_once('@') {
-        None => Ok((name, None)),
-        Some((bot, percent)) => match percent.parse::<u32>() {
-            Ok(p) if p <= 100 => Ok((bot, Some(p))),
-            _ => Err(format!(
-                "`{name}`: a handicap is `NAME@P` with P a whole percentage from 0 to 100"
-            )),
-        },
-    }
-}
-
-/// Makes built-in bot `name` for a game seat. `NAME@P` is NAME with a handicap: each of its moves
-/// is replaced, with probability P %, by the move the game's `random` bot makes in its place (both
-/// see every observation, so each keeps its own state). Bots of known, graded strength: the contest
-/// server's ladder tests play them. The draws come from the seat's seed.
-/// Whether built-in `name` (a handicap suffix allowed) searches within the time limit, so that its
-/// games must be played on the timed path. An unknown name does not (making it reports the error).
-pub fn bot_thinks<G: Game>(bots: &[BotEntry<G>], name: &str) -> bool {
-    split_handicap(name)
-        .ok()
-        .and_then(|(base, _)| find_bot(bots, base).ok())
-        .is_some_and(|entry| entry.thinks)
-}
-
 /// Built-in `name` behind the agent interface, timed on `clock` when it searches.
 pub fn builtin_agent<G: Game>(
     bots: &[BotEntry<G>],
@@ -492,49 +569,6 @@ pub fn builtin_agent<G: Game>(
     } else {
         BuiltinAgent::new(bot)
     })
-}
-
-pub fn make_bot<G: Game>(
-    bots: &[BotEntry<G>],
-    name: &str,
-    seed: u64,
-) -> Result<Box<dyn crate::game::Bot<G>>, String> {
-    let (base, handicap) = split_handicap(name)?;
-    let bot = (find_bot(bots, base)?.make)(seed);
-    let Some(percent) = handicap else {
-        return Ok(bot);
-    };
-    let random = (find_bot(bots, "random")?.make)(derive_seed(seed, 0x6861_6e64));
-    Ok(Box::new(Handicapped {
-        bot,
-        random,
-        percent,
-        rng: crate::seed::bot_rng(derive_seed(seed, 0x6361_7021)),
-    }))
-}
-
-struct Handicapped<G: Game> {
-    bot: Box<dyn crate::game::Bot<G>>,
-    random: Box<dyn crate::game::Bot<G>>,
-    percent: u32,
-    rng: crate::seed::BotRng,
-}
-
-impl<G: Game> crate::game::Bot<G> for Handicapped<G> {
-    fn act(&mut self, obs: &G::Obs) -> G::Action {
-        let own = self.bot.act(obs);
-        let other = self.random.act(obs);
-        if crate::seed::below(&mut self.rng, 100) < self.percent {
-            other
-        } else {
-            own
-        }
-    }
-}
-
-/// The seed of seat `seat`'s built-in bot in a game with seed `game_seed`.
-pub fn bot_seed(game_seed: u64, seat: usize) -> u64 {
-    derive_seed(game_seed, 1 + seat as u64)
 }
 
 /// Builds the seats of a stream-protocol game: built-in bots in process, commands as stream processes.
@@ -635,138 +669,4 @@ pub async fn play_seats<G: Game>(
         clock,
         record,
     })
-}
-
-/// A game between built-in bots, in process.
-pub fn play_builtin_game<G: Game>(
-    config: &G::Config,
-    bots: &[BotEntry<G>],
-    names: &[String],
-    seed: u64,
-) -> Result<Outcome, String> {
-    let mut players = names
-        .iter()
-        .enumerate()
-        .map(|(seat, name)| make_bot(bots, name, bot_seed(seed, seat)))
-        .collect::<Result<Vec<_>, String>>()?;
-    let mut game = G::new(config, seed);
-    if players.len() != game.num_players() {
-        return Err(format!(
-            "{} needs {} players, got {}",
-            G::ID,
-            game.num_players(),
-            players.len()
-        ));
-    }
-    let mut obs = G::Obs::default();
-    Ok(play_in_process(&mut game, &mut players, &mut obs))
-}
-
-/// Games seeded together by the benchmark.
-const BENCH_BATCH: usize = 32;
-
-/// Benchmark: games of `bot` against itself on this thread, seeds 0, 1, 2, ..., for about a time or
-/// for an exact number of games.
-pub fn bench_in_process<G: Game>(
-    config: &G::Config,
-    bot: &BotEntry<G>,
-    length: BenchLength,
-) -> BenchReport {
-    let started = Instant::now();
-    let (budget, limit) = match length {
-        BenchLength::Seconds(seconds) => (Some(Duration::from_secs_f64(seconds.max(0.01))), None),
-        BenchLength::Games(games) => (None, Some(games)),
-    };
-    let mut obs = G::Obs::default();
-    let mut games = 0u64;
-    let mut checksum = 0i64;
-    let mut batch: Vec<G> = Vec::with_capacity(BENCH_BATCH);
-    let mut seeds: Vec<u64> = Vec::with_capacity(BENCH_BATCH);
-    let mut players: Vec<Box<dyn crate::game::Bot<G>>> = Vec::new();
-    'play: loop {
-        // Batches keep the clock out of the measurement and let engines seed several games at once.
-        for _ in 0..1024 / BENCH_BATCH {
-            let size = limit.map_or(BENCH_BATCH as u64, |limit| {
-                (limit - games).min(BENCH_BATCH as u64)
-            });
-            if size == 0 {
-                break 'play;
-            }
-            seeds.clear();
-            seeds.extend(games..games + size);
-            batch.clear();
-            G::new_batch(config, &seeds, &mut batch);
-            for (game, &seed) in batch.iter_mut().zip(&seeds) {
-                let seats = game.num_players();
-                let reused = players.len() == seats
-                    && players
-                        .iter_mut()
-                        .enumerate()
-                        .all(|(seat, player)| player.reset(bot_seed(seed, seat)));
-                if !reused {
-                    players.clear();
-                    players.extend((0..seats).map(|seat| (bot.make)(bot_seed(seed, seat))));
-                }
-                let outcome = play_in_process(game, &mut players, &mut obs);
-                checksum = checksum.wrapping_add(outcome.winner.map_or(-1, |w| w as i64));
-            }
-            games += size;
-        }
-        if budget.is_some_and(|budget| started.elapsed() >= budget) {
-            break;
-        }
-    }
-    std::hint::black_box(checksum);
-    BenchReport {
-        games,
-        elapsed: started.elapsed(),
-    }
-}
-
-/// Runs a built-in bot over a stream protocol: handshake, then read an ask, answer, until input ends.
-pub fn stream_bot_main<G: StreamProtocol>(
-    bot: &BotEntry<G>,
-    seed: u64,
-    input: &mut dyn BufRead,
-    output: &mut dyn Write,
-) -> Result<(), String> {
-    let io_error = |e: std::io::Error| format!("cannot write the answer: {e}");
-    if let Some(ready) = G::READY {
-        writeln!(output, "{ready}").map_err(io_error)?;
-        output.flush().map_err(io_error)?;
-    }
-    let mut player = (bot.make)(seed);
-    let mut line = String::new();
-    let mut previous: Option<G::Obs> = None;
-    while let Some(obs) = G::read_input(input, previous.as_ref())? {
-        let action = player.act(&obs);
-        line.clear();
-        G::encode_action(&action, &mut line);
-        line.push('\n');
-        output.write_all(line.as_bytes()).map_err(io_error)?;
-        output.flush().map_err(io_error)?;
-        previous = Some(obs);
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::split_handicap;
-
-    #[test]
-    fn a_handicap_is_a_whole_percentage_after_the_name() {
-        assert_eq!(split_handicap("planner"), Ok(("planner", None)));
-        assert_eq!(split_handicap("planner@0"), Ok(("planner", Some(0))));
-        assert_eq!(split_handicap("planner@100"), Ok(("planner", Some(100))));
-        for bad in [
-            "planner@101",
-            "planner@",
-            "planner@x",
-            "planner@-1",
-            "planner@2.5",
-        ] {
-            assert!(split_handicap(bad).is_err(), "{bad}");
-        }
-    }
 }

@@ -15,10 +15,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use arena_core::call::{CallSpec, GameSandbox, call_bot, call_bot_in};
+use arena_core::game::Answer;
 use arena_core::game::Game;
-use arena_coup::koth::{LocalSeat, play_local};
 use arena_coup::rules::{Coup, CoupConfig, CoupObs};
-use arena_coup::{CallSpec, call_bot};
 
 fn env_number(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -74,7 +74,7 @@ fn main() {
     std::fs::create_dir_all(&dir).expect("bench dir");
 
     // 1. In process.
-    let report = arena_coup::entry()
+    let report = arena_core::call::call_entry(arena_coup::definition())
         .bench(None, arena_core::registry::BenchLength::Seconds(3.0))
         .expect("in-process bench");
     println!(
@@ -120,7 +120,7 @@ fn main() {
         // The referee's copy of the history is restored outside the timing, as before the bare spawn.
         std::fs::write(&history, b"").unwrap();
         let started = Instant::now();
-        let report = call_bot(&spec, &obs, Duration::from_secs(10), 4096);
+        let report = call_bot::<Coup>(&spec, &obs, Duration::from_secs(10), 4096);
         ours.push(started.elapsed());
         assert!(
             matches!(report.answer, arena_core::game::Answer::Action(_)),
@@ -141,28 +141,33 @@ fn main() {
     );
 
     // 3. Whole games, one at a time.
-    // The KotH's game loop (`koth::play_local`), one game at a time.
+    // The KotH's game loop (as `arena koth` plays it), one game at a time.
     let mut arena_calls = 0usize;
     let started = Instant::now();
     for seed in 0..games as u64 {
-        let mut seats = ["A", "B"].map(|name| {
+        let specs = ["A", "B"].map(|name| {
             let own = dir.join(name);
             std::fs::create_dir_all(&own).unwrap();
-            LocalSeat::Command(CallSpec {
+            CallSpec {
                 argv: vec![bot.to_string_lossy().into_owned()],
                 workdir: Some(own),
                 history: dir.join(format!("A_B_0_{seed}.txt")),
                 stderr_cap: 4096,
                 sandbox: None,
-            })
+            }
         });
-        let played = play_local(&CoupConfig::default(), seed, &mut seats, 4096);
-        assert!(
-            played.faults.iter().all(Vec::is_empty),
-            "{:?}",
-            played.faults
-        );
-        arena_calls += played.calls as usize;
+        let mut kept: [GameSandbox; 2] = Default::default();
+        let mut game = Coup::new(&CoupConfig::default(), seed);
+        let mut obs = CoupObs::default();
+        while let Some(player) = game.to_act() {
+            game.observe(player, &mut obs);
+            let limit = game.time_limit(player);
+            let answer =
+                call_bot_in::<Coup>(&specs[player], &obs, limit, 4096, &mut kept[player]).answer;
+            assert!(matches!(answer, Answer::Action(_)), "{answer:?}");
+            game.apply(player, answer);
+        }
+        arena_calls += game.calls() as usize;
     }
     let arena_time = started.elapsed().as_secs_f64();
     let arena_rate = games as f64 / arena_time;

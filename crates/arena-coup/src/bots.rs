@@ -5,8 +5,8 @@
 //! Every bot decides from the observation alone (history text, coins, cards, legal moves), so it plays
 //! the same in process and as an external program called once per move.
 
-use arena_core::game::{Bot, BotEntry};
-use arena_core::seed::{BotRng, below, bot_rng};
+use arena_game::game::{Bot, BotEntry};
+use arena_game::seed::{BotRng, below, bot_rng};
 
 use crate::rules::{Card, Coup, CoupAction, CoupObs, Hand, Move};
 

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use arena_core::game::{Fault, FaultKind};
+use arena_game::game::{Fault, FaultKind};
 use serde::{Deserialize, Serialize};
 
 use crate::rules::{Card, Cards, Coup, CoupAction, CoupObs, Hand, Move};

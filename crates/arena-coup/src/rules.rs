@@ -10,8 +10,8 @@
 use std::fmt;
 use std::time::Duration;
 
-use arena_core::game::{Answer, Fault, FaultKind, Game, Outcome};
-use arena_core::score::Score;
+use arena_game::game::{Answer, Fault, FaultKind, Game, Outcome};
+use arena_game::score::Score;
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -472,7 +472,7 @@ impl CoupObs {
 /// Rule parameters and the reproducibility hooks.
 ///
 /// From the CLI: `--config '{"deck":"_0'<...","no_shuffle":true}'` style JSON, or
-/// [`CoupConfig::from_env`] for the reference arbiter's `COUP_DECK` / `COUP_NO_SHUFFLE` variables.
+/// [`CoupConfig::from_arbiter_variables`] for the reference arbiter's `COUP_DECK` / `COUP_NO_SHUFFLE` variables.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CoupConfig {
@@ -504,12 +504,16 @@ impl Default for CoupConfig {
 }
 
 impl CoupConfig {
-    /// Reads `COUP_DECK` and `COUP_NO_SHUFFLE` the way the reference arbiter does (unset or empty
-    /// `COUP_DECK`: a shuffled standard deck; `COUP_NO_SHUFFLE` must be exactly `1`).
-    pub fn from_env() -> Result<Self, String> {
+    /// The rules the reference arbiter plays for the values of its `COUP_DECK` and
+    /// `COUP_NO_SHUFFLE` variables (unset or empty `COUP_DECK`: a shuffled standard deck;
+    /// `COUP_NO_SHUFFLE` must be exactly `1`). The front end reads the environment.
+    pub fn from_arbiter_variables(
+        coup_deck: Option<&str>,
+        coup_no_shuffle: Option<&str>,
+    ) -> Result<Self, String> {
         let config = CoupConfig {
-            deck: std::env::var("COUP_DECK").ok().filter(|d| !d.is_empty()),
-            no_shuffle: std::env::var("COUP_NO_SHUFFLE").is_ok_and(|v| v == "1"),
+            deck: coup_deck.filter(|d| !d.is_empty()).map(str::to_string),
+            no_shuffle: coup_no_shuffle == Some("1"),
             ..CoupConfig::default()
         };
         config.validate()?;
@@ -1166,7 +1170,7 @@ impl Game for Coup {
     /// An invalid config deck falls back to the standard deck; front ends call
     /// [`CoupConfig::validate`] first.
     fn new(config: &CoupConfig, seed: u64) -> Self {
-        let mut rng = Pcg64Mcg::seed_from_u64(arena_core::seed::derive_seed(seed, 0));
+        let mut rng = Pcg64Mcg::seed_from_u64(arena_game::seed::derive_seed(seed, 0));
         let deck = match config.deck.as_deref().map(parse_deck) {
             Some(Ok(deck)) => deck,
             _ => {
@@ -1315,7 +1319,7 @@ impl Game for Coup {
         let scores = (0..2)
             .map(|p| Score::int((self.winner == Some(p)) as i64))
             .collect::<Vec<_>>();
-        let ranks = arena_core::game::ranks_of(&scores);
+        let ranks = arena_game::game::ranks_of(&scores);
         Outcome {
             scores,
             winner: self.winner,

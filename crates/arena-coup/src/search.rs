@@ -11,8 +11,8 @@
 //! the randomness comes from `bot_rng`, seeded from the bot's seed and the history: the same call gets
 //! the same answer.
 
-use arena_core::game::{Answer, Bot, Game};
-use arena_core::seed::{BotRng, below, bot_rng, derive_seed};
+use arena_game::game::{Answer, Bot, Game};
+use arena_game::seed::{BotRng, below, bot_rng, derive_seed};
 use rand_core::RngCore;
 
 use crate::bots::{Calculator, read_history};

@@ -51,7 +51,7 @@ fn stand_ins_say_so() {
 
 #[test]
 fn calculator_beats_random_and_income() {
-    let entry = arena_coup::entry();
+    let entry = arena_core::call::call_entry(arena_coup::definition());
     for opponent in ["random", "income", "challenger"] {
         let mut calculator = 0;
         for seed in 0..400u64 {
@@ -83,7 +83,7 @@ fn external_bots_play_like_in_process_ones() {
         .enable_all()
         .build()
         .unwrap();
-    let entry = arena_coup::entry();
+    let entry = arena_core::call::call_entry(arena_coup::definition());
     for (seed, names) in [
         (1u64, ["calculator", "lawyer"]),
         (2, ["taxman", "challenger"]),
@@ -153,7 +153,7 @@ fn bot_main_appends_and_prints_the_keep() {
         .map(|s| s.to_string())
         .collect();
     let mut out = Vec::new();
-    arena_coup::entry::bot_main(&bots::all(), "calculator", &args, &mut out).unwrap();
+    arena_core::call::call_bot_main(&bots::all(), "calculator", &args, &mut out).unwrap();
     assert_eq!(std::fs::read_to_string(&history).unwrap(), "Ep\n");
     let kept = String::from_utf8(out).unwrap();
     assert_eq!(kept.len(), 2, "{kept:?}");
@@ -167,34 +167,4 @@ fn bot_main_appends_and_prints_the_keep() {
     };
     assert!(arena_coup::decode_answer(&obs, b"\n", kept.as_bytes()).is_ok());
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-#[test]
-fn builtin_koth_leaderboard() {
-    use arena_coup::koth::{KothBot, KothSpec, format_koth, run_koth};
-    // The one-rule bots and calculator (the searching bot has its own tests, tests/oracle.rs).
-    let bots = bots::all()
-        .iter()
-        .filter(|b| !b.thinks)
-        .map(|b| KothBot {
-            name: b.name.to_string(),
-            spec: PlayerSpec::Builtin(b.name.to_string()),
-            source: None,
-        })
-        .collect();
-    let spec = KothSpec {
-        seed: 5,
-        ..KothSpec::new(bots)
-    };
-    let report = run_koth(&spec).unwrap();
-    assert_eq!(report.games, 8 * 7 * 10);
-    let points: u32 = report.standings.iter().map(|e| e.score).sum();
-    assert_eq!(points + report.no_winner, report.games);
-    assert!(
-        report
-            .standings
-            .iter()
-            .all(|e| e.games == 140 && e.forfeits.is_empty())
-    );
-    println!("{}", format_koth(&report));
 }

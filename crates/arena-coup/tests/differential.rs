@@ -11,9 +11,10 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
+use arena_core::call::{CallAgent, CallSpec};
 use arena_core::runner::{MatchOptions, Seat, run_match};
+use arena_coup::Coup;
 use arena_coup::rules::CoupConfig;
-use arena_coup::{CallAgent, CallSpec, Coup};
 use rand_core::{RngCore, SeedableRng};
 
 /// (history text, winner) of game `game` in the arbiter's round 0.

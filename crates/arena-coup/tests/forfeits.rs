@@ -6,11 +6,11 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use arena_core::call::{CallSpec, call_bot};
 use arena_core::game::{Answer, Game};
 use arena_core::registry::PlayerSpec;
-use arena_coup::koth::{KothBot, KothSpec, format_koth, run_koth};
+use arena_coup::ForfeitKind;
 use arena_coup::rules::{Coup, CoupAction, CoupConfig, CoupObs, Move};
-use arena_coup::{CallSpec, ForfeitKind, call_bot};
 
 fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
@@ -75,7 +75,7 @@ fn run(
         stderr_cap: 1024,
         sandbox: None,
     };
-    let report = call_bot(&spec, obs, Duration::from_millis(limit_ms), 1024);
+    let report = call_bot::<Coup>(&spec, obs, Duration::from_millis(limit_ms), 1024);
     let pgid = report.pgid.unwrap_or(-1);
     if pgid > 0 {
         // SIGKILL went to the whole group when the call ended; delivery is asynchronous, so give the
@@ -258,51 +258,6 @@ fn every_forfeit_kind() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn koth_counts_forfeits_and_points() {
-    let dir = common::temp_dir("koth");
-    let crasher = script(&dir, "crasher", "exit 1");
-    let spec = KothSpec {
-        rounds: 2,
-        dir: Some(dir.join("run")),
-        ..KothSpec::new(vec![
-            KothBot {
-                name: "Income".into(),
-                spec: PlayerSpec::Builtin("income".into()),
-                source: None,
-            },
-            KothBot {
-                name: "Crasher".into(),
-                spec: PlayerSpec::Command(vec![crasher.to_string_lossy().into_owned()]),
-                source: None,
-            },
-            KothBot {
-                name: "Calculator".into(),
-                spec: PlayerSpec::Builtin("calculator".into()),
-                source: None,
-            },
-        ])
-    };
-    let report = run_koth(&spec).expect("koth runs");
-    assert_eq!(report.games, 12);
-    let crasher = report
-        .standings
-        .iter()
-        .find(|e| e.name == "Crasher")
-        .unwrap();
-    assert_eq!(crasher.score, 0);
-    assert_eq!(crasher.forfeits.get(&ForfeitKind::NonZeroExit), Some(&8));
-    let total: u32 = report.standings.iter().map(|e| e.score).sum();
-    assert_eq!(total + report.no_winner, 12);
-    let text = format_koth(&report);
-    assert!(text.contains("Crasher: 8 non-zero exit"), "{text}");
-    assert!(text.lines().next().unwrap().starts_with("    "), "{text}");
-    // History files are kept as the arbiter keeps them, and each command bot had its own directory.
-    assert!(dir.join("run/Income_Crasher_0_0.txt").is_file());
-    assert!(dir.join("run/Crasher").is_dir());
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
 /// Through the registry entry (the runner and the call agent), on both kinds of tokio runtime: the
 /// faults reach the result, the opponent wins, and the configured time limit applies.
 #[test]
@@ -312,10 +267,10 @@ fn play_reports_forfeits_on_both_runtimes() {
     let dir = common::temp_dir("play");
     let slow = script(&dir, "slow", r#"sleep 3; printf 'I\n' >> "$1""#);
     let wrong = script(&dir, "wrong", r#"printf 'q' >> "$1""#);
-    let entry = arena_coup::entry_with(CoupConfig {
+    let entry = arena_core::call::call_entry(arena_coup::definition_with(CoupConfig {
         time_limit_ms: 200,
         ..CoupConfig::default()
-    });
+    }));
     let request = |bot: &Path| GameRequest {
         variant: None,
         seed: 9,

@@ -59,7 +59,9 @@ token = "{ORG}"
         db: format!("sqlite://{}", dir.path().join("c.db").display()),
         schema: None,
         data_dir: dir.path().join("data"),
-        game: Arc::from(arena_spring2021::entry()),
+        game: Arc::from(arena_core::registry::stream_entry(
+            arena_spring2021::definition(),
+        )),
         // The sandbox's helper is the `arena` binary; the command's tests run the sandboxed path.
         sandbox: None,
         sandbox_factory: None,
@@ -664,7 +666,9 @@ async fn someone_removed_from_the_contest_file_is_signed_out_and_stops_playing()
             db: format!("sqlite://{}", dir.path().join("c.db").display()),
             schema: None,
             data_dir: dir.path().join("data"),
-            game: Arc::from(arena_spring2021::entry()),
+            game: Arc::from(arena_core::registry::stream_entry(
+                arena_spring2021::definition(),
+            )),
             sandbox: None,
             sandbox_factory: None,
             pin_cpus: false,

@@ -61,9 +61,9 @@ async fn a_qualifier_plays_random_groups_then_a_final_of_the_top_four_in_every_s
             "[[bots]]\nname = \"{name}\"\nbot = \"builtin:{bot}\"\n"
         ));
     }
-    let entries = arena_langwars::entries();
-    let game = entries
+    let game = arena_langwars::definitions()
         .into_iter()
+        .map(arena_core::registry::stream_entry)
         .find(|g| g.id() == "langwars2")
         .expect("langwars2");
     let host = host(&contest, dir.path(), game).await;
@@ -148,7 +148,12 @@ async fn koth_plays_every_ordered_pair_and_reruns_when_a_submission_arrives() {
          [[bots]]\nname = \"calc\"\nbot = \"builtin:calculator\"\n\
          [[bots]]\nname = \"chal\"\nbot = \"builtin:challenger\"\n\
          [[bots]]\nname = \"rand\"\nbot = \"builtin:random\"\n";
-    let host = host(contest, dir.path(), arena_coup::entry()).await;
+    let host = host(
+        contest,
+        dir.path(),
+        arena_core::call::call_entry(arena_coup::definition()),
+    )
+    .await;
     play_out(&host).await;
     assert_eq!(
         host.store.games_of_kind("koth").await.expect("games").len(),
@@ -229,7 +234,12 @@ async fn built_in_games_record_what_their_rebuilt_replays_show() {
          [[bots]]\nname = \"plan\"\nbot = \"builtin:planner\"\n\
          [[bots]]\nname = \"w1\"\nbot = \"builtin:wood1\"\n\
          [[bots]]\nname = \"rand\"\nbot = \"builtin:random\"\n";
-    let host = host(contest, dir.path(), arena_spring2021::entry()).await;
+    let host = host(
+        contest,
+        dir.path(),
+        arena_core::registry::stream_entry(arena_spring2021::definition()),
+    )
+    .await;
     play_out(&host).await;
     let results = host.store.results().await.expect("results");
     assert_eq!(results.len(), 12, "2 rounds of 3 × 2 ordered pairs");

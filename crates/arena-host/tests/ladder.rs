@@ -29,7 +29,9 @@ async fn host_on(contest: &str, dir: &std::path::Path, postgres: bool) -> Arc<Ho
         db,
         schema,
         data_dir: dir.join("data"),
-        game: Arc::from(arena_spring2021::entry()),
+        game: Arc::from(arena_core::registry::stream_entry(
+            arena_spring2021::definition(),
+        )),
         sandbox: None,
         sandbox_factory: None,
         pin_cpus: false,

@@ -1,8 +1,8 @@
 //! Built-in bots. Each runs in process on typed observations, or as an external program through
 //! `arena bot GAME NAME` (the same code behind the real protocol).
 
-use arena_core::seed::{BotRng, bot_rng};
-use arena_core::{Bot, BotEntry};
+use arena_game::seed::{BotRng, bot_rng};
+use arena_game::{Bot, BotEntry};
 use std::sync::OnceLock;
 
 use rand_core::RngCore;

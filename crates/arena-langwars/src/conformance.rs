@@ -1,8 +1,8 @@
 //! Replays official transcripts (`conformance/langwars-*.jsonl`) through the referee: feeds the recorded
 //! outputs, compares every input line and the result.
 
-use arena_core::registry::ConformanceCase;
-use arena_core::{Answer, Game, StreamProtocol};
+use arena_game::ConformanceCase;
+use arena_game::{Answer, Game, StreamProtocol};
 use serde::Deserialize;
 
 use crate::engine::{Edition, LangWars, Observation};

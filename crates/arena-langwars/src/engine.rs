@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use arena_core::{Answer, Game, Outcome, Score};
+use arena_game::{Answer, Game, Outcome, Score};
 use serde::ser::SerializeSeq;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 

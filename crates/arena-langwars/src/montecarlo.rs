@@ -18,8 +18,8 @@
 //! The work is bounded by a budget (shortlist × rollouts), never by the clock, and the only randomness
 //! is the seat's `bot_rng`: the same seed plays the same game.
 
-use arena_core::Bot;
-use arena_core::seed::{BotRng, below, bot_rng, derive_seed};
+use arena_game::Bot;
+use arena_game::seed::{BotRng, below, bot_rng, derive_seed};
 use rand_core::RngCore;
 
 use crate::bots::{GreedyCore, candidate_set};

@@ -3,7 +3,7 @@
 
 use std::io::BufRead;
 
-use arena_core::StreamProtocol;
+use arena_game::StreamProtocol;
 
 use crate::engine::{Lanes, LangWars, MAX_SLOTS, MAX_TARGETS, Move, Observation, PLAYERS};
 

@@ -6,8 +6,9 @@ use arena_core::{Answer, Bot, Game, StreamProtocol};
 use arena_langwars::{Edition, LangWars, Observation, bots};
 
 fn entry(id: &str) -> Box<dyn GameEntry> {
-    arena_langwars::entries()
+    arena_langwars::definitions()
         .into_iter()
+        .map(arena_core::registry::stream_entry)
         .find(|g| g.id() == id)
         .expect("registered")
 }

@@ -9,8 +9,9 @@ use arena_core::{FaultKind, MatchOptions};
 use serde_json::Value;
 
 fn langwars2() -> Box<dyn GameEntry> {
-    arena_langwars::entries()
+    arena_langwars::definitions()
         .into_iter()
+        .map(arena_core::registry::stream_entry)
         .find(|g| g.id() == "langwars2")
         .expect("langwars2 is registered")
 }

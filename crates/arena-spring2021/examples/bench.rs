@@ -6,7 +6,7 @@ fn main() {
     let league = args.first().map(String::as_str);
     let seconds = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(3.0);
     let length = arena_core::registry::BenchLength::Seconds(seconds);
-    match arena_spring2021::entry().bench(league, length) {
+    match arena_core::registry::stream_entry(arena_spring2021::definition()).bench(league, length) {
         Ok(report) => println!(
             "{} games in {:.2} s: {:.0} games/s",
             report.games,

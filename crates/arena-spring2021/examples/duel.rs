@@ -6,7 +6,7 @@ fn main() {
     let (a, b) = (args[0].clone(), args[1].clone());
     let league = args.get(2).map(String::as_str).filter(|l| *l != "-");
     let games: u64 = args.get(3).and_then(|g| g.parse().ok()).unwrap_or(200);
-    let entry = arena_spring2021::entry();
+    let entry = arena_core::registry::stream_entry(arena_spring2021::definition());
     let mut points = 0.0;
     let mut margin = 0i64;
     for seed in 0..games {

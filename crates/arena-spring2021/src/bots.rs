@@ -2,7 +2,7 @@
 
 use std::sync::LazyLock;
 
-use arena_core::{Bot, BotEntry};
+use arena_game::{Bot, BotEntry};
 
 use crate::board::{BOARD, DIST, RANGE, RAY, bits};
 use crate::game::{Action, Cmd, Obs, Spring2021};

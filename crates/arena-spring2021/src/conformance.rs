@@ -2,8 +2,8 @@
 //! every recorded output is decoded and applied, and every input line, the execution order, the frame
 //! count, the scores, the activity flags and the final sun must come out as recorded.
 
-use arena_core::registry::ConformanceCase;
-use arena_core::{Answer, Fault, FaultKind, Game, StreamProtocol};
+use arena_game::ConformanceCase;
+use arena_game::{Answer, Fault, FaultKind, Game, StreamProtocol};
 use serde::Deserialize;
 
 use crate::game::{League, Obs, Spring2021};
@@ -167,7 +167,7 @@ pub fn check_bosses(text: &str) -> Result<Vec<ConformanceCase>, String> {
         }
         let game: BossGame = serde_json::from_str(line)
             .map_err(|e| format!("line {}: not a boss transcript: {e}", number + 1))?;
-        let entry = arena_core::registry::find_bot(&catalog, &game.boss)?;
+        let entry = arena_game::builtin::find_bot(&catalog, &game.boss)?;
         let label = format!(
             "line {} ({} boss, {}, seed {})",
             number + 1,
@@ -184,7 +184,7 @@ pub fn check_bosses(text: &str) -> Result<Vec<ConformanceCase>, String> {
 }
 
 fn check_boss_game(
-    entry: &arena_core::BotEntry<Spring2021>,
+    entry: &arena_game::BotEntry<Spring2021>,
     game: &BossGame,
 ) -> Result<(), String> {
     let mut bot = (entry.make)(0);

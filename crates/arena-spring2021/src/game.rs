@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use arena_core::{Answer, Fault, FaultKind, Game, Outcome, Score};
+use arena_game::{Answer, Fault, FaultKind, Game, Outcome, Score};
 use serde::{Deserialize, Serialize};
 
 use crate::board::{
@@ -1310,8 +1310,8 @@ impl Game for Spring2021 {
 
     /// CodinGame's engine tolerance (release 4.7.7): 50 ms more real deadline per turn, a strike for
     /// every answer over the limit, the third strike the timeout. Legend-level bots of 2021 rely on it.
-    fn default_time_policy(_league: &League) -> arena_core::TimePolicy {
-        arena_core::TimePolicy::CODINGAME
+    fn default_time_policy(_league: &League) -> arena_game::TimePolicy {
+        arena_game::TimePolicy::CODINGAME
     }
 
     fn record_frames(&mut self) {

@@ -1,7 +1,7 @@
 //! Spring Challenge 2021 (CodinGame, "Photosynthesis"), bit-exact with the official referee.
 //!
 //! - [`board`]: the 37-cell board as bitboard tables; [`jrand`]: `java.util.Random` and shuffle;
-//! - [`game`]: the rules (leagues, frames, actions, scoring) behind `arena_core::Game`;
+//! - [`game`]: the rules (leagues, frames, actions, scoring) behind `arena_game::Game`;
 //! - [`protocol`]: the exact input text and the referee's output patterns;
 //! - [`bots`]: the official bosses and `planner`; [`conformance`]: official transcripts replayed.
 
@@ -18,33 +18,26 @@ pub mod protocol;
 pub mod pyrand;
 pub mod search;
 
-use std::io::{BufRead, Write};
-use std::path::Path;
-
-use arena_core::registry::{
-    self, BenchLength, BenchReport, ConformanceCase, GameEntry, GameRequest, GameResult, find_bot,
-};
-use arena_core::{BotEntry, Outcome};
-use futures::future::BoxFuture;
+use arena_game::game::BotEntry;
+use arena_game::{ConformanceCase, GameDef};
 
 pub use game::{Action, Cmd, Frame, League, Obs, Spring2021};
 
-/// The registry entry (`arena ... spring2021`).
-pub fn entry() -> Box<dyn GameEntry> {
-    Box::new(SpringEntry {
-        bots: bots::catalog(),
-    })
-}
-
-pub struct SpringEntry {
+/// The game's definition (the run layer plays it on the stream protocol).
+pub struct SpringDef {
     bots: Vec<BotEntry<Spring2021>>,
 }
 
-fn league_of(variant: Option<&str>) -> Result<League, String> {
-    variant.map_or(Ok(League::Bronze), League::parse)
+/// The definition of `spring2021`.
+pub fn definition() -> SpringDef {
+    SpringDef {
+        bots: bots::catalog(),
+    }
 }
 
-impl GameEntry for SpringEntry {
+impl GameDef for SpringDef {
+    type Game = Spring2021;
+
     fn id(&self) -> &'static str {
         "spring2021"
     }
@@ -52,6 +45,7 @@ impl GameEntry for SpringEntry {
     fn rules(&self) -> &'static str {
         include_str!("../../../docs/protocol-spring2021.md")
     }
+
     fn about(&self) -> &'static str {
         "CodinGame Spring Challenge 2021 (hex forest: sun, shadows, GROW/SEED/COMPLETE), 2 players"
     }
@@ -64,75 +58,15 @@ impl GameEntry for SpringEntry {
         &League::NAMES
     }
 
-    fn bots(&self) -> Vec<(&'static str, &'static str)> {
-        self.bots.iter().map(|bot| (bot.name, bot.about)).collect()
+    fn config(&self, variant: Option<&str>) -> Result<League, String> {
+        variant.map_or(Ok(League::Bronze), League::parse)
     }
 
-    fn play(&self, request: GameRequest) -> BoxFuture<'static, Result<GameResult, String>> {
-        let prepared = league_of(request.variant.as_deref()).and_then(|league| {
-            if request.seats.len() != 2 {
-                return Err(format!(
-                    "spring2021 is a 2-player game: give 2 players (got {})",
-                    request.seats.len()
-                ));
-            }
-            Ok((league, registry::stream_seats(&self.bots, &request)?))
-        });
-        Box::pin(async move {
-            let (league, seats) = prepared?;
-            registry::play_seats::<Spring2021>(league, request.seed, seats, request.options).await
-        })
+    fn bots(&self) -> &[BotEntry<Spring2021>] {
+        &self.bots
     }
 
-    fn builtin_thinks(&self, name: &str) -> bool {
-        registry::bot_thinks(&self.bots, name)
-    }
-
-    fn play_builtin(
-        &self,
-        variant: Option<&str>,
-        bots: &[String],
-        seed: u64,
-    ) -> Result<Outcome, String> {
-        registry::play_builtin_game(&league_of(variant)?, &self.bots, bots, seed)
-    }
-
-    fn conformance(&self, path: &Path) -> Result<Vec<ConformanceCase>, String> {
-        let text = registry::read_transcripts(path)?;
-        conformance::check_text(&text)
-    }
-
-    fn bench(&self, variant: Option<&str>, length: BenchLength) -> Result<BenchReport, String> {
-        let random = find_bot(&self.bots, "random")?;
-        Ok(registry::bench_in_process(
-            &league_of(variant)?,
-            random,
-            length,
-        ))
-    }
-
-    /// `arena bot spring2021 NAME [--seed N]`: the league is read from the first turn's position.
-    fn bot_main(
-        &self,
-        name: &str,
-        args: &[String],
-        input: &mut dyn BufRead,
-        output: &mut dyn Write,
-    ) -> Result<(), String> {
-        let bot = find_bot(&self.bots, name)?;
-        let mut seed = 0u64;
-        let mut rest = args.iter();
-        while let Some(arg) = rest.next() {
-            match arg.as_str() {
-                "--seed" => {
-                    let value = rest.next().ok_or("--seed needs a value")?;
-                    seed = value
-                        .parse()
-                        .map_err(|_| format!("--seed: `{value}` is not a number"))?;
-                }
-                other => return Err(format!("unknown option `{other}` (known: --seed N)")),
-            }
-        }
-        registry::stream_bot_main(bot, seed, input, output)
+    fn conformance(&self, transcripts: &str) -> Result<Vec<ConformanceCase>, String> {
+        conformance::check_text(transcripts)
     }
 }

@@ -3,7 +3,7 @@
 
 use std::io::BufRead;
 
-use arena_core::StreamProtocol;
+use arena_game::StreamProtocol;
 
 use crate::board::{BASE_RICHNESS, CELLS, NEIGH, bits};
 use crate::game::{Action, Cmd, League, Obs, Spring2021};

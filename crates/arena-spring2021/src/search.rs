@@ -17,7 +17,7 @@
 //! by the clock: the move depends only on the position, so a game is reproducible, and the bot
 //! draws nothing at random. Decisions take well under 5 ms of CPU (the `search_timing` example).
 
-use arena_core::{Answer, Bot, Game};
+use arena_game::{Answer, Bot, Game};
 
 use crate::board::{BOARD, DIST, bits};
 use crate::bots::{Planner, PlannerParams};

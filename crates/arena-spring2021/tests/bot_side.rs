@@ -2,7 +2,12 @@
 
 use arena_core::seed::{below, bot_rng};
 use arena_core::{Answer, Game, StreamProtocol};
-use arena_spring2021::{Action, League, Obs, Spring2021, entry};
+use arena_spring2021::{Action, League, Obs, Spring2021};
+
+/// The game as the front ends see it.
+fn entry() -> Box<dyn arena_core::registry::GameEntry> {
+    arena_core::registry::stream_entry(arena_spring2021::definition())
+}
 
 /// Player 0's input text over a whole game (both players play random listed moves), and the listed
 /// moves of each of its turns.

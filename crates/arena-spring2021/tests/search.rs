@@ -6,7 +6,12 @@ use arena_core::seed::{below, bot_rng};
 use arena_core::{Answer, Bot, Game, StreamProtocol};
 use arena_spring2021::bots::catalog;
 use arena_spring2021::search::SearchBot;
-use arena_spring2021::{Action, Cmd, League, Obs, Spring2021, entry};
+use arena_spring2021::{Action, Cmd, League, Obs, Spring2021};
+
+/// The game as the front ends see it.
+fn entry() -> Box<dyn arena_core::registry::GameEntry> {
+    arena_core::registry::stream_entry(arena_spring2021::definition())
+}
 
 /// One game of `search` in `seat` against the built-in `opponent`: the moves of both players, the
 /// winner, and the rule faults.

@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 use arena_core::registry::{GameRequest, GameResult, PlayerSpec, SeatRequest};
 use arena_core::testing::assert_no_process_left;
 use arena_core::{FaultKind, MatchOptions, TimePolicy};
-use arena_spring2021::entry;
+/// The game as the front ends see it.
+fn entry() -> Box<dyn arena_core::registry::GameEntry> {
+    arena_core::registry::stream_entry(arena_spring2021::definition())
+}
 
 fn script() -> String {
     format!("{}/tests/timed_bot.py", env!("CARGO_MANIFEST_DIR"))

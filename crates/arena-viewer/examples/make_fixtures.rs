@@ -33,14 +33,14 @@ fn main() {
     let dir = std::env::args().nth(1).unwrap_or_else(|| ".".into());
     let dir = std::path::Path::new(&dir);
     let spring = play(
-        arena_spring2021::entry().as_ref(),
+        arena_core::registry::stream_entry(arena_spring2021::definition()).as_ref(),
         Some("bronze"),
         &["planner", "wood1"],
         7,
     );
     std::fs::write(dir.join("spring2021.json"), spring).expect("write");
     let coup = play(
-        arena_coup::entry().as_ref(),
+        arena_core::call::call_entry(arena_coup::definition()).as_ref(),
         None,
         &["calculator", "bandit"],
         3,

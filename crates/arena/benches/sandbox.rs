@@ -216,7 +216,7 @@ fn arena_call(bot: &Path, history: &Path, sandbox: Option<&Sandbox>) -> Duration
     argv.extend(["1", "1", "!$", "I\n", "F", "E", "S", "T"].map(String::from));
     let writable = [history.to_path_buf()];
     let started = Instant::now();
-    let raw = arena_coup::call::run_process_in(
+    let raw = arena_core::call::run_process_in(
         &argv,
         None,
         &writable,
@@ -227,7 +227,7 @@ fn arena_call(bot: &Path, history: &Path, sandbox: Option<&Sandbox>) -> Duration
     .expect("runs");
     let elapsed = started.elapsed();
     assert!(
-        matches!(raw.end, arena_coup::call::CallEnd::Exited(s) if s.success()),
+        matches!(raw.end, arena_core::call::CallEnd::Exited(s) if s.success()),
         "the call failed: {}",
         String::from_utf8_lossy(&raw.stderr)
     );

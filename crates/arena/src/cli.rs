@@ -364,7 +364,7 @@ impl CoupOptions {
     /// These options with the environment's `COUP_DECK` and `COUP_NO_SHUFFLE` folded in (as
     /// [`find_game_with`] applies them), to be kept in a tournament's plan.
     pub fn with_env(&self) -> Result<CoupOptions> {
-        let from_env = arena_coup::CoupConfig::from_env().map_err(|e| anyhow!(e))?;
+        let from_env = coup_config_from_env()?;
         Ok(CoupOptions {
             deck: self.deck.clone().or(from_env.deck),
             no_shuffle: self.no_shuffle || from_env.no_shuffle,
@@ -500,10 +500,7 @@ pub fn find_game_with(id: &str, coup: &CoupOptions) -> Result<Box<dyn GameEntry>
         }
         return find_game(id);
     }
-    coup_game(
-        arena_coup::CoupConfig::from_env().map_err(|e| anyhow!(e))?,
-        coup,
-    )
+    coup_game(coup_config_from_env()?, coup)
 }
 
 /// The game a tournament's plan was made for, with the game options kept in it (and not the
@@ -533,7 +530,20 @@ fn coup_game(mut config: arena_coup::CoupConfig, coup: &CoupOptions) -> Result<B
     config
         .validate()
         .map_err(|e| anyhow!("bad Coup options: {e}"))?;
-    Ok(arena_coup::entry_with(config))
+    Ok(arena_core::call::call_entry(arena_coup::definition_with(
+        config,
+    )))
+}
+
+/// Coup's rules as the reference arbiter's `COUP_DECK` and `COUP_NO_SHUFFLE` variables set them
+/// (what a conformance run against it uses).
+fn coup_config_from_env() -> Result<arena_coup::CoupConfig> {
+    let var = |name: &str| std::env::var(name).ok();
+    arena_coup::CoupConfig::from_arbiter_variables(
+        var("COUP_DECK").as_deref(),
+        var("COUP_NO_SHUFFLE").as_deref(),
+    )
+    .map_err(|e| anyhow!(e))
 }
 
 pub fn find_game(id: &str) -> Result<Box<dyn GameEntry>> {

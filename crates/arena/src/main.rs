@@ -4,6 +4,7 @@ mod bots;
 mod cli;
 mod games;
 mod host;
+mod koth;
 mod report;
 mod tournament;
 mod tournament_file;

@@ -894,11 +894,11 @@ pub fn koth(args: KothArgs) -> Result<ExitCode> {
         })
         .collect();
     unique_names(&mut seats);
-    let mut spec = arena_coup::KothSpec::new(
+    let mut spec = crate::koth::KothSpec::new(
         seats
             .into_iter()
             .zip(sources)
-            .map(|(seat, source)| arena_coup::KothBot {
+            .map(|(seat, source)| crate::koth::KothBot {
                 name: seat.name,
                 spec: seat.spec,
                 source,
@@ -922,8 +922,8 @@ pub fn koth(args: KothArgs) -> Result<ExitCode> {
     if let Some(limit) = args.coup.call_limit_ms {
         spec.config.time_limit_ms = limit;
     }
-    let report = arena_coup::run_koth(&spec).map_err(|e| anyhow!(e))?;
-    print!("{}", arena_coup::format_koth(&report));
+    let report = crate::koth::run_koth(&spec).map_err(|e| anyhow!(e))?;
+    print!("{}", crate::koth::format_koth(&report));
     eprintln!("seed {}", spec.seed);
     Ok(ExitCode::SUCCESS)
 }

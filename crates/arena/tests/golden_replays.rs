@@ -15,8 +15,15 @@ use sha2::{Digest, Sha256};
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 
-/// (game, league, bots, seeds)
-const CASES: &[(&str, Option<&str>, &[&str], &[&str])] = &[
+/// One line of cases: a game, its league, the bots by seat, the seeds.
+type Case = (
+    &'static str,
+    Option<&'static str>,
+    &'static [&'static str],
+    &'static [&'static str],
+);
+
+const CASES: &[Case] = &[
     (
         "langwars",
         None,

@@ -2,11 +2,11 @@
 //! show it (every input and raw output, timing, faults, stderr, per-frame state).
 
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::AgentLog;
-use crate::game::{Fault, Game, Outcome};
+use crate::game::{Answer, Fault, Game, Outcome};
 use crate::timing::{ClockKind, TimePolicy};
 
 fn is_zero(value: &u32) -> bool {
@@ -210,4 +210,34 @@ impl Serialize for RecordJson {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         (**self).serialize(serializer)
     }
+}
+
+/// One answer as the runner saw it.
+#[derive(Clone, Debug)]
+pub struct Reply<A> {
+    pub answer: Answer<A>,
+    /// The exact text sent (process agents only).
+    pub input: Option<String>,
+    /// The exact text received, before any parsing (process agents only).
+    pub raw_output: Option<String>,
+    /// Time from the input being handed over to the answer being complete.
+    pub elapsed: Duration,
+    /// CPU time the bot's processes used for this answer, when it could be measured (process
+    /// agents: the sandbox's cgroup, or `/proc` for an unconfined bot).
+    pub cpu: Option<Duration>,
+}
+
+/// What an agent leaves behind at the end of a game.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct AgentLog {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stderr: String,
+    #[serde(default, skip_serializing_if = "is_zero_usize")]
+    pub stderr_dropped: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_status: Option<String>,
+}
+
+fn is_zero_usize(value: &usize) -> bool {
+    *value == 0
 }

@@ -1,4 +1,4 @@
-//! The KotH tournament of the original: `rounds` rounds, in each one game per ordered pair of entrants
+//! `arena koth`: the KotH tournament of the original Coup: `rounds` rounds, in each one game per ordered pair of entrants
 //! (the first of the pair moves first), 1 point per win, no points for a game without a winner.
 //! Unlike the arbiter, every game starts fresh (coins, hands, deck), draws included (B1).
 
@@ -11,11 +11,10 @@ use arena_core::registry::{PlayerSpec, bot_seed, find_bot};
 use arena_core::seed::derive_seed;
 use serde::Serialize;
 
-use crate::bots;
-use crate::call::CallSpec;
-use crate::entry::scratch_dir;
-use crate::protocol::ForfeitKind;
-use crate::rules::{Coup, CoupConfig, CoupObs};
+use arena_core::call::{CallSpec, GameSandbox, call_bot_in, scratch_dir};
+use arena_coup::bots;
+use arena_coup::protocol::ForfeitKind;
+use arena_coup::rules::{Coup, CoupConfig, CoupObs};
 
 /// One entrant.
 #[derive(Clone, Debug)]
@@ -93,7 +92,6 @@ pub struct LocalGame {
     /// Faults per seat (at most one: a fault forfeits).
     pub faults: [Vec<Fault>; 2],
     pub history: String,
-    pub calls: u32,
 }
 
 /// Drives one game on this thread, calling each command bot once per move. The KotH's path: no async
@@ -108,15 +106,14 @@ pub fn play_local(
     let mut obs = CoupObs::default();
     let mut faults: [Vec<Fault>; 2] = Default::default();
     // Each command bot's sandbox for this game (when sandboxed with a resident helper).
-    let mut residents: [crate::call::GameSandbox; 2] = Default::default();
+    let mut residents: [GameSandbox; 2] = Default::default();
     while let Some(player) = game.to_act() {
         game.observe(player, &mut obs);
         let limit = game.time_limit(player);
         let answer = match &mut seats[player] {
             LocalSeat::Builtin(bot) => Answer::Action(bot.act(&obs)),
             LocalSeat::Command(spec) => {
-                crate::call::call_bot_in(spec, &obs, limit, stderr_cap, &mut residents[player])
-                    .answer
+                call_bot_in::<Coup>(spec, &obs, limit, stderr_cap, &mut residents[player]).answer
             }
         };
         if let Answer::Fault(fault) = &answer {
@@ -131,7 +128,6 @@ pub fn play_local(
         winner: game.outcome().winner,
         faults,
         history: game.history().to_string(),
-        calls: game.calls(),
     }
 }
 
@@ -289,4 +285,102 @@ pub fn format_koth(report: &KothReport) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+
+    fn temp_dir(tag: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("arena-koth-test-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        dir
+    }
+
+    fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("script written");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+            .expect("script made executable");
+        path
+    }
+
+    #[test]
+    fn koth_counts_forfeits_and_points() {
+        let dir = temp_dir("koth");
+        let crasher = script(&dir, "crasher", "exit 1");
+        let spec = KothSpec {
+            rounds: 2,
+            dir: Some(dir.join("run")),
+            ..KothSpec::new(vec![
+                KothBot {
+                    name: "Income".into(),
+                    spec: PlayerSpec::Builtin("income".into()),
+                    source: None,
+                },
+                KothBot {
+                    name: "Crasher".into(),
+                    spec: PlayerSpec::Command(vec![crasher.to_string_lossy().into_owned()]),
+                    source: None,
+                },
+                KothBot {
+                    name: "Calculator".into(),
+                    spec: PlayerSpec::Builtin("calculator".into()),
+                    source: None,
+                },
+            ])
+        };
+        let report = run_koth(&spec).expect("koth runs");
+        assert_eq!(report.games, 12);
+        let crasher = report
+            .standings
+            .iter()
+            .find(|e| e.name == "Crasher")
+            .unwrap();
+        assert_eq!(crasher.score, 0);
+        assert_eq!(crasher.forfeits.get(&ForfeitKind::NonZeroExit), Some(&8));
+        let total: u32 = report.standings.iter().map(|e| e.score).sum();
+        assert_eq!(total + report.no_winner, 12);
+        let text = format_koth(&report);
+        assert!(text.contains("Crasher: 8 non-zero exit"), "{text}");
+        assert!(text.lines().next().unwrap().starts_with("    "), "{text}");
+        // History files are kept as the arbiter keeps them, and each command bot had its own directory.
+        assert!(dir.join("run/Income_Crasher_0_0.txt").is_file());
+        assert!(dir.join("run/Crasher").is_dir());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn builtin_koth_leaderboard() {
+        // The one-rule bots and calculator (the searching bot has its own tests, tests/oracle.rs).
+        let bots = bots::all()
+            .iter()
+            .filter(|b| !b.thinks)
+            .map(|b| KothBot {
+                name: b.name.to_string(),
+                spec: PlayerSpec::Builtin(b.name.to_string()),
+                source: None,
+            })
+            .collect();
+        let spec = KothSpec {
+            seed: 5,
+            ..KothSpec::new(bots)
+        };
+        let report = run_koth(&spec).unwrap();
+        assert_eq!(report.games, 8 * 7 * 10);
+        let points: u32 = report.standings.iter().map(|e| e.score).sum();
+        assert_eq!(points + report.no_winner, report.games);
+        assert!(
+            report
+                .standings
+                .iter()
+                .all(|e| e.games == 140 && e.forfeits.is_empty())
+        );
+        println!("{}", format_koth(&report));
+    }
 }

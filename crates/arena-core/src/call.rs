@@ -1,34 +1,46 @@
-//! The call-per-move agent: one process per call, the arbiter's argv, the history file appended.
+//! The call-per-move agent: one process per move, a shared file and arguments, for games whose
+//! protocol is a [`CallProtocol`] (Coup's arbiter: `COMMAND... HISTORY OPP_COINS MY_COINS CARDS
+//! LEGAL...`). The game says what goes in and how to read what comes out; this module runs, times,
+//! sandboxes and cleans up.
 //!
-//! Each call: write the history file (the game's text so far), spawn
-//! `COMMAND... HISTORY OPP_COINS MY_COINS CARDS LEGAL...` in the bot's working directory as the leader
-//! of a new process group, wait for the leader to exit (or the limit), kill the whole group, then read
-//! the file back. The file must be the old content plus exactly one legal move.
+//! Each call: write the shared file (the game's text so far), spawn `COMMAND... FILE ARGS...` in the
+//! bot's working directory as the leader of a new process group, wait for the leader to exit (or the
+//! limit), kill the whole group, then read the file back. The file must be the old content plus what
+//! the game's decoder accepts.
 //!
 //! The wait is synchronous (poll on the stdout/stderr pipes and a pidfd), because a call is dominated
 //! by the bot's own start-up and every extra wake-up shows in the per-call cost. Inside a tokio runtime
 //! the call never stalls other games: `block_in_place` on a multi-thread runtime, the blocking pool on
 //! a current-thread one.
 
-use arena_core::timing::ClockKind;
 use std::io::{self, Write};
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use arena_core::sandbox::{Jail, Launch, Lease, Resident, ResidentCall, Sandbox, read_available};
+use std::io::BufRead;
 
-use arena_core::agent::{Agent, AgentLog, Reply};
-use arena_core::game::{Answer, Fault, FaultKind};
+use arena_game::builtin::{bot_seed, call_answer};
+use arena_game::define::{CallProtocol, GameDef};
+use arena_game::game::BotEntry;
+use arena_game::game::{Answer, Fault, FaultKind};
+use arena_game::record::{AgentLog, Reply};
+use arena_game::timing::ClockKind;
 use futures::future::BoxFuture;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
-use crate::protocol::decode_answer;
-use crate::rules::{Coup, CoupObs};
+use crate::agent::Agent;
+use crate::registry::{
+    DefinedGame, GameEntry, GameRequest, GameResult, PlayerSpec, builtin_agent, check_seats,
+    play_seats,
+};
+use crate::runner::Seat;
+use crate::sandbox::{Jail, Launch, Lease, Resident, ResidentCall, Sandbox, read_available};
 
 /// Stdout kept per call (an Exchange answer is at most a few bytes; a flood is drained, not kept).
 const STDOUT_CAP: usize = 4096;
@@ -36,11 +48,12 @@ const STDOUT_CAP: usize = 4096;
 /// How to run one bot.
 #[derive(Clone, Debug)]
 pub struct CallSpec {
-    /// The bot's command; the history path and the arguments are appended.
+    /// The bot's command; the shared file's path and the arguments are appended.
     pub argv: Vec<String>,
     /// The bot's own working directory (`None`: the referee's).
     pub workdir: Option<PathBuf>,
-    /// The history file, shared by both players of a game. Made absolute before use.
+    /// The shared file (Coup's history file), one for all players of a game. Made absolute before
+    /// use.
     pub history: PathBuf,
     /// Stderr kept over a whole game.
     pub stderr_cap: usize,
@@ -126,7 +139,7 @@ struct Running {
 
 impl Running {
     fn finish(&mut self) -> io::Result<ExitStatus> {
-        arena_core::sandbox::kill_all(self.pid, self.jail.as_ref());
+        crate::sandbox::kill_all(self.pid, self.jail.as_ref());
         if self.jail.is_some() {
             // bwrap reaps its sandbox and exits by itself; one that does not is ended outright.
             let until = Instant::now() + Duration::from_secs(2);
@@ -136,7 +149,7 @@ impl Running {
             kill_group(self.pid);
         }
         let status = if self.jail.is_some() {
-            arena_core::sandbox::wait_pid(self.pid)
+            crate::sandbox::wait_pid(self.pid)
         } else {
             wait_with_usage(self.pid).map(|(status, cpu)| {
                 self.cpu = Some(cpu);
@@ -179,7 +192,7 @@ pub fn run_process_in(
 ) -> io::Result<RawCall> {
     let started = Instant::now();
     let deadline = started + limit;
-    let spawned = arena_core::sandbox::launch(
+    let spawned = crate::sandbox::launch(
         &Launch {
             argv,
             workdir,
@@ -205,7 +218,7 @@ pub fn run_process_in(
     .into_iter()
     .flatten()
     {
-        arena_core::process::set_nonblocking(fd)?;
+        crate::process::set_nonblocking(fd)?;
     }
     // A pidfd turns the leader's exit into a poll event; without one (old kernels) poll in 1 ms steps.
     // SAFETY: pidfd_open on our own child; the descriptor is wrapped so it is closed.
@@ -224,7 +237,7 @@ pub fn run_process_in(
             break;
         }
         // An interrupt (Ctrl-C of a tournament) ends the call like its time limit.
-        if now >= deadline || arena_core::process::interrupted() {
+        if now >= deadline || crate::process::interrupted() {
             timed_out = true;
             break;
         }
@@ -245,7 +258,7 @@ pub fn run_process_in(
         if let Some(fd) = &pidfd {
             add(fd.as_raw_fd());
         }
-        if let Some(fd) = arena_core::process::interrupt_fd() {
+        if let Some(fd) = crate::process::interrupt_fd() {
             add(fd);
         }
         let left = deadline.saturating_duration_since(now);
@@ -336,8 +349,8 @@ pub fn sync_history(path: &Path, text: &[u8]) -> io::Result<()> {
 
 /// One call as the agent saw it.
 #[derive(Debug)]
-pub struct CallReport {
-    pub answer: Answer<crate::rules::CoupAction>,
+pub struct CallReport<A> {
+    pub answer: Answer<A>,
     /// The arguments after the history path.
     pub args: Vec<String>,
     /// What the history file gained (lossy text) and what was printed.
@@ -353,8 +366,13 @@ pub struct CallReport {
 
 /// Makes one call for `obs`: writes the history file, runs the bot, judges what it did. Sandboxed,
 /// every call builds a sandbox of its own (see [`call_bot_in`] for one per game).
-pub fn call_bot(spec: &CallSpec, obs: &CoupObs, limit: Duration, stderr_cap: usize) -> CallReport {
-    call_bot_in(spec, obs, limit, stderr_cap, &mut GameSandbox::PerGame)
+pub fn call_bot<G: CallProtocol>(
+    spec: &CallSpec,
+    obs: &G::Obs,
+    limit: Duration,
+    stderr_cap: usize,
+) -> CallReport<G::Action> {
+    call_bot_in::<G>(spec, obs, limit, stderr_cap, &mut GameSandbox::PerGame)
 }
 
 /// A bot's sandbox for one game of calls.
@@ -452,14 +470,15 @@ fn raw_call(
 
 /// [`call_bot`], in the bot's sandbox for the game (`kept`) when it is leased or the spec's sandbox
 /// has a resident helper.
-pub fn call_bot_in(
+pub fn call_bot_in<G: CallProtocol>(
     spec: &CallSpec,
-    obs: &CoupObs,
+    obs: &G::Obs,
     limit: Duration,
     stderr_cap: usize,
     kept: &mut GameSandbox,
-) -> CallReport {
-    let args = obs.args();
+) -> CallReport<G::Action> {
+    let args = G::call_args(obs);
+    let before = G::call_file(obs).as_bytes();
     let mut report = CallReport {
         answer: Answer::Fault(Fault::new(FaultKind::SpawnFailed, "not run")),
         args,
@@ -482,7 +501,7 @@ pub fn call_bot_in(
         }
     };
     // The referee owns the file: every call starts from the game's exact text.
-    if let Err(e) = sync_history(&history, obs.history.as_bytes()) {
+    if let Err(e) = sync_history(&history, before) {
         report.answer = Answer::Fault(Fault::new(
             FaultKind::SpawnFailed,
             format!("cannot write the history file {}: {e}", history.display()),
@@ -556,14 +575,11 @@ pub fn call_bot_in(
         }
         CallEnd::Exited(status) => status,
     };
-    report.exit_status = Some(arena_core::process::describe_status(status));
+    report.exit_status = Some(crate::process::describe_status(status));
     if !status.success() {
         report.answer = Answer::Fault(Fault::new(
             FaultKind::Crashed,
-            format!(
-                "non-zero exit: {}",
-                arena_core::process::describe_status(status)
-            ),
+            format!("non-zero exit: {}", crate::process::describe_status(status)),
         ));
         return report;
     }
@@ -577,26 +593,26 @@ pub fn call_bot_in(
             return report;
         }
     };
-    let Some(appended) = new.strip_prefix(obs.history.as_bytes()) else {
+    let Some(appended) = new.strip_prefix(before) else {
         report.answer = Answer::Fault(Fault::new(
             FaultKind::Forfeit,
             format!(
                 "modified history: the old content was changed (now {} bytes, was {})",
                 new.len(),
-                obs.history.len()
+                before.len()
             ),
         ));
         return report;
     };
     report.appended = String::from_utf8_lossy(appended).into_owned();
-    report.answer = match decode_answer(obs, appended, &raw.stdout) {
+    report.answer = match G::decode_call(obs, appended, &raw.stdout) {
         Ok(action) => Answer::Action(action),
         Err(fault) => Answer::Fault(fault),
     };
     report
 }
 
-/// A process bot of Coup: one process per call.
+/// A process bot of a call-per-move game: one process per call.
 pub struct CallAgent {
     spec: CallSpec,
     log: AgentLog,
@@ -616,7 +632,7 @@ impl CallAgent {
     }
 
     /// Calls the bot in `lease`, a sandbox kept from its earlier games (see
-    /// [`arena_core::sandbox::SandboxPool::lease_for_calls`]), instead of one set up for this game.
+    /// [`crate::sandbox::SandboxPool::lease_for_calls`]), instead of one set up for this game.
     pub fn with_lease(mut self, lease: Lease) -> Self {
         self.kept = GameSandbox::Leased(lease);
         self
@@ -639,13 +655,13 @@ impl CallAgent {
     }
 }
 
-impl Agent<Coup> for CallAgent {
+impl<G: CallProtocol> Agent<G> for CallAgent {
     fn act<'a>(
         &'a mut self,
-        obs: &'a CoupObs,
+        obs: &'a G::Obs,
         _first: bool,
         limit: Duration,
-    ) -> BoxFuture<'a, Reply<crate::rules::CoupAction>> {
+    ) -> BoxFuture<'a, Reply<G::Action>> {
         let limit = match self.clock {
             ClockKind::Wall => limit,
             ClockKind::Cpu => ClockKind::wall_cap(limit),
@@ -662,14 +678,14 @@ impl Agent<Coup> for CallAgent {
                 // thread, and the runtime moves its other tasks elsewhere meanwhile.
                 Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
                     tokio::task::block_in_place(|| {
-                        call_bot_in(&self.spec, obs, limit, cap, &mut self.kept)
+                        call_bot_in::<G>(&self.spec, obs, limit, cap, &mut self.kept)
                     })
                 }
                 // A current-thread runtime runs one game (a tournament worker, `arena play`): calling
                 // in place saves two thread hand-offs per call, which under load cost more than the
                 // call itself; the game waits for the call either way.
                 Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::CurrentThread => {
-                    call_bot_in(&self.spec, obs, limit, cap, &mut self.kept)
+                    call_bot_in::<G>(&self.spec, obs, limit, cap, &mut self.kept)
                 }
                 Ok(handle) => {
                     let spec = self.spec.clone();
@@ -677,7 +693,7 @@ impl Agent<Coup> for CallAgent {
                     let mut kept = std::mem::take(&mut self.kept);
                     match handle
                         .spawn_blocking(move || {
-                            let report = call_bot_in(&spec, &owned, limit, cap, &mut kept);
+                            let report = call_bot_in::<G>(&spec, &owned, limit, cap, &mut kept);
                             (report, kept)
                         })
                         .await
@@ -691,7 +707,7 @@ impl Agent<Coup> for CallAgent {
                                 FaultKind::SpawnFailed,
                                 format!("spawn failed: the call task failed: {e}"),
                             )),
-                            args: obs.args(),
+                            args: G::call_args(obs),
                             appended: String::new(),
                             stdout: String::new(),
                             stderr: Vec::new(),
@@ -702,7 +718,7 @@ impl Agent<Coup> for CallAgent {
                         },
                     }
                 }
-                Err(_) => call_bot_in(&self.spec, obs, limit, cap, &mut self.kept),
+                Err(_) => call_bot_in::<G>(&self.spec, obs, limit, cap, &mut self.kept),
             };
             self.keep_stderr(&report.stderr);
             if report.exit_status.is_some() {
@@ -731,4 +747,207 @@ impl Agent<Coup> for CallAgent {
     fn is_process(&self) -> bool {
         true
     }
+}
+
+/// A fresh private directory for one game's history file: in `/dev/shm` (memory) when there is one,
+/// else in the temporary directory. History files are written and removed every game; on a disk file
+/// system (ext4) each new inode then costs a scan past the recently deleted ones, milliseconds per game
+/// after a few thousand games.
+pub fn scratch_dir(tag: &str) -> std::io::Result<PathBuf> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let name = format!(
+        "arena-calls-{tag}-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    );
+    let in_memory = Path::new("/dev/shm").join(&name);
+    if std::fs::create_dir(&in_memory).is_ok() {
+        return Ok(in_memory);
+    }
+    let dir = std::env::temp_dir().join(name);
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+/// A scratch directory kept by a thread from one game to the next: making and removing a directory per
+/// game cost ext4 more than a whole game of built-in bots (milliseconds: the directory allocator scans
+/// block groups), so only the game's history file is removed after each game.
+struct KeptDir(PathBuf);
+
+impl Drop for KeptDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+thread_local! {
+    static KEPT_DIR: std::cell::RefCell<Option<KeptDir>> = const { std::cell::RefCell::new(None) };
+}
+
+/// A private directory for one game's history file: this thread's kept one when free, else a new one.
+fn game_dir() -> std::io::Result<KeptDir> {
+    match KEPT_DIR.with(|kept| kept.borrow_mut().take()) {
+        Some(dir) => Ok(dir),
+        None => scratch_dir("play").map(KeptDir),
+    }
+}
+
+/// Gives a game's directory back for the thread's next game. The main thread's is removed at once (its
+/// thread-locals may never be dropped), as is a second one (two games at once on a multi-thread runtime).
+fn return_game_dir(dir: KeptDir) {
+    if std::thread::current().name() == Some("main") {
+        return;
+    }
+    KEPT_DIR.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        if kept.is_none() {
+            *kept = Some(dir);
+        }
+    });
+}
+
+/// The seats of one call-per-move game: built-in bots in process, commands called once per move on
+/// the shared file `history`.
+fn call_seats<D: GameDef>(
+    def: &D,
+    request: &GameRequest,
+    history: &Path,
+) -> Result<Vec<Seat<D::Game>>, String>
+where
+    D::Game: CallProtocol,
+{
+    let options = &request.options;
+    request
+        .seats
+        .iter()
+        .enumerate()
+        .map(|(index, seat)| {
+            let (agent, seed): (Box<dyn Agent<D::Game>>, _) = match &seat.spec {
+                PlayerSpec::Builtin(bot) => {
+                    let seed = bot_seed(request.seed, index);
+                    (
+                        Box::new(builtin_agent(def.bots(), bot, seed, options.clock)?),
+                        Some(seed),
+                    )
+                }
+                PlayerSpec::Command(argv) => {
+                    let agent = CallAgent::new(CallSpec {
+                        argv: argv.clone(),
+                        workdir: seat.workdir.clone(),
+                        history: history.to_path_buf(),
+                        stderr_cap: request.stderr_cap,
+                        sandbox: options.sandbox.clone(),
+                    })
+                    .with_clock(options.clock);
+                    // A sandbox kept from the bot's earlier games, when the tournament leased one.
+                    let agent = match request.prepared.take(index) {
+                        Some(lease) => agent.with_lease(lease),
+                        None => agent,
+                    };
+                    (Box::new(agent), None)
+                }
+            };
+            Ok(Seat {
+                name: seat.name.clone(),
+                spec: seat.spec.label(),
+                bot_seed: seed,
+                agent,
+            })
+        })
+        .collect()
+}
+
+/// A call-per-move game as the front ends see it: a [`GameDef`] whose game speaks [`CallProtocol`].
+pub struct CallEntry<D>(pub D);
+
+/// The registry entry of a call-per-move game.
+pub fn call_entry<D: GameDef>(def: D) -> Box<dyn GameEntry>
+where
+    D::Game: CallProtocol,
+{
+    Box::new(CallEntry(def))
+}
+
+impl<D: GameDef> GameEntry for CallEntry<D>
+where
+    D::Game: CallProtocol,
+{
+    // A process per move: each call's sandbox comes from the game (one per bot and game).
+    fn stream_bots(&self) -> bool {
+        false
+    }
+
+    // Each command bot is called in a sandbox kept for the game, which a tournament keeps between
+    // games too.
+    fn pooled_calls(&self) -> bool {
+        true
+    }
+
+    fn definition(&self) -> &dyn DefinedGame {
+        &self.0
+    }
+
+    fn play(&self, request: GameRequest) -> BoxFuture<'static, Result<GameResult, String>> {
+        let config = self.0.config(request.variant.as_deref());
+        let players = self.0.players();
+        let id = self.0.id();
+        let prepared = config.and_then(|config| {
+            check_seats(id, players, request.seats.len())?;
+            let dir = game_dir().map_err(|e| format!("cannot make a scratch dir: {e}"))?;
+            let names: Vec<&str> = request.seats.iter().map(|s| s.name.as_str()).collect();
+            let history = dir.0.join(D::Game::call_file_name(&names));
+            let seats = call_seats(&self.0, &request, &history);
+            Ok((config, dir, history, seats))
+        });
+        Box::pin(async move {
+            let (config, dir, history, seats) = prepared?;
+            let result = match seats {
+                Ok(seats) => {
+                    play_seats::<D::Game>(config, request.seed, seats, request.options).await
+                }
+                Err(e) => Err(e),
+            };
+            let _ = std::fs::remove_file(&history);
+            return_game_dir(dir);
+            result
+        })
+    }
+
+    fn bot_main(
+        &self,
+        name: &str,
+        args: &[String],
+        _input: &mut dyn BufRead,
+        output: &mut dyn Write,
+    ) -> Result<(), String> {
+        call_bot_main(self.0.bots(), name, args, output)
+    }
+}
+
+/// A built-in bot as a program on a call protocol (`arena bot coup NAME FILE ARGS...`): reads the
+/// shared file, appends the bot's move, prints what it prints.
+pub fn call_bot_main<G: CallProtocol>(
+    bots: &[BotEntry<G>],
+    name: &str,
+    args: &[String],
+    output: &mut dyn Write,
+) -> Result<(), String> {
+    let [path, rest @ ..] = args else {
+        return Err("usage: FILE ARGS... (the shared file, then the game's arguments)".into());
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read the history file {path}: {e}"))?;
+    let (append, print) = call_answer(bots, name, text, rest)?;
+    if !print.is_empty() {
+        output
+            .write_all(print.as_bytes())
+            .and_then(|_| output.flush())
+            .map_err(|e| format!("cannot print the answer: {e}"))?;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("cannot open the history file {path}: {e}"))?;
+    file.write_all(append.as_bytes())
+        .map_err(|e| format!("cannot append to the history file: {e}"))
 }

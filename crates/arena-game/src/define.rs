@@ -1,0 +1,62 @@
+//! What a game crate registers: a [`GameDef`] (identity, rules page, players, leagues, the rules'
+//! configuration, built-in bots, the conformance check) and, for its process bots, one of the two
+//! protocols the run layer knows how to drive: [`StreamProtocol`](crate::game::StreamProtocol) (one
+//! process for the whole game, text on stdin/stdout) or [`CallProtocol`] (one process per move, a
+//! shared file and arguments, as Coup's arbiter). The run layer turns either into a playable game;
+//! the game crate itself never starts, times or waits for a process.
+
+use crate::game::{BotEntry, Fault, Game};
+
+/// One conformance game checked.
+#[derive(Clone, Debug)]
+pub struct ConformanceCase {
+    pub label: String,
+    /// The first difference, or `None` when the game conforms.
+    pub difference: Option<String>,
+}
+
+/// A game as its crate defines it: everything the front ends list and the run layer needs, and
+/// nothing about processes.
+pub trait GameDef: Send + Sync + 'static {
+    type Game: Game;
+    /// The name users type (`arena play ID`).
+    fn id(&self) -> &'static str;
+    /// One line for `arena list`.
+    fn about(&self) -> &'static str;
+    /// The game's rules and protocol page (markdown, in the project's words): what `arena protocol`
+    /// prints, so an installed binary carries it.
+    fn rules(&self) -> &'static str;
+    fn players(&self) -> usize;
+    /// Accepted `--league` values, default first (empty when the game has none).
+    fn variants(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// The rules' configuration for a league (`None`: the default), or an error naming the
+    /// accepted ones.
+    fn config(&self, variant: Option<&str>) -> Result<<Self::Game as Game>::Config, String>;
+    /// The built-in bots; the one named `random` is what `arena bench` plays.
+    fn bots(&self) -> &[BotEntry<Self::Game>];
+    /// Checks recorded games of the official referee (the text of a transcript file) against the
+    /// rules.
+    fn conformance(&self, transcripts: &str) -> Result<Vec<ConformanceCase>, String>;
+}
+
+/// A protocol with one process per move: the referee keeps a shared file (the game so far), runs
+/// the bot's command with the file's path and [`CallProtocol::call_args`] after it, and reads back
+/// what the bot appended to the file and printed. The run layer does the running, the timing and
+/// the sandboxing; the game says only what goes in and what comes out.
+pub trait CallProtocol: Game {
+    /// The shared file's name for a game between these players (the original arbiter's naming).
+    fn call_file_name(names: &[&str]) -> String;
+    /// What the shared file holds when `obs` is asked.
+    fn call_file(obs: &Self::Obs) -> &str;
+    /// The arguments after the file's path.
+    fn call_args(obs: &Self::Obs) -> Vec<String>;
+    /// The move, from what the bot appended to the file and printed.
+    fn decode_call(obs: &Self::Obs, appended: &[u8], stdout: &[u8]) -> Result<Self::Action, Fault>;
+    /// The other side, for a built-in bot run as a program (`arena bot`): the observation from the
+    /// file's text and the arguments after its path.
+    fn observe_call(file: String, args: &[String]) -> Result<Self::Obs, String>;
+    /// What a built-in bot run as a program appends to the file and prints for `action`.
+    fn answer_call(obs: &Self::Obs, action: &Self::Action) -> (String, String);
+}
