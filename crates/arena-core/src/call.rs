@@ -218,7 +218,7 @@ pub fn run_process_in(
     .into_iter()
     .flatten()
     {
-        crate::process::set_nonblocking(fd)?;
+        crate::spawn::set_nonblocking(fd)?;
     }
     // A pidfd turns the leader's exit into a poll event; without one (old kernels) poll in 1 ms steps.
     // SAFETY: pidfd_open on our own child; the descriptor is wrapped so it is closed.
@@ -237,7 +237,7 @@ pub fn run_process_in(
             break;
         }
         // An interrupt (Ctrl-C of a tournament) ends the call like its time limit.
-        if now >= deadline || crate::process::interrupted() {
+        if now >= deadline || crate::watchdog::interrupted() {
             timed_out = true;
             break;
         }
@@ -258,7 +258,7 @@ pub fn run_process_in(
         if let Some(fd) = &pidfd {
             add(fd.as_raw_fd());
         }
-        if let Some(fd) = crate::process::interrupt_fd() {
+        if let Some(fd) = crate::watchdog::interrupt_fd() {
             add(fd);
         }
         let left = deadline.saturating_duration_since(now);

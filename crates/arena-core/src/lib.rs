@@ -14,10 +14,12 @@
 
 pub mod agent;
 pub mod call;
+pub mod folders;
 pub mod process;
 pub mod registry;
 pub mod runner;
 pub mod sandbox;
+mod spawn;
 pub mod stream;
 pub mod testing;
 mod watchdog;

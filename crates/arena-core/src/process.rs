@@ -14,11 +14,9 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::ExitStatus;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use nix::sched::{CpuSet, sched_getaffinity, sched_setaffinity};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
@@ -52,44 +50,8 @@ impl CappedText {
     }
 }
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-/// Readable once `interrupt_waits` was called: every blocking wait on a bot also polls it.
-static INTERRUPT_FD: OnceLock<Option<std::os::fd::OwnedFd>> = OnceLock::new();
-
-fn interrupt_event() -> Option<&'static std::os::fd::OwnedFd> {
-    INTERRUPT_FD
-        .get_or_init(|| {
-            // SAFETY: eventfd creates a fresh descriptor, owned from here on.
-            let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
-            (fd >= 0).then(|| {
-                // SAFETY: a fresh descriptor that nothing else owns.
-                unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) }
-            })
-        })
-        .as_ref()
-}
-
-/// Ends every wait on a bot, now and later, in every thread: waits report the bot's output closed.
-/// For a stop (Ctrl-C) while games block their threads on bots; the games are then abandoned.
-pub fn interrupt_waits() {
-    INTERRUPTED.store(true, Ordering::SeqCst);
-    if let Some(fd) = interrupt_event() {
-        let one = 1u64.to_ne_bytes();
-        // SAFETY: an 8-byte write to our eventfd.
-        unsafe { libc::write(fd.as_raw_fd(), one.as_ptr().cast(), one.len()) };
-    }
-    crate::watchdog::wake();
-}
-
-/// True once `interrupt_waits` was called.
-pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::Relaxed)
-}
-
-/// The descriptor that becomes readable on `interrupt_waits`, for other blocking waits to poll.
-pub fn interrupt_fd() -> Option<RawFd> {
-    interrupt_event().map(AsRawFd::as_raw_fd)
-}
+pub use crate::spawn::{favour_this_thread, favour_this_thread_realtime, set_nonblocking};
+pub use crate::watchdog::{interrupt_fd, interrupt_waits, interrupted};
 
 /// What waiting for stdout gave.
 #[derive(Debug, PartialEq, Eq)]
@@ -934,18 +896,6 @@ fn pollfd(fd: RawFd, events: libc::c_short) -> libc::pollfd {
     }
 }
 
-/// Makes a descriptor this process owns non-blocking.
-pub fn set_nonblocking(fd: RawFd) -> io::Result<()> {
-    // SAFETY: fcntl on a descriptor this process owns, with standard flags.
-    unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
-
 /// Reads what a (blocking) pipe holds now without waiting: `WouldBlock` when it holds nothing.
 /// One `preadv2` with `RWF_NOWAIT`; kernels without it for pipes get a zero-timeout `poll` first.
 fn read_nowait(fd: RawFd, buffer: &mut [u8]) -> io::Result<usize> {
@@ -994,111 +944,6 @@ fn read_nowait(fd: RawFd, buffer: &mut [u8]) -> io::Result<usize> {
     }
 }
 
-/// How much `favour_this_thread` raises a thread's priority (nice -5: about 3× the CPU weight of a
-/// nice-0 bot when both want the core).
-const FAVOURED_NICE: libc::c_int = -5;
-
-/// Raises the calling thread's scheduling priority, so that arena's reading and timing of answers
-/// does not wait behind busy bots on the same core. Needs CAP_SYS_NICE (or a permissive RLIMIT_NICE);
-/// returns false, changing nothing, without it. Bots spawned later by this thread still start at
-/// nice 0.
-pub fn favour_this_thread() -> bool {
-    // SAFETY: setpriority on the calling thread (Linux applies PRIO_PROCESS to a thread id).
-    unsafe { libc::setpriority(libc::PRIO_PROCESS, thread_id(), FAVOURED_NICE) == 0 }
-}
-
-/// Gives the calling thread a real-time priority (SCHED_RR at the lowest real-time level), so that
-/// when a bot answers, the thread that reads and times it runs at once, ahead of any busy bot on
-/// that core, instead of within a few milliseconds as a favoured nice value gets it. For threads
-/// that mostly wait on bots (games with process bots): a real-time thread that computes for long
-/// would hold its core (the kernel's real-time throttling caps that at 95 %). The policy carries
-/// SCHED_RESET_ON_FORK, so bots spawned by the thread start as ordinary processes at nice 0. Needs
-/// CAP_SYS_NICE (or RLIMIT_RTPRIO); without it falls back to [`favour_this_thread`]. Returns whether
-/// either took effect.
-pub fn favour_this_thread_realtime() -> bool {
-    let parameters = libc::sched_param { sched_priority: 1 };
-    // SAFETY: sched_setscheduler on the calling thread with a valid parameter block.
-    let realtime = unsafe {
-        libc::sched_setscheduler(
-            thread_id() as libc::pid_t,
-            libc::SCHED_RR | libc::SCHED_RESET_ON_FORK,
-            &parameters,
-        )
-    } == 0;
-    realtime || favour_this_thread()
-}
-
-fn thread_id() -> libc::id_t {
-    nix::unistd::gettid().as_raw() as libc::id_t
-}
-
-/// The spawning thread's CPU mask and priority, as a child should inherit them, until dropped: a CPU
-/// pin is set on the thread itself (race-free, the mask is the thread's own, and the spawn stays a
-/// `posix_spawn`), and a favoured thread drops back to nice 0 so that bots never inherit its priority.
-pub(crate) struct SpawnAttributes {
-    previous_cpus: Option<CpuSet>,
-    previous_nice: Option<libc::c_int>,
-}
-
-impl SpawnAttributes {
-    pub(crate) fn new(cpu: Option<usize>) -> io::Result<Self> {
-        let me = Pid::from_raw(0);
-        let mut attributes = SpawnAttributes {
-            previous_cpus: None,
-            previous_nice: None,
-        };
-        if let Some(cpu) = cpu {
-            let previous = sched_getaffinity(me).map_err(io::Error::from)?;
-            let mut only = CpuSet::new();
-            only.set(cpu).map_err(io::Error::from)?;
-            sched_setaffinity(me, &only).map_err(io::Error::from)?;
-            attributes.previous_cpus = Some(previous);
-        }
-        // getpriority returns the nice value itself on success (-1 is ambiguous, but only a favoured
-        // thread, at FAVOURED_NICE, needs anything done).
-        // SAFETY: getpriority/setpriority on the calling thread.
-        let nice = unsafe { libc::getpriority(libc::PRIO_PROCESS, thread_id()) };
-        if nice < -1 {
-            // SAFETY: as above.
-            if unsafe { libc::setpriority(libc::PRIO_PROCESS, thread_id(), 0) } != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            attributes.previous_nice = Some(nice);
-        }
-        Ok(attributes)
-    }
-}
-
-impl Drop for SpawnAttributes {
-    fn drop(&mut self) {
-        if let Some(cpus) = &self.previous_cpus {
-            let _ = sched_setaffinity(Pid::from_raw(0), cpus);
-        }
-        if let Some(nice) = self.previous_nice {
-            // SAFETY: setpriority on the calling thread.
-            unsafe { libc::setpriority(libc::PRIO_PROCESS, thread_id(), nice) };
-        }
-    }
-}
-
-/// Runs `spawn` again while it fails with ETXTBSY ("text file busy"): an executable that was just
-/// written (a bot compiled a moment ago, a script a test wrote) can be briefly held open for writing by
-/// another thread's fork that has not reached its exec yet. A few short retries always outlast that.
-pub fn spawn_retrying<T>(mut spawn: impl FnMut() -> io::Result<T>) -> io::Result<T> {
-    const ETXTBSY: i32 = nix::errno::Errno::ETXTBSY as i32;
-    let mut pause = Duration::from_millis(2);
-    for _ in 0..6 {
-        match spawn() {
-            Err(error) if error.raw_os_error() == Some(ETXTBSY) => {
-                std::thread::sleep(pause);
-                pause *= 2;
-            }
-            other => return other,
-        }
-    }
-    spawn()
-}
-
 /// True while any process of the group is alive (zombies included until reaped).
 pub fn group_alive(pgid: i32) -> bool {
     killpg(Pid::from_raw(pgid), None).is_ok()
@@ -1107,6 +952,8 @@ pub fn group_alive(pgid: i32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spawn::{FAVOURED_NICE, spawn_retrying};
+    use nix::sched::{CpuSet, sched_setaffinity};
 
     fn allowed_cpus(pid: i32) -> String {
         allowed_cpus_in(std::path::Path::new(&format!("/proc/{pid}/status")))

@@ -9,9 +9,11 @@ use serde::Serialize;
 
 use crate::agent::{Agent, BuiltinAgent};
 use crate::define::GameDef;
+use crate::folders::GameFolders;
 use crate::game::{BotEntry, Fault, Game, Outcome, StreamProtocol};
 use crate::record::{MatchRecord, RecordJson};
 use crate::runner::{MatchOptions, Seat, run_match};
+use crate::sandbox::PreparedSeat;
 use crate::stream::{ProcessSpec, StreamAgent};
 use crate::timing::TimePolicy;
 pub use arena_game::builtin::{
@@ -146,14 +148,6 @@ pub struct GameRequest {
 #[derive(Clone, Debug, Default)]
 pub struct PreparedSandboxes(std::sync::Arc<std::sync::Mutex<Vec<Option<crate::sandbox::Lease>>>>);
 
-/// A seat's sandbox, ready before its game: one set up for this game (the helper becomes the bot),
-/// or a pooled one (the helper starts the bot and stays).
-#[derive(Debug)]
-pub enum PreparedSeat {
-    Resident(crate::sandbox::Resident),
-    Lease(crate::sandbox::Lease),
-}
-
 impl PreparedSandboxes {
     /// Seat `seat`'s sandbox, if one was leased for it and not taken yet.
     pub fn take(&self, seat: usize) -> Option<crate::sandbox::Lease> {
@@ -216,7 +210,7 @@ pub fn ready_game(
         .zip(&leases)
         .map(|(seat, lease)| lease.as_ref().and_then(|_| seat.workdir.take()))
         .collect();
-    let folders = GameFolders::prepare(&mut request.seats)?;
+    let folders = GameFolders::prepare(request.seats.iter_mut().map(|seat| &mut seat.workdir))?;
     for (seat, folder) in request.seats.iter_mut().zip(leased) {
         if folder.is_some() {
             seat.workdir = folder;
@@ -326,7 +320,7 @@ impl<D: GameDef> DefinedGame for D {
 }
 
 /// A game as the front ends see it: its definition, and how its process bots are played (one
-/// process per game on a stream: [`StreamEntry`]; one per move: [`crate::call::CallEntry`]).
+/// process per game on a stream: [`StreamEntry`]; one per move: `call::CallEntry`).
 pub trait GameEntry: Send + Sync {
     /// The game crate's definition (identity, rules, bots, conformance, benchmark).
     fn definition(&self) -> &dyn DefinedGame;
@@ -455,93 +449,6 @@ where
         };
         stream_bot_main(bot, seed, input, output)
     }
-}
-
-/// Scratch folders made by this process; numbers them.
-static FOLDERS_MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-/// The working folders of one game: every seat with a `--workdir` plays in a fresh copy of it, made
-/// before the game and removed when this is dropped (after the game, or when it is abandoned). So
-/// parallel games never share a folder, and a bot that keeps state there (Coup's Calculator keeps
-/// a file between the calls of a game) starts every game from the folder as given: the same
-/// tournament gives the same results on any number of workers.
-#[derive(Debug)]
-pub struct GameFolders {
-    root: Option<PathBuf>,
-}
-
-impl GameFolders {
-    /// Copies each seat's working folder (when it is one) and points the seat at the copy. A
-    /// `workdir` that is not a folder is left as given: starting the bot reports it.
-    pub fn prepare(seats: &mut [SeatRequest]) -> Result<GameFolders, String> {
-        let mut folders = GameFolders { root: None };
-        for (index, seat) in seats.iter_mut().enumerate() {
-            let Some(source) = seat.workdir.as_ref().filter(|dir| dir.is_dir()) else {
-                continue;
-            };
-            let root = match &folders.root {
-                Some(root) => root.clone(),
-                None => folders.root.insert(make_scratch_root()?).clone(),
-            };
-            let name = source
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "workdir".into());
-            let copy = root.join(format!("{index}-{name}"));
-            copy_tree(source, &copy).map_err(|e| {
-                format!(
-                    "cannot copy the working folder {} to {}: {e}",
-                    source.display(),
-                    copy.display()
-                )
-            })?;
-            seat.workdir = Some(copy);
-        }
-        Ok(folders)
-    }
-}
-
-impl Drop for GameFolders {
-    fn drop(&mut self) {
-        if let Some(root) = self.root.take() {
-            // Best effort: a folder a bot made read-only is left behind rather than failing the game.
-            let _ = std::fs::remove_dir_all(root);
-        }
-    }
-}
-
-fn make_scratch_root() -> Result<PathBuf, String> {
-    let base = std::env::temp_dir();
-    loop {
-        let n = FOLDERS_MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let root = base.join(format!("arena-game-{}-{n}", std::process::id()));
-        match std::fs::create_dir(&root) {
-            Ok(()) => return Ok(root),
-            // Left by an earlier process with the same id: take the next number.
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(format!("cannot make {}: {e}", root.display())),
-        }
-    }
-}
-
-/// Copies a folder with its files, subfolders, symbolic links (as links) and permissions.
-/// Copies the folder `from` to `to` (made), files and subfolders.
-pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
-    std::fs::create_dir(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        let target = to.join(entry.file_name());
-        if kind.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else if kind.is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)?;
-        }
-    }
-    // Last, so that a read-only source folder can still be filled.
-    std::fs::set_permissions(to, std::fs::metadata(from)?.permissions())
 }
 
 /// Plays one game with every seat in a fresh copy of its working folder (see [`GameFolders`]): what

@@ -317,8 +317,8 @@ fn launch_plain(launch: &Launch<'_>) -> io::Result<Spawned> {
         command.current_dir(dir);
     }
     let mut child = {
-        let _inherited = crate::process::SpawnAttributes::new(launch.cpu)?;
-        crate::process::spawn_retrying(|| command.spawn())?
+        let _inherited = crate::spawn::SpawnAttributes::new(launch.cpu)?;
+        crate::spawn::spawn_retrying(|| command.spawn())?
     };
     let to_file = |fd: OwnedFd| File::from(fd);
     let spawned = Spawned {
@@ -706,8 +706,8 @@ fn launch_begin(
     // bwrap itself needs no environment; the bot's is given with --setenv.
     let envp_c = vec![cstring("PATH=/usr/bin:/bin")?];
     let pid = {
-        let _inherited = crate::process::SpawnAttributes::new(None)?;
-        crate::process::spawn_retrying(|| spawn_raw(&sandbox.bwrap, &argv_c, &envp_c, &sources))?
+        let _inherited = crate::spawn::SpawnAttributes::new(None)?;
+        crate::spawn::spawn_retrying(|| spawn_raw(&sandbox.bwrap, &argv_c, &envp_c, &sources))?
     };
     drop((
         stdin_read,
@@ -1605,7 +1605,7 @@ impl Resident {
     fn finish(pending: ResidentPending, sandbox: &Sandbox) -> io::Result<Resident> {
         let spawned = launch_finish(pending.0, sandbox)?;
         for file in [&spawned.stdout, &spawned.stderr].into_iter().flatten() {
-            crate::process::set_nonblocking(file.as_raw_fd())?;
+            crate::spawn::set_nonblocking(file.as_raw_fd())?;
         }
         let mut resident = Resident {
             spawned: Some(spawned),
@@ -1974,7 +1974,7 @@ impl Reusable {
             let target = self.folder.join(entry.file_name());
             let kind = entry.file_type()?;
             if kind.is_dir() {
-                crate::registry::copy_tree(&entry.path(), &target)?;
+                crate::folders::copy_tree(&entry.path(), &target)?;
             } else if kind.is_symlink() {
                 std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
             } else {
@@ -2325,7 +2325,7 @@ fn call_in(
             break;
         }
         let now = Instant::now();
-        if now >= deadline || crate::process::interrupted() {
+        if now >= deadline || crate::watchdog::interrupted() {
             timed_out = true;
             break;
         }
@@ -2344,7 +2344,7 @@ fn call_in(
                 revents: 0,
             },
         ];
-        if let Some(fd) = crate::process::interrupt_fd() {
+        if let Some(fd) = crate::watchdog::interrupt_fd() {
             fds.push(libc::pollfd {
                 fd,
                 events: libc::POLLIN,
@@ -2459,7 +2459,7 @@ pub fn run_to_end(
     let started = Instant::now();
     let mut spawned = self::launch(launch, sandbox)?;
     for file in [&spawned.stdout, &spawned.stderr].into_iter().flatten() {
-        crate::process::set_nonblocking(file.as_raw_fd())?;
+        crate::spawn::set_nonblocking(file.as_raw_fd())?;
     }
     let deadline = started + limit;
     let mut output = Vec::new();
@@ -2471,7 +2471,7 @@ pub fn run_to_end(
             break Some(std::os::unix::process::ExitStatusExt::from_raw(raw));
         }
         let now = Instant::now();
-        if reaped < 0 || now >= deadline || crate::process::interrupted() {
+        if reaped < 0 || now >= deadline || crate::watchdog::interrupted() {
             break None;
         }
         let mut fds: Vec<libc::pollfd> = [&spawned.stdout, &spawned.stderr]
@@ -3273,7 +3273,7 @@ fn helper_call(
         if pidfd >= 0 && fds[1].revents != 0 {
             // SAFETY: waitpid on our own child, which has exited.
             unsafe { libc::waitpid(pid, &mut status, 0) };
-            crate::process::set_nonblocking(out.as_raw_fd()).ok();
+            crate::spawn::set_nonblocking(out.as_raw_fd()).ok();
             while let Ok(n) = out.read(&mut buffer) {
                 if n == 0 {
                     break;
@@ -3364,4 +3364,12 @@ mod tests {
         }
         assert_eq!(program.last().map(|i| i.3 & 0xffff_0000), Some(0x0005_0000));
     }
+}
+
+/// A seat's sandbox, ready before its game: one set up for this game (the helper becomes the bot),
+/// or a pooled one (the helper starts the bot and stays).
+#[derive(Debug)]
+pub enum PreparedSeat {
+    Resident(Resident),
+    Lease(Lease),
 }

@@ -266,7 +266,7 @@ fn timeout_fault(
 pub struct StreamAgent<G: StreamProtocol> {
     spec: ProcessSpec,
     /// The bot's sandbox, set up in advance ([`StreamAgent::prepare_all`], or given).
-    prepared: Option<crate::registry::PreparedSeat>,
+    prepared: Option<crate::sandbox::PreparedSeat>,
     process: Option<BotProcess>,
     lines: LineBuffer,
     log: AgentLog,
@@ -321,12 +321,12 @@ impl<G: StreamProtocol> StreamAgent<G> {
             .collect();
         let started = crate::sandbox::Resident::start_all(&sandbox, &requests);
         for (agent, resident) in agents.iter_mut().zip(started) {
-            agent.prepared = resident.ok().map(crate::registry::PreparedSeat::Resident);
+            agent.prepared = resident.ok().map(crate::sandbox::PreparedSeat::Resident);
         }
     }
 
     /// Uses `prepared`, set up in advance for this bot (see `registry::ready_game`), to start it.
-    pub fn give_sandbox(&mut self, prepared: crate::registry::PreparedSeat) {
+    pub fn give_sandbox(&mut self, prepared: crate::sandbox::PreparedSeat) {
         self.prepared = Some(prepared);
     }
 
@@ -349,10 +349,10 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
     fn start(&mut self) -> BoxFuture<'_, Result<(), Fault>> {
         Box::pin(async move {
             let started = match self.prepared.take() {
-                Some(crate::registry::PreparedSeat::Resident(prepared)) => prepared
+                Some(crate::sandbox::PreparedSeat::Resident(prepared)) => prepared
                     .exec(&self.spec.argv)
                     .and_then(|spawned| BotProcess::from_spawned(spawned, self.spec.stderr_cap)),
-                Some(crate::registry::PreparedSeat::Lease(lease)) => {
+                Some(crate::sandbox::PreparedSeat::Lease(lease)) => {
                     BotProcess::spawn_leased(lease, &self.spec.argv, self.spec.stderr_cap)
                 }
                 None => BotProcess::spawn_in(

@@ -10,7 +10,7 @@
 //! on the VMs we measure on). Hand-written: no crate offers a deadline on a blocking pipe `read`.
 
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::Thread;
@@ -108,7 +108,7 @@ fn keep_deadlines() {
     loop {
         NEXT_WAKE.store(0, Ordering::SeqCst);
         let now = to_ticks(Instant::now());
-        let interrupted = crate::process::interrupted();
+        let interrupted = interrupted();
         let mut earliest = u64::MAX;
         let slots: Vec<Arc<Slot>> = match SLOTS.lock() {
             Ok(slots) => slots.clone(),
@@ -195,7 +195,7 @@ pub(crate) fn read_until(fd: RawFd, buffer: &mut [u8], wake: Instant) -> io::Res
             watchdog.unpark();
         }
         // After arming: an interrupt from here on is seen by the watchdog, which kicks this wait.
-        let result = if crate::process::interrupted() {
+        let result = if interrupted() {
             Err(io::Error::from(io::ErrorKind::Interrupted))
         } else {
             // SAFETY: a read into a buffer this function borrows mutably, of its own length.
@@ -226,4 +226,43 @@ pub(crate) fn read_until(fd: RawFd, buffer: &mut [u8], wake: Instant) -> io::Res
         }
         result
     })
+}
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// Readable once `interrupt_waits` was called: every blocking wait on a bot also polls it.
+static INTERRUPT_FD: OnceLock<Option<std::os::fd::OwnedFd>> = OnceLock::new();
+
+fn interrupt_event() -> Option<&'static std::os::fd::OwnedFd> {
+    INTERRUPT_FD
+        .get_or_init(|| {
+            // SAFETY: eventfd creates a fresh descriptor, owned from here on.
+            let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+            (fd >= 0).then(|| {
+                // SAFETY: a fresh descriptor that nothing else owns.
+                unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) }
+            })
+        })
+        .as_ref()
+}
+
+/// Ends every wait on a bot, now and later, in every thread: waits report the bot's output closed.
+/// For a stop (Ctrl-C) while games block their threads on bots; the games are then abandoned.
+pub fn interrupt_waits() {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+    if let Some(fd) = interrupt_event() {
+        let one = 1u64.to_ne_bytes();
+        // SAFETY: an 8-byte write to our eventfd.
+        unsafe { libc::write(fd.as_raw_fd(), one.as_ptr().cast(), one.len()) };
+    }
+    wake();
+}
+
+/// True once `interrupt_waits` was called.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
+}
+
+/// The descriptor that becomes readable on `interrupt_waits`, for other blocking waits to poll.
+pub fn interrupt_fd() -> Option<RawFd> {
+    interrupt_event().map(AsRawFd::as_raw_fd)
 }

@@ -876,27 +876,16 @@ fn run_step(
     Ok((finished.status, output, finished.elapsed.as_secs_f64()))
 }
 
-/// Copies a folder with its files, subfolders, symbolic links (as links) and permissions.
+/// A submission's folder copied: without its `.git`, every folder writable by arena.
 fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        if entry.file_name() == ".git" {
-            continue;
-        }
-        let kind = entry.file_type()?;
-        let target = to.join(entry.file_name());
-        if kind.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else if kind.is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)?;
-        }
-    }
-    use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(from)?.permissions().mode() | 0o700;
-    std::fs::set_permissions(to, std::fs::Permissions::from_mode(mode))
+    arena_core::folders::copy_tree_with(
+        from,
+        to,
+        arena_core::folders::TreeCopy {
+            skip_git: true,
+            owner_writable: true,
+        },
+    )
 }
 
 /// Whether a command's program can be found: a path (relative to `workdir` when given) that exists,

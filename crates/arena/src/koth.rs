@@ -171,7 +171,7 @@ pub fn run_koth(spec: &KothSpec) -> Result<KothReport, String> {
         .map(|bot| match (&spec.dir, &bot.spec, &bot.source) {
             (_, PlayerSpec::Command(_), Some(source)) => {
                 let own = dir.join(&bot.name);
-                arena_core::registry::copy_tree(source, &own).map_err(|e| {
+                arena_core::folders::copy_tree(source, &own).map_err(|e| {
                     format!("cannot copy {} to {}: {e}", source.display(), own.display())
                 })?;
                 Ok(Some(own))

@@ -1,0 +1,117 @@
+//! Working folders: each game's copies of the bots' folders (made before the game, removed after)
+//! and the one `copy_tree`.
+
+use std::path::{Path, PathBuf};
+
+/// Scratch folders made by this process; numbers them.
+static FOLDERS_MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The working folders of one game: every seat with a `--workdir` plays in a fresh copy of it, made
+/// before the game and removed when this is dropped (after the game, or when it is abandoned). So
+/// parallel games never share a folder, and a bot that keeps state there (Coup's Calculator keeps
+/// a file between the calls of a game) starts every game from the folder as given: the same
+/// tournament gives the same results on any number of workers.
+#[derive(Debug)]
+pub struct GameFolders {
+    root: Option<PathBuf>,
+}
+
+impl GameFolders {
+    /// Copies each seat's working folder (when it is one) and points the seat at the copy. A
+    /// `workdir` that is not a folder is left as given: starting the bot reports it.
+    pub fn prepare<'a>(
+        workdirs: impl IntoIterator<Item = &'a mut Option<PathBuf>>,
+    ) -> Result<GameFolders, String> {
+        let mut folders = GameFolders { root: None };
+        for (index, workdir) in workdirs.into_iter().enumerate() {
+            let Some(source) = workdir.as_ref().filter(|dir| dir.is_dir()) else {
+                continue;
+            };
+            let root = match &folders.root {
+                Some(root) => root.clone(),
+                None => folders.root.insert(make_scratch_root()?).clone(),
+            };
+            let name = source
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "workdir".into());
+            let copy = root.join(format!("{index}-{name}"));
+            copy_tree(source, &copy).map_err(|e| {
+                format!(
+                    "cannot copy the working folder {} to {}: {e}",
+                    source.display(),
+                    copy.display()
+                )
+            })?;
+            *workdir = Some(copy);
+        }
+        Ok(folders)
+    }
+}
+
+impl Drop for GameFolders {
+    fn drop(&mut self) {
+        if let Some(root) = self.root.take() {
+            // Best effort: a folder a bot made read-only is left behind rather than failing the game.
+            let _ = std::fs::remove_dir_all(root);
+        }
+    }
+}
+
+fn make_scratch_root() -> Result<PathBuf, String> {
+    let base = std::env::temp_dir();
+    loop {
+        let n = FOLDERS_MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let root = base.join(format!("arena-game-{}-{n}", std::process::id()));
+        match std::fs::create_dir(&root) {
+            Ok(()) => return Ok(root),
+            // Left by an earlier process with the same id: take the next number.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(format!("cannot make {}: {e}", root.display())),
+        }
+    }
+}
+
+/// How [`copy_tree_with`] copies.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TreeCopy {
+    /// Leave out `.git` folders (a submission's history is no part of the bot).
+    pub skip_git: bool,
+    /// Give the owner full rights on every copied folder, so that arena can fill and remove the
+    /// copy of a read-only source (a submission unpacked read-only).
+    pub owner_writable: bool,
+}
+
+/// Copies the folder `from` to `to` (made): files, subfolders, symbolic links (as links) and
+/// permissions, exactly.
+pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    copy_tree_with(from, to, TreeCopy::default())
+}
+
+/// [`copy_tree`] with the choices of `how`: the one folder copy of arena (game folders, sandboxes,
+/// submissions).
+pub fn copy_tree_with(from: &Path, to: &Path, how: TreeCopy) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        if how.skip_git && entry.file_name() == ".git" {
+            continue;
+        }
+        let kind = entry.file_type()?;
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            copy_tree_with(&entry.path(), &target, how)?;
+        } else if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    // Last, so that a read-only source folder can still be filled.
+    let mut mode = std::fs::metadata(from)?.permissions().mode();
+    if how.owner_writable {
+        mode |= 0o700;
+    }
+    std::fs::set_permissions(to, std::fs::Permissions::from_mode(mode))
+}
