@@ -1,6 +1,6 @@
 //! How a bot process is spawned: the attributes it inherits from the spawning thread (its CPU pin,
 //! never a favoured priority), retries over a just-written executable, descriptor flags. Shared by
-//! the plain launcher ([`crate::process`]) and the sandbox ([`crate::sandbox`]).
+//! the plain launcher (`process`) and the sandbox (`sandbox`).
 
 use std::io;
 use std::os::fd::RawFd;
