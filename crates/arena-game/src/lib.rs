@@ -11,10 +11,12 @@
 //! - [`builtin`]: built-in bots by name (handicaps), played in process, benchmarked, run as programs;
 //! - [`record`]: the replay record and what an agent reports; [`timing`]: time policies (strict,
 //!   CodinGame's strikes, grace, a per-game bank) and the one judgement of an answer's time;
+//! - [`format`]: the one check of a file format's version (newer formats refused, clearly);
 //! - [`score`]: exact scores; [`seed`]: seed derivation and the bots' generator.
 
 pub mod builtin;
 pub mod define;
+pub mod format;
 pub mod game;
 pub mod record;
 pub mod score;

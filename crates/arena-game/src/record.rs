@@ -17,8 +17,14 @@ fn is_zero_u64(value: &u64) -> bool {
     *value == 0
 }
 
-/// Version of the record layout; bump when a field changes meaning.
+/// Version of the record layout (the replay's `format`); bump when a field changes meaning, and
+/// readers refuse replays newer than this ([`check_replay`]).
 pub const RECORD_FORMAT: u32 = 1;
+
+/// Refuses a replay written in a newer format than this arena reads.
+pub fn check_replay(replay: &serde_json::Value) -> Result<(), crate::format::NewerFormat> {
+    crate::format::check_json_format("replay", replay, RECORD_FORMAT)
+}
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(bound = "")]

@@ -534,6 +534,12 @@ async fn visible_replay(host: &Shared, user: &User, id: i64) -> ApiResult<Value>
             format!("replay {id}: {e}"),
         )
     })?;
+    arena_core::record::check_replay(&replay).map_err(|e| {
+        ApiError(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("replay {id}: {e}"),
+        )
+    })?;
     if !is_organiser(user) {
         let seats = host.store.seats(id).await?;
         let mut owners = Vec::new();

@@ -1747,6 +1747,7 @@ impl Host {
         }
         let plan = arena_tournament::Plan {
             format: arena_tournament::schedule::PLAN_FORMAT,
+            arena: Some(arena_core::format::ARENA_VERSION.to_string()),
             game: self.game.id().to_string(),
             variant: self.contest.leagues.first().and_then(|l| l.variant.clone()),
             players: self.game.players(),

@@ -70,9 +70,14 @@ pub fn create(dir: &Path, plan: &Plan) -> Result<(), TournamentError> {
 pub fn load(dir: &Path) -> Result<Plan, TournamentError> {
     let path = dir.join(PLAN_FILE);
     let text = std::fs::read_to_string(&path).map_err(|e| TournamentError::io(&path, e))?;
-    serde_json::from_str(&text).map_err(|e| {
+    let not_a_plan = |e: serde_json::Error| {
         TournamentError::Invalid(format!("{}: not a tournament plan: {e}", path.display()))
-    })
+    };
+    let document: serde_json::Value = serde_json::from_str(&text).map_err(not_a_plan)?;
+    // The version first: a newer arena's plan may not even parse as this one's.
+    arena_core::format::check_json_format("tournament folder", &document, schedule::PLAN_FORMAT)
+        .map_err(|e| TournamentError::Invalid(format!("{}: {e}", path.display())))?;
+    serde_json::from_value(document).map_err(not_a_plan)
 }
 
 /// Writes `plan` over the plan of the tournament in `dir` (after an extension): written aside,

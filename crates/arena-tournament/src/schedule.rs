@@ -91,7 +91,12 @@ pub struct RunSettings {
 /// Everything that defines a tournament; written to `DIR/tournament.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
+    /// The tournament folder's format: this plan's, the journal's (`results.jsonl`) and the
+    /// folder's layout. Readers refuse a newer one ([`crate::load`]).
     pub format: u32,
+    /// The arena that wrote the plan (absent in plans of arena 0.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arena: Option<String>,
     pub game: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
@@ -201,6 +206,7 @@ impl Plan {
         }
         Ok(Plan {
             format: PLAN_FORMAT,
+            arena: Some(arena_core::format::ARENA_VERSION.to_string()),
             game: request.game,
             variant: request.variant,
             players,

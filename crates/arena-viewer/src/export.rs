@@ -60,6 +60,7 @@ pub struct Back {
 pub(crate) fn viewer_page(replay_json: &str, back: Option<&Back>) -> Result<String, ViewerError> {
     let mut record: Value = serde_json::from_str(replay_json)
         .map_err(|e| ViewerError::NotAReplay(format!("invalid JSON: {e}")))?;
+    arena_game::record::check_replay(&record)?;
     let game = record
         .get("game")
         .and_then(Value::as_str)

@@ -39,6 +39,8 @@ pub enum ViewerError {
     NotADirectory(PathBuf),
     #[error("not a replay record: {0}")]
     NotAReplay(String),
+    #[error(transparent)]
+    NewerFormat(#[from] arena_game::format::NewerFormat),
     #[error("the viewer does not know the game `{0}` (it knows {known})", known = GAMES.join(", "))]
     UnknownGame(String),
     #[error("cannot listen on {addr}: {source}")]
