@@ -459,11 +459,12 @@ pub fn leaderboard_text(plan: &Plan, run: &RunSummary) -> String {
             .map(|v| format!(" ({v})"))
             .unwrap_or_default()
     );
-    // Columns as wide as their usual text (`100.0% [96.5, 100.0]`, `-12.34 ± 1.23`,
-    // `+323 [+257, +430]`); a longer one pushes the rest of its line right.
+    // Columns as wide as their usual text (`81.2% [66.4, 100.0]`, `-2.34 ± 1.23`,
+    // `+323 [+257, +430]`), so that the header and a row of the longest names fit in
+    // TEXT_WIDTH; a longer text pushes the rest of its line right (and the line is cut there).
     let _ = writeln!(
         out,
-        "  # {:<width$} {:>5} {:>9} {:<20} {:<13}{} {:<17} faults",
+        "  # {:<width$} {:>5} {:>9} {:<19} {:<12}{} {:<17} faults",
         "bot",
         "games",
         "W-D-L",
@@ -474,7 +475,7 @@ pub fn leaderboard_text(plan: &Plan, run: &RunSummary) -> String {
     );
     for row in &run.bots {
         let line = format!(
-            "{:>3} {:<width$} {:>5} {:>9} {:<20} {:<13}{} {:<17} {}",
+            "{:>3} {:<width$} {:>5} {:>9} {:<19} {:<12}{} {:<17} {}",
             row.place,
             truncate(&row.name, width),
             row.games,
