@@ -485,3 +485,50 @@ pub fn sprt_verdict_word(verdict: SprtVerdict) -> &'static str {
         SprtVerdict::Continue => "undecided",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn interval(estimate: f64, low: f64, high: f64) -> Interval {
+        Interval {
+            estimate,
+            low,
+            high,
+        }
+    }
+
+    #[test]
+    fn each_figure_has_one_printed_form() {
+        assert_eq!(
+            rate_text(Some(&interval(1.0, 0.96512, 1.0))),
+            "100.0% [96.5, 100.0]"
+        );
+        assert_eq!(rate_text(None), "-");
+        assert_eq!(
+            mean_text(Some(&interval(124.7612, 123.08, 126.44)), Some(124.7612)),
+            "124.76 ± 1.68"
+        );
+        assert_eq!(mean_text(None, Some(3.0)), "3.00");
+        assert_eq!(pair_text(Some(&interval(0.84, 0.71, 0.97))), "84±13");
+        let fit = BotFit {
+            bot: 0,
+            rating: 323.4,
+            rank: 1,
+            rating_interval: Some(interval(323.4, 256.9, 429.8)),
+            rank_interval: Some((1, 1)),
+            unbounded: None,
+            rating_bound: None,
+        };
+        assert_eq!(rating_text(&fit), "+323 [+257, +430]");
+        let open = BotFit {
+            unbounded: Some(Unbounded::Above),
+            rating_bound: Some(304.2),
+            rating_interval: None,
+            ..fit
+        };
+        assert_eq!(rating_text(&open), "≥+304 (unbounded)");
+        let faults = BTreeMap::from([("crashed".to_string(), 1), ("timeout".to_string(), 3)]);
+        assert_eq!(faults_text(&faults), "crashed 1, timeout 3");
+    }
+}
