@@ -601,7 +601,9 @@ async fn export_folder(
         number += 1;
     }
     let dir = exports.join(number.to_string());
-    let games = host.export(&dir, 200).await?;
+    let games = host
+        .export(&dir, arena_tournament::summary::DEFAULT_BOOTSTRAP)
+        .await?;
     Ok(axum::Json(json!({
         "games": games,
         "dir": dir.display().to_string(),

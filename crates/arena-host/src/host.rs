@@ -1802,7 +1802,8 @@ impl Host {
         };
         let timing =
             arena_tournament::timing::summarize(dir, &plan, machine, &timed).map_err(failed)?;
-        report::write_outputs(dir, &plan, &stats, &first, &timing).map_err(failed)?;
+        let run = arena_tournament::RunSummary::of(&plan, &stats, bootstrap);
+        report::write_outputs(dir, &plan, &stats, &run, &first, &timing).map_err(failed)?;
         let viewer = dir.join(report::VIEWER_FILE);
         std::fs::write(&viewer, arena_viewer::published_viewer_page())
             .map_err(|e| HostError::Io(format!("cannot write {}: {e}", viewer.display())))?;

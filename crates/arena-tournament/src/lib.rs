@@ -5,6 +5,9 @@
 //! - [`journal`]: `results.jsonl`, crash-safe appends and resume;
 //! - [`run`]: the worker pool;
 //! - [`rebuild`]: replays of games between built-in bots, played again when someone watches one;
+//! - [`report`]: the statistics of the journal, in one pass, and the reports made of them;
+//! - [`summary`]: [`RunSummary`], those statistics as every view shows them (terminal,
+//!   `summary.json`, `report.html`, `arena serve`), each figure formatted once;
 //! - a tournament directory holds `tournament.json` (the plan), `results.jsonl`, `replays/`, and after
 //!   the run `summary.json`, `leaderboard.csv` and `report.html`.
 
@@ -14,6 +17,7 @@ pub mod report;
 pub mod reproduce;
 pub mod run;
 pub mod schedule;
+pub mod summary;
 pub mod timing;
 
 use std::path::Path;
@@ -21,6 +25,7 @@ use std::path::Path;
 pub use journal::Entry;
 pub use run::{Progress, RunOptions, RunOutcome, StopRule, run};
 pub use schedule::{BotPlan, Plan, PlanRequest, RunSettings, Schedule, SeatOrders};
+pub use summary::RunSummary;
 
 pub const PLAN_FILE: &str = "tournament.json";
 

@@ -7,14 +7,15 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use arena_stats::{
-    Accumulator, FitConfig, GameResult, Interval, SequentialSprt, SprtReport, SprtSetup,
-    SprtVerdict, StatsConfig, StatsReport, Unbounded,
+    Accumulator, FitConfig, GameResult, SequentialSprt, SprtReport, SprtSetup, StatsConfig,
+    StatsReport, Unbounded,
 };
 
 use crate::TournamentError;
 use crate::journal::{self, Entry};
 use crate::run::StopRule;
 use crate::schedule::{Plan, Schedule};
+use crate::summary::{BotRow, NONE, RunSummary, SprtSummary, faults_text, sprt_verdict_word};
 use crate::timing::TimingSummary;
 
 pub const SUMMARY_FILE: &str = "summary.json";
@@ -164,6 +165,25 @@ pub fn compute(
     plan: &Plan,
     bootstrap: usize,
 ) -> Result<(StatsReport, Vec<Entry>), TournamentError> {
+    compute_keeping(dir, plan, bootstrap, REPORT_GAME_LINKS)
+}
+
+/// The statistics of [`compute`] alone, without the report's games.
+pub fn statistics(
+    dir: &Path,
+    plan: &Plan,
+    bootstrap: usize,
+) -> Result<StatsReport, TournamentError> {
+    Ok(compute_keeping(dir, plan, bootstrap, 0)?.0)
+}
+
+/// [`compute`], keeping the first `keep` games whole.
+fn compute_keeping(
+    dir: &Path,
+    plan: &Plan,
+    bootstrap: usize,
+    keep: usize,
+) -> Result<(StatsReport, Vec<Entry>), TournamentError> {
     let names = plan.bots.iter().map(|b| b.name.clone()).collect();
     let mut stats = Accumulator::new(names, config(plan, bootstrap, plan.sprt_setup()));
     let mut first_games = Vec::new();
@@ -194,7 +214,7 @@ pub fn compute(
                         // skipped), and the whole entry only for the games the report lists.
                         let game =
                             StatsLine::parse(bytes).map_err(|e| corrupt(line, e.to_string()))?;
-                        if first_games.len() < REPORT_GAME_LINKS {
+                        if first_games.len() < keep {
                             let entry: Entry = serde_json::from_slice(bytes)
                                 .map_err(|e| corrupt(line, e.to_string()))?;
                             first_games.push(entry);
@@ -292,11 +312,14 @@ impl StopRule for SprtRule {
     }
 }
 
-/// Writes `summary.json`, `leaderboard.csv` and `report.html` (which lists `games`).
+/// Writes `summary.json`, `leaderboard.csv` and `report.html` (which lists `games`). `run` is
+/// the summary of `report` ([`RunSummary::of`]); `summary.json` keeps it as `run`, beside the
+/// raw statistics (`stats`), for the views that show the run later (`arena serve`).
 pub fn write_outputs(
     dir: &Path,
     plan: &Plan,
     report: &StatsReport,
+    run: &RunSummary,
     games: &[Entry],
     timing: &TimingSummary,
 ) -> Result<(), TournamentError> {
@@ -306,6 +329,7 @@ pub fn write_outputs(
         "seed": plan.seed.to_string(),
         "schedule": plan.schedule,
         "stats": report,
+        "run": run,
         "timing": timing,
     }))
     .map_err(|e| TournamentError::Invalid(format!("cannot encode the summary: {e}")))?;
@@ -315,7 +339,7 @@ pub fn write_outputs(
     };
     write(SUMMARY_FILE, &summary)?;
     write(LEADERBOARD_FILE, &leaderboard_csv(report))?;
-    write(REPORT_FILE, &report_html(plan, report, games, timing))
+    write(REPORT_FILE, &report_html(plan, report, run, games, timing))
 }
 
 /// Bots in leaderboard order: by the global fit's rating when there is one, else by score rate.
@@ -361,71 +385,16 @@ pub fn places(report: &StatsReport) -> Vec<u32> {
     }
 }
 
-/// A bot's fitted rating as shown: the estimate with its interval, or for a rating the games
-/// leave unbounded, the one bound they give.
-fn rating_text(fit: &arena_stats::BotFit) -> String {
-    match (fit.unbounded, fit.rating_bound) {
-        (Some(Unbounded::Above), Some(bound)) => format!("≥{bound:+.0} (unbounded)"),
-        (Some(Unbounded::Below), Some(bound)) => format!("≤{bound:+.0} (unbounded)"),
-        (Some(_), _) => "unbounded".into(),
-        (None, _) => match &fit.rating_interval {
-            Some(i) => format!("{:+6.0} [{:+.0}, {:+.0}]", fit.rating, i.low, i.high),
-            None => format!("{:+6.0}", fit.rating),
-        },
-    }
-}
-
-/// What a unit of the intervals is, for the notes under the tables.
-fn unit_words(plan: &Plan) -> &'static str {
-    if plan.players > 2 {
-        "seed groups (every seat order of one seed)"
-    } else {
-        "game pairs (one seed, seats swapped)"
-    }
-}
-
-fn percent(interval: &Option<Interval>) -> String {
-    match interval {
-        Some(i) => format!(
-            "{:5.1}% [{:5.1}, {:5.1}]",
-            100.0 * i.estimate,
-            100.0 * i.low,
-            100.0 * i.high
-        ),
-        None => "-".into(),
-    }
-}
-
-fn plus_minus(interval: &Option<Interval>, mean: Option<f64>) -> String {
-    match (interval, mean) {
-        (Some(i), _) => format!("{:.3} ± {:.3}", i.estimate, (i.high - i.low) / 2.0),
-        (None, Some(mean)) => format!("{mean:.3}"),
-        _ => "-".into(),
-    }
-}
-
-fn faults_text(faults: &std::collections::BTreeMap<String, u64>) -> String {
-    if faults.is_empty() {
-        return "-".into();
-    }
-    faults
-        .iter()
-        .map(|(kind, count)| format!("{count} {kind}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// The terminal's width the text reports keep to (the full tables are in report.html).
 pub const TEXT_WIDTH: usize = 100;
 /// Longest bot name shown in the text tables; longer ones are cut with `…`.
 pub(crate) const NAME_MAX: usize = 16;
 
 /// Width of the bot-name column.
-fn name_width(report: &StatsReport) -> usize {
-    report
-        .bots
+fn name_width(run: &RunSummary) -> usize {
+    run.bots
         .iter()
-        .map(|b| b.chars().count())
+        .map(|b| b.name.chars().count())
         .max()
         .unwrap_or(3)
         .clamp(3, NAME_MAX)
@@ -464,80 +433,38 @@ pub(crate) fn wrapped(text: &str) -> String {
     out
 }
 
-fn compact_percent(interval: &Option<Interval>) -> String {
-    match interval {
-        Some(i) => format!(
-            "{:.1}% [{:.0},{:.0}]",
-            100.0 * i.estimate,
-            100.0 * i.low,
-            100.0 * i.high
-        ),
-        None => "-".into(),
-    }
-}
-
-fn compact_plus_minus(interval: &Option<Interval>, mean: Option<f64>) -> String {
-    match (interval, mean) {
-        (Some(i), _) => format!("{:.2}±{:.2}", i.estimate, (i.high - i.low) / 2.0),
-        (None, Some(mean)) => format!("{mean:.2}"),
-        _ => "-".into(),
-    }
-}
-
-/// A fitted rating in few characters (the unbounded ones as their bound).
-fn compact_rating(fit: &arena_stats::BotFit) -> String {
-    match (fit.unbounded, fit.rating_bound) {
-        (Some(Unbounded::Above), Some(bound)) => format!("≥{bound:+.0} (unb.)"),
-        (Some(Unbounded::Below), Some(bound)) => format!("≤{bound:+.0} (unb.)"),
-        (Some(_), _) => "unbounded".into(),
-        (None, _) => match &fit.rating_interval {
-            Some(i) => format!("{:+.0} [{:+.0},{:+.0}]", fit.rating, i.low, i.high),
-            None => format!("{:+.0}", fit.rating),
-        },
-    }
-}
-
-/// Fault counts in few characters (`timeout 3, crashed 1`).
-fn compact_faults(faults: &std::collections::BTreeMap<String, u64>) -> String {
-    if faults.is_empty() {
-        return "-".into();
-    }
-    faults
-        .iter()
-        .map(|(kind, count)| format!("{kind} {count}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// The leaderboard and pairwise table as text, in [`TEXT_WIDTH`] columns (TrueSkill, Weng-Lin and
-/// the full pairwise table are in summary.json and report.html).
-pub fn leaderboard_text(plan: &Plan, report: &StatsReport) -> String {
+/// the full pairwise table are in summary.json and report.html): the strings of `run`, placed.
+pub fn leaderboard_text(plan: &Plan, run: &RunSummary) -> String {
     let mut out = String::new();
     let four = plan.players > 2;
-    let width = name_width(report);
+    let width = name_width(run);
     if plan.schedule == Schedule::Koth {
         // The original KotH leaderboard: one point per win.
-        let _ = writeln!(out, "King of the Hill ({} games):", report.games);
-        let mut by_points: Vec<usize> = (0..report.bots.len()).collect();
-        by_points.sort_by_key(|&b| std::cmp::Reverse(report.summaries[b].wins));
-        for bot in by_points {
-            let _ = writeln!(out, "{:5} {}", report.summaries[bot].wins, report.bots[bot]);
+        let _ = writeln!(out, "King of the Hill ({} games):", run.games);
+        let mut by_points: Vec<&BotRow> = run.bots.iter().collect();
+        by_points.sort_by_key(|row| (std::cmp::Reverse(row.wins), row.bot));
+        for row in by_points {
+            let _ = writeln!(out, "{:5} {}", row.wins, row.name);
         }
         out.push('\n');
     }
     let _ = writeln!(
         out,
         "{} games of {}{}",
-        report.games,
+        run.games,
         plan.game,
         plan.variant
             .as_ref()
             .map(|v| format!(" ({v})"))
             .unwrap_or_default()
     );
+    // Columns as wide as their usual text (`81.2% [66.4, 100.0]`, `-2.34 ± 1.23`,
+    // `+323 [+257, +430]`), so that the header and a row of the longest names fit in
+    // TEXT_WIDTH; a longer text pushes the rest of its line right (and the line is cut there).
     let _ = writeln!(
         out,
-        "  # {:<width$} {:>5} {:>9} {:<15} {:<11}{} {:<16} faults",
+        "  # {:<width$} {:>5} {:>9} {:<19} {:<12}{} {:<17} faults",
         "bot",
         "games",
         "W-D-L",
@@ -546,88 +473,40 @@ pub fn leaderboard_text(plan: &Plan, report: &StatsReport) -> String {
         if four { "  rank" } else { "" },
         "rating [95%]",
     );
-    let places = places(report);
-    for &bot in &standings(report) {
-        let summary = &report.summaries[bot];
-        let rating = match &report.global_fit {
-            Ok(fit) => fit.bots.get(bot).map(compact_rating).unwrap_or_default(),
-            Err(_) => "-".into(),
-        };
+    for row in &run.bots {
         let line = format!(
-            "{:>3} {:<width$} {:>5} {:>9} {:<15} {:<11}{} {:<16} {}",
-            places[bot],
-            truncate(&report.bots[bot], width),
-            summary.games,
-            format!("{}-{}-{}", summary.wins, summary.draws, summary.losses),
-            compact_percent(&summary.score_rate),
-            compact_plus_minus(&summary.score, summary.mean_score),
+            "{:>3} {:<width$} {:>5} {:>9} {:<19} {:<12}{} {:<17} {}",
+            row.place,
+            truncate(&row.name, width),
+            row.games,
+            format!("{}-{}-{}", row.wins, row.draws, row.losses),
+            row.text.score_rate,
+            row.text.mean_score,
             if four {
-                format!(
-                    " {:>5}",
-                    summary.mean_rank.map_or("-".into(), |r| format!("{r:.2}"))
-                )
+                format!(" {:>5}", row.text.mean_rank)
             } else {
                 String::new()
             },
-            rating,
-            compact_faults(&summary.faults),
+            row.text.rating,
+            row.text.faults,
         );
         let _ = writeln!(out, "{}", truncate(line.trim_end(), TEXT_WIDTH));
     }
-    match &report.global_fit {
-        Ok(fit) => {
-            out.push_str(&wrapped(&format!(
-                "rating: {} fit (Elo scale, mean 0){}; intervals from {} bootstrap resamples",
-                fit.model,
-                if report.fit_sample.sampled() {
-                    format!(
-                        " on a uniform sample of {} of {} seed groups",
-                        report.fit_sample.units_used, report.fit_sample.units_seen
-                    )
-                } else {
-                    String::new()
-                },
-                fit.resamples_used
-            )));
-        }
-        Err(e) => {
-            out.push_str(&wrapped(&format!("rating: no global fit ({e})")));
-        }
-    }
+    out.push_str(&wrapped(&run.rating_note));
     out.push_str(&wrapped(&format!(
         "score: points per game (a win 1, a shared first place ½, as in every table here); \
          W-D-L: wins, draws, losses; intervals measured between {}; TrueSkill, Weng-Lin and the \
          full pairwise table: report.html and summary.json",
-        unit_words(plan)
+        run.units
     )));
-    if let Ok(fit) = &report.global_fit {
-        for bot in fit.bots.iter().filter(|b| b.unbounded.is_some()) {
-            out.push_str(&wrapped(&format!(
-                "note: {} {}: its rating has no {} limit; shown is the 95 % profile-likelihood bound",
-                report.bots[bot.bot],
-                match bot.unbounded {
-                    Some(Unbounded::Above) => "never finished behind the others",
-                    Some(Unbounded::Below) => "never finished ahead of the others",
-                    _ => "has no decided game against the others",
-                },
-                match bot.unbounded {
-                    Some(Unbounded::Below) => "lower",
-                    Some(Unbounded::Above) => "upper",
-                    _ => "upper or lower",
-                },
-            )));
-        }
+    for note in &run.rating_bounds {
+        out.push_str(&wrapped(note));
     }
     if four {
-        let elo: Vec<String> = standings(report)
+        let elo: Vec<String> = run
+            .bots
             .iter()
-            .map(|&b| {
-                format!(
-                    "{} {:.0}",
-                    report.bots[b],
-                    report.elo_2014.ratings.get(b).copied().unwrap_or(0.0)
-                )
-            })
+            .map(|row| format!("{} {}", row.name, row.text.elo_2014))
             .collect();
         out.push_str(&wrapped(&format!(
             "2014 contests' Elo (K=32, schedule order, noisy): {}",
@@ -635,9 +514,9 @@ pub fn leaderboard_text(plan: &Plan, report: &StatsReport) -> String {
         )));
     }
     out.push('\n');
-    out.push_str(&pairwise_text(report));
-    if let Some(sprt) = &report.sprt {
-        out.push_str(&sprt_text(report, sprt));
+    out.push_str(&pairwise_text(run));
+    if let Some(sprt) = &run.sprt {
+        out.push_str(&sprt.text);
     }
     out
 }
@@ -648,125 +527,36 @@ const PAIR_CELL: usize = 7;
 /// Each row's score against each column in percent (draws count half) with its 95 % half-width,
 /// in [`TEXT_WIDTH`] columns: rows are every bot, columns the leaders that fit, named by place.
 /// The full table, with the likelihood of superiority, is in report.html.
-pub fn pairwise_text(report: &StatsReport) -> String {
-    let order = standings(report);
-    let places = places(report);
-    let width = name_width(report);
+pub fn pairwise_text(run: &RunSummary) -> String {
+    let width = name_width(run);
     let label = 4 + width;
     let fit = (TEXT_WIDTH.saturating_sub(label) / PAIR_CELL).max(1);
-    let columns: Vec<usize> = order.iter().copied().take(fit).collect();
-    let mut out = if columns.len() < order.len() {
+    let columns = run.bots.len().min(fit);
+    let mut out = if columns < run.bots.len() {
         format!(
-            "row's score against column, % ±95% (columns: the top {} by place; all in report.html):\n",
-            columns.len()
+            "row's score against column, % ±95% (columns: the top {columns} by place; all in report.html):\n"
         )
     } else {
         "row's score against column, % ±95% (columns by place; LOS in report.html):\n".to_string()
     };
     let _ = write!(out, "{:label$}", "");
-    for &column in &columns {
-        let _ = write!(out, " {:>6}", format!("#{}", places[column]));
+    for column in &run.bots[..columns] {
+        let _ = write!(out, " {:>6}", format!("#{}", column.place));
     }
     out.push('\n');
-    for &row in &order {
+    for (row, cells) in run.bots.iter().zip(&run.pairwise) {
         let _ = write!(
             out,
             "{:>3} {:<width$}",
-            places[row],
-            truncate(&report.bots[row], width)
+            row.place,
+            truncate(&row.name, width)
         );
-        for &column in &columns {
-            let cell = match report.pairwise.get(row, column) {
-                Some(pair) if row != column && pair.games > 0 => match &pair.score {
-                    Some(score) => format!(
-                        "{:.0}±{:.0}",
-                        100.0 * score.estimate,
-                        50.0 * (score.high - score.low)
-                    ),
-                    None => "-".into(),
-                },
-                _ => "-".into(),
-            };
-            let _ = write!(out, " {cell:>6}");
+        for cell in &cells[..columns] {
+            let _ = write!(out, " {:>6}", cell.as_ref().map_or(NONE, |c| &c.text));
         }
         out.push('\n');
     }
     out
-}
-
-pub fn sprt_text(report: &StatsReport, sprt: &SprtReport) -> String {
-    let a = &report.bots[sprt.setup.a];
-    let b = &report.bots[sprt.setup.b];
-    let config = &sprt.setup.config;
-    let unit = sprt_unit_name(sprt);
-    match sprt.status() {
-        Ok(status) => {
-            let mut text = format!(
-                "SPRT {a} vs {b}, elo0 {} elo1 {} (alpha {}, beta {}): LLR {:.3} in [{:.3}, {:.3}] after {} {unit}s ({}-{}-{} in games): {}\n",
-                config.elo0,
-                config.elo1,
-                config.alpha,
-                config.beta,
-                status.llr,
-                status.lower,
-                status.upper,
-                sprt.units,
-                sprt.games.wins,
-                sprt.games.draws,
-                sprt.games.losses,
-                sprt_verdict_text(a, b, status.verdict),
-            );
-            if sprt.decision.is_none() {
-                let _ = writeln!(
-                    text,
-                    "  (no verdict is possible before {} {unit}s; counts are per {unit}, in schedule order)",
-                    sprt.min_units
-                );
-            }
-            if sprt.uncounted_games > 0 {
-                let _ = writeln!(
-                    text,
-                    "  {} games of {a} against {b} are not in the test ({}).",
-                    sprt.uncounted_games,
-                    if sprt.decision.is_some() {
-                        "finished after the deciding unit, or in incomplete units"
-                    } else {
-                        "their unit is incomplete"
-                    }
-                );
-            }
-            text
-        }
-        Err(e) => format!("SPRT: {e}\n"),
-    }
-}
-
-fn sprt_unit_name(sprt: &SprtReport) -> &'static str {
-    match sprt.unit {
-        arena_stats::SprtUnit::Game => "game",
-        arena_stats::SprtUnit::Pair => "game pair",
-        arena_stats::SprtUnit::SeedGroup => "seed group",
-    }
-}
-
-/// The verdict in words, from A's side.
-pub fn sprt_verdict_text(a: &str, b: &str, verdict: SprtVerdict) -> String {
-    match verdict {
-        SprtVerdict::AcceptH1 => {
-            format!("H1 accepted: {a} is stronger than {b} by about elo1 or more")
-        }
-        SprtVerdict::AcceptH0 => format!("H0 accepted: {a} is not elo1 stronger than {b}"),
-        SprtVerdict::Continue => "undecided (more games needed)".into(),
-    }
-}
-
-/// The short verdict word written to the CSV and summary readers.
-fn sprt_verdict_word(verdict: SprtVerdict) -> &'static str {
-    match verdict {
-        SprtVerdict::AcceptH1 => "H1",
-        SprtVerdict::AcceptH0 => "H0",
-        SprtVerdict::Continue => "undecided",
-    }
 }
 
 /// One CSV row per bot, in leaderboard order.
@@ -868,15 +658,16 @@ fn html_escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// The self-contained HTML report (opens from disk; links to the replay files beside it).
+/// The self-contained HTML report (opens from disk; links to the replay files beside it). Its
+/// statistics are the strings of `run`; `report` adds the score histograms.
 pub fn report_html(
     plan: &Plan,
     report: &StatsReport,
+    run: &RunSummary,
     games: &[Entry],
     timing: &TimingSummary,
 ) -> String {
-    let order = standings(report);
-    let title = format!("arena: {} tournament, {} games", plan.game, report.games);
+    let title = format!("arena: {} tournament, {} games", plan.game, run.games);
     let mut html = format!(
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>{}</title><style>{}</style></head><body>",
         html_escape(&title),
@@ -891,74 +682,79 @@ pub fn report_html(
         plan.rounds,
         plan.bots.len()
     );
-    html.push_str("<h2>Leaderboard</h2><table><tr><th>#</th><th>bot</th><th>games</th><th>W</th><th>D</th><th>L</th><th>score [95%]</th><th>mean score</th><th>mean rank</th><th>TrueSkill</th><th>Weng-Lin</th><th title=\"the 2014 contests' 4-player Elo, K=32, in schedule order: it follows the last games and is noisy\">2014 Elo*</th></tr>");
-    let places = places(report);
-    for &bot in &order {
-        let s = &report.summaries[bot];
-        let skill = |r: Option<&arena_stats::SkillRating>| {
-            r.map_or("-".into(), |r| {
-                format!("{:.1} ± {:.1}", r.mean, r.uncertainty)
-            })
-        };
+    html.push_str("<h2>Leaderboard</h2><table><tr><th>#</th><th>bot</th><th>games</th><th>W</th><th>D</th><th>L</th><th>score [95%]</th><th>mean score [95%]</th><th>mean rank</th><th>rating [95%]</th><th>TrueSkill</th><th>Weng-Lin</th><th title=\"the 2014 contests' 4-player Elo, K=32, in schedule order: it follows the last games and is noisy\">2014 Elo*</th><th>faults</th></tr>");
+    for row in &run.bots {
+        let text = &row.text;
         let _ = write!(
             html,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.0}</td></tr>",
-            places[bot],
-            html_escape(&report.bots[bot]),
-            s.games,
-            s.wins,
-            s.draws,
-            s.losses,
-            percent(&s.score_rate),
-            plus_minus(&s.score, s.mean_score),
-            s.mean_rank.map_or("-".into(), |r| format!("{r:.2}")),
-            skill(report.trueskill.ratings.get(bot)),
-            skill(report.weng_lin.ratings.get(bot)),
-            report.elo_2014.ratings.get(bot).copied().unwrap_or(0.0),
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"interval\">{}</td><td class=\"interval\">{}</td><td>{}</td><td class=\"interval\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            row.place,
+            html_escape(&row.name),
+            row.games,
+            row.wins,
+            row.draws,
+            row.losses,
+            html_escape(&text.score_rate),
+            html_escape(&text.mean_score),
+            html_escape(&text.mean_rank),
+            html_escape(&text.rating),
+            html_escape(&text.trueskill),
+            html_escape(&text.weng_lin),
+            html_escape(&text.elo_2014),
+            html_escape(&text.faults),
         );
     }
     let _ = write!(
         html,
-        "</table><p><small>score: points per game (a win 1, a shared first place ½, as in every table here); intervals measured between {}.</small></p>",
-        unit_words(plan)
+        "</table><p><small>score: points per game (a win 1, a shared first place ½, as in every table here); intervals measured between {}. {}.</small></p>",
+        html_escape(&run.units),
+        html_escape(&run.rating_note)
     );
-    html.push_str("<p><small>* the 2014 contests' Elo (K = 32, games in schedule order): it follows the most recent games and is noisy; the ratings below are the order-invariant fit.</small></p>");
+    for note in &run.rating_bounds {
+        let _ = write!(html, "<p><small>{}</small></p>", html_escape(note));
+    }
+    html.push_str("<p><small>* the 2014 contests' Elo (K = 32, games in schedule order): it follows the most recent games and is noisy; the ratings are the order-invariant fit.</small></p>");
+
+    if let Some(sprt) = &run.sprt {
+        let _ = write!(html, "<h2>SPRT</h2>{}", sprt_html(sprt));
+    }
 
     html.push_str(&timing.html(html_escape));
     html.push_str("<h2>Ratings with 95% intervals</h2>");
     match &report.global_fit {
-        Ok(fit) => html.push_str(&ratings_svg(report, fit, &order)),
+        Ok(_) => html.push_str(&ratings_svg(run)),
         Err(e) => {
             let _ = write!(html, "<p>No global fit: {}</p>", html_escape(e));
         }
     }
 
     html.push_str(
-        "<h2>Pairwise: row's score against column</h2><table class=\"heat\"><tr><th></th>",
+        "<h2>Pairwise: row's score against column, % ±95%</h2><table class=\"heat\"><tr><th></th>",
     );
-    for &column in &order {
-        let _ = write!(html, "<th>{}</th>", html_escape(&report.bots[column]));
+    for column in &run.bots {
+        let _ = write!(html, "<th>{}</th>", html_escape(&column.name));
     }
     html.push_str("</tr>");
-    for &row in &order {
-        let _ = write!(html, "<tr><th>{}</th>", html_escape(&report.bots[row]));
-        for &column in &order {
-            match report.pairwise.get(row, column) {
-                Some(pair) if row != column && pair.games > 0 => {
+    for (row, cells) in run.bots.iter().zip(&run.pairwise) {
+        let _ = write!(html, "<tr><th>{}</th>", html_escape(&row.name));
+        for cell in cells {
+            match cell {
+                Some(pair) => {
                     let score = pair.score.as_ref().map_or(0.5, |s| s.estimate);
                     let hue = (score * 120.0).round();
                     let _ = write!(
                         html,
-                        "<td style=\"background:hsl({hue},65%,80%)\" title=\"{} games, LOS {:.0}%\">{:.0}%<br><small>{}-{}-{}</small></td>",
+                        "<td style=\"background:hsl({hue},65%,80%)\" title=\"{} games{}{}\">{}<br><small>{}-{}-{}</small></td>",
                         pair.games,
-                        100.0 * pair.los.unwrap_or(0.5),
-                        100.0 * score,
+                        if pair.los_text.is_empty() { "" } else { ", " },
+                        pair.los_text,
+                        html_escape(&pair.text),
                         pair.wins,
                         pair.draws,
                         pair.losses
                     );
                 }
-                _ => html.push_str("<td class=\"none\">-</td>"),
+                None => html.push_str("<td class=\"none\">-</td>"),
             }
         }
         html.push_str("</tr>");
@@ -966,31 +762,12 @@ pub fn report_html(
     html.push_str("</table>");
 
     html.push_str("<h2>Score distributions</h2><div class=\"hists\">");
-    for &bot in &order {
-        if let Some(histogram) = report.score_histograms.get(bot) {
-            html.push_str(&histogram_svg(&report.bots[bot], histogram));
+    for row in &run.bots {
+        if let Some(histogram) = report.score_histograms.get(row.bot) {
+            html.push_str(&histogram_svg(&row.name, histogram));
         }
     }
     html.push_str("</div>");
-
-    html.push_str("<h2>Faults</h2><table><tr><th>bot</th><th>faults</th></tr>");
-    for &bot in &order {
-        let _ = write!(
-            html,
-            "<tr><td>{}</td><td>{}</td></tr>",
-            html_escape(&report.bots[bot]),
-            html_escape(&faults_text(&report.summaries[bot].faults))
-        );
-    }
-    html.push_str("</table>");
-
-    if let Some(sprt) = &report.sprt {
-        let _ = write!(
-            html,
-            "<h2>SPRT</h2><p>{}</p>",
-            html_escape(&sprt_text(report, sprt))
-        );
-    }
 
     let _ = write!(
         html,
@@ -1040,9 +817,18 @@ pub fn report_html(
     html
 }
 
-fn ratings_svg(report: &StatsReport, fit: &arena_stats::GlobalFit, order: &[usize]) -> String {
+/// The SPRT statement as HTML paragraphs, one per line of its text (the same text the terminal
+/// prints).
+pub fn sprt_html(sprt: &SprtSummary) -> String {
+    sprt.text
+        .lines()
+        .map(|line| format!("<p class=\"sprt\">{}</p>", html_escape(line.trim_start())))
+        .collect()
+}
+
+fn ratings_svg(run: &RunSummary) -> String {
     let (mut low, mut high) = (-100.0f64, 100.0f64);
-    for bot in &fit.bots {
+    for bot in run.bots.iter().filter_map(|row| row.rating.as_ref()) {
         let (l, h) = bot
             .rating_interval
             .as_ref()
@@ -1052,20 +838,21 @@ fn ratings_svg(report: &StatsReport, fit: &arena_stats::GlobalFit, order: &[usiz
     }
     let row = 26.0;
     let (left, width) = (160.0, 520.0);
+    let lines = run.bots.len() as f64;
     let x = |value: f64| left + (value - low) / (high - low).max(1.0) * width;
     let mut svg = format!(
         "<svg width=\"{}\" height=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\" font-size=\"12\">",
-        left + width + 150.0,
-        row * order.len() as f64 + 30.0
+        left + width + 190.0,
+        row * lines + 30.0
     );
     let _ = write!(
         svg,
         "<line x1=\"{0}\" x2=\"{0}\" y1=\"0\" y2=\"{1}\" stroke=\"#999\" stroke-dasharray=\"3\"/>",
         x(0.0),
-        row * order.len() as f64
+        row * lines
     );
-    for (line, &bot) in order.iter().enumerate() {
-        let Some(rated) = fit.bots.get(bot) else {
+    for (line, bot) in run.bots.iter().enumerate() {
+        let Some(rated) = &bot.rating else {
             continue;
         };
         let y = row * line as f64 + row / 2.0;
@@ -1073,7 +860,7 @@ fn ratings_svg(report: &StatsReport, fit: &arena_stats::GlobalFit, order: &[usiz
             svg,
             "<text x=\"4\" y=\"{}\">{}</text>",
             y + 4.0,
-            html_escape(&report.bots[bot])
+            html_escape(&bot.name)
         );
         if let Some(interval) = &rated.rating_interval {
             let _ = write!(
@@ -1083,17 +870,13 @@ fn ratings_svg(report: &StatsReport, fit: &arena_stats::GlobalFit, order: &[usiz
                 x(interval.high)
             );
         }
-        let label = match rated.unbounded {
-            Some(_) => rating_text(rated),
-            None => format!("{:+.0}", rated.rating),
-        };
         let _ = write!(
             svg,
             "<circle cx=\"{}\" cy=\"{y}\" r=\"5\" fill=\"#124\"/><text x=\"{}\" y=\"{}\">{}{}</text>",
             x(rated.rating),
             left + width + 8.0,
             y + 4.0,
-            html_escape(&label),
+            html_escape(&bot.text.rating),
             rated
                 .rank_interval
                 .map_or(String::new(), |(a, b)| format!(" (rank {a}–{b})"))
@@ -1103,10 +886,10 @@ fn ratings_svg(report: &StatsReport, fit: &arena_stats::GlobalFit, order: &[usiz
         svg,
         "<text x=\"{}\" y=\"{}\">{:.0}</text><text x=\"{}\" y=\"{}\">{:.0}</text></svg>",
         left,
-        row * order.len() as f64 + 20.0,
+        row * lines + 20.0,
         low,
         left + width - 30.0,
-        row * order.len() as f64 + 20.0,
+        row * lines + 20.0,
         high
     );
     svg

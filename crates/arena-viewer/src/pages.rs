@@ -5,11 +5,12 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use arena_stats::{GameLog, GameResult, Interval, pairwise, summarize};
+use arena_tournament::RunSummary;
+use arena_tournament::summary::Source;
 
 use crate::export::{escape, fill};
 use crate::store::{
-    ResultLine, RootListing, Tournament, TournamentDir, score_text, score_value, url_path,
+    ResultLine, RootListing, TOURNAMENT_FILE, Tournament, TournamentDir, score_text, url_path,
     url_segment,
 };
 
@@ -329,7 +330,7 @@ pub fn tournament_page(
     filter: &GameFilter,
     rebuild: bool,
 ) -> String {
-    let (game, names) = describe(tournament);
+    let (game, _) = describe(tournament);
     let title = dir
         .sub
         .clone()
@@ -385,81 +386,39 @@ pub fn tournament_page(
         .flat_map(|info| info.bots.iter())
         .map(|b| (b.name.as_str(), b.spec.as_str()))
         .collect();
-    leaderboard(&mut body, tournament, &names, &specs);
+    leaderboard(&mut body, dir, tournament, &specs);
     games_table(&mut body, dir, tournament, filter, rebuild);
     layout(&format!("{title} · arena"), &body)
 }
 
-/// The journal as arena-stats' input: seats mapped to bot indices (from `seats`, or by name).
-fn game_log(tournament: &Tournament, names: &[String]) -> Result<GameLog, String> {
-    let index_of: HashMap<&str, usize> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i))
-        .collect();
-    let mut games = Vec::with_capacity(tournament.results.len());
-    for result in &tournament.results {
-        let players: Vec<usize> = if result.seats.len() == result.ranks.len()
-            && result.seats.iter().all(|&s| s < names.len())
-        {
-            result.seats.clone()
-        } else {
-            result
-                .bots
-                .iter()
-                .map(|name| {
-                    index_of
-                        .get(name.as_str())
-                        .copied()
-                        .ok_or_else(|| format!("game {}: unknown bot `{name}`", result.index))
-                })
-                .collect::<Result<_, _>>()?
-        };
-        let scores = result
-            .scores
-            .iter()
-            .map(|s| {
-                score_value(s).ok_or_else(|| {
-                    format!(
-                        "game {}: score `{}` is not a number",
-                        result.index,
-                        score_text(s)
-                    )
-                })
-            })
-            .collect::<Result<_, _>>()?;
-        games.push(GameResult {
-            players,
-            scores,
-            ranks: result.ranks.clone(),
-            winner: result.winner,
-            faults: result.faults.clone(),
-            pair_id: result.pair,
-        });
-    }
-    GameLog::new(names.to_vec(), games).map_err(|e| e.to_string())
+/// The run's summary as the run computed it ([`arena_tournament::summary::current`]: from
+/// `summary.json`, or from the journal while the run goes on), or why there is none.
+pub fn run_summary(dir: &TournamentDir) -> Result<(RunSummary, Source), String> {
+    let plan = arena_tournament::load(&dir.path).map_err(|e| {
+        format!("no statistics without the tournament's plan ({TOURNAMENT_FILE}): {e}")
+    })?;
+    arena_tournament::summary::current(&dir.path, &plan).map_err(|e| e.to_string())
 }
 
-fn percent(value: f64) -> String {
-    format!("{:.1}%", value * 100.0)
+/// The run's summary as JSON for tools (`/api/summary/ROOT[/SUB]`): `source` (`saved`: the
+/// run's own, from summary.json; `computed`: from the journal now) and `run`.
+pub fn summary_json(dir: &TournamentDir) -> Result<serde_json::Value, String> {
+    let (run, source) = run_summary(dir)?;
+    Ok(serde_json::json!({
+        "source": match source {
+            Source::Saved => "saved",
+            Source::Computed => "computed",
+        },
+        "run": run,
+    }))
 }
 
-fn interval_percent(interval: &Option<Interval>) -> String {
-    match interval {
-        Some(i) => format!(
-            "{} <span class=\"ci\">[{} – {}]</span>",
-            percent(i.estimate),
-            percent(i.low),
-            percent(i.high)
-        ),
-        None => "–".into(),
-    }
-}
-
+/// The leaderboard, head-to-head table and SPRT of the run: the strings of its [`RunSummary`],
+/// the ones the terminal printed and report.html shows.
 fn leaderboard(
     body: &mut String,
+    dir: &TournamentDir,
     tournament: &Tournament,
-    names: &[String],
     specs: &HashMap<&str, &str>,
 ) {
     body.push_str("<h2>Leaderboard</h2>");
@@ -467,8 +426,8 @@ fn leaderboard(
         body.push_str("<p class=\"muted\">No finished game yet.</p>");
         return;
     }
-    let log = match game_log(tournament, names) {
-        Ok(log) => log,
+    let (run, source) = match run_summary(dir) {
+        Ok(summary) => summary,
         Err(e) => {
             let _ = write!(
                 body,
@@ -478,110 +437,103 @@ fn leaderboard(
             return;
         }
     };
-    let mut summaries = summarize(&log);
-    // Points per game (a draw is half a win) and mean rank, as the contests' own tables ordered them.
-    let points = |s: &arena_stats::BotSummary| {
-        if s.games == 0 {
-            -1.0
-        } else {
-            (s.wins as f64 + s.draws as f64 / 2.0) / s.games as f64
-        }
-    };
-    let rank = |s: &arena_stats::BotSummary| s.mean_rank.unwrap_or(f64::MAX);
-    // Four-player games: the mean rank says more than the share of outright wins.
-    let many_seats = tournament.results.iter().any(|r| r.ranks.len() > 2);
-    summaries.sort_by(|a, b| {
-        let by_points = points(b).total_cmp(&points(a));
-        let by_rank = rank(a).total_cmp(&rank(b));
-        if many_seats {
-            by_rank.then(by_points)
-        } else {
-            by_points.then(by_rank)
-        }
-    });
+    if source == Source::Computed {
+        let _ = write!(
+            body,
+            "<p class=\"muted\">Computed now from the {} games in results.jsonl: the run has not \
+             written its summary of them (still running, or interrupted); rating intervals from \
+             {} bootstrap resamples.</p>",
+            run.games, run.bootstrap
+        );
+    }
     body.push_str(
         "<table class=\"board\"><thead><tr><th>#</th><th>Bot</th><th>Games</th><th>W</th><th>D</th>\
-         <th>L</th><th>Score [95% CI]</th><th>Mean score [95% CI]</th><th>Mean rank</th>\
+         <th>L</th><th>Score [95%]</th><th>Mean score [95%]</th><th>Mean rank</th>\
+         <th>Rating [95%]</th><th>TrueSkill</th><th>Weng-Lin</th><th>2014 Elo</th>\
          <th>Faults</th></tr></thead><tbody>",
     );
-    for (place, s) in summaries.iter().enumerate() {
-        let score = match (&s.score, s.mean_score) {
-            (Some(i), _) => format!(
-                "{:.2} <span class=\"ci\">[{:.2} – {:.2}]</span>",
-                i.estimate, i.low, i.high
-            ),
-            (None, Some(mean)) => format!("{mean:.2}"),
-            (None, None) => "–".into(),
-        };
-        let faults = if s.faults.is_empty() {
-            "–".to_string()
-        } else {
-            s.faults
-                .iter()
-                .map(|(kind, n)| format!("{} {n}", escape(kind)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let spec = specs.get(s.name.as_str()).copied().unwrap_or("");
+    for row in &run.bots {
+        let text = &row.text;
+        let spec = specs.get(row.name.as_str()).copied().unwrap_or("");
         let _ = write!(
             body,
             "<tr><td class=\"num\">{}</td><td><a href=\"?bot={}\" title=\"{}\">{}</a></td><td class=\"num\">{}</td>\
-             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"num interval\">{}</td><td class=\"num interval\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"num interval\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
              <td class=\"num\">{}</td><td>{}</td></tr>",
-            place + 1,
-            url_segment(&s.name),
+            row.place,
+            url_segment(&row.name),
             escape(spec),
-            escape(&s.name),
-            s.games,
-            s.wins,
-            s.draws,
-            s.losses,
-            interval_percent(&s.score_rate),
-            score,
-            s.mean_rank.map_or("–".into(), |r| format!("{r:.2}")),
-            faults
+            escape(&row.name),
+            row.games,
+            row.wins,
+            row.draws,
+            row.losses,
+            escape(&text.score_rate),
+            escape(&text.mean_score),
+            escape(&text.mean_rank),
+            escape(&text.rating),
+            escape(&text.trueskill),
+            escape(&text.weng_lin),
+            escape(&text.elo_2014),
+            escape(&text.faults),
         );
     }
     body.push_str("</tbody></table>");
+    let _ = write!(
+        body,
+        "<p class=\"muted\">Score: points per game (a win 1, a shared first place ½); intervals \
+         measured between {}. {}.</p>",
+        escape(&run.units),
+        escape(&run.rating_note)
+    );
+    for note in &run.rating_bounds {
+        let _ = write!(body, "<p class=\"muted\">{}</p>", escape(note));
+    }
+    if let Some(sprt) = &run.sprt {
+        let _ = write!(
+            body,
+            "<h2>SPRT</h2>{}",
+            arena_tournament::report::sprt_html(sprt)
+        );
+    }
 
-    let table = pairwise(&log);
-    if names.len() < 2 {
+    if run.bots.len() < 2 {
         return;
     }
-    let order: Vec<usize> = summaries.iter().map(|s| s.bot).collect();
     body.push_str(
-        "<h2>Head to head</h2><p class=\"muted\">Row against column: share of encounters the row bot \
-         finished ahead (draws count half), over the games both played.</p><table class=\"pairs\"><thead><tr><th></th>",
+        "<h2>Head to head</h2><p class=\"muted\">Row against column: share of points of the row bot \
+         in percent (a draw counts half) ± the 95% half-width, over the games both played.</p>\
+         <table class=\"pairs\"><thead><tr><th></th>",
     );
-    for &column in &order {
-        let _ = write!(body, "<th>{}</th>", escape(&names[column]));
+    for column in &run.bots {
+        let _ = write!(body, "<th>{}</th>", escape(&column.name));
     }
     body.push_str("</tr></thead><tbody>");
-    for &row in &order {
-        let _ = write!(body, "<tr><th>{}</th>", escape(&names[row]));
-        for &column in &order {
-            match table.get(row, column) {
-                Some(record) if row != column && record.games > 0 => {
-                    let share = record.score.as_ref().map_or(0.5, |i| i.estimate);
+    for (row, cells) in run.bots.iter().zip(&run.pairwise) {
+        let _ = write!(body, "<tr><th>{}</th>", escape(&row.name));
+        for cell in cells {
+            match cell {
+                Some(pair) => {
+                    let share = pair.score.as_ref().map_or(0.5, |i| i.estimate);
                     // Green above one half, red below, stronger the further from it.
                     let hue = if share >= 0.5 { 130 } else { 0 };
                     let alpha = ((share - 0.5).abs() * 1.1).min(0.5);
                     let _ = write!(
                         body,
                         "<td class=\"num\" style=\"background:hsla({hue},60%,45%,{alpha:.2})\" \
-                         title=\"{} W / {} D / {} L{}\">{}<span class=\"n\">{}</span></td>",
-                        record.wins,
-                        record.draws,
-                        record.losses,
-                        record
-                            .los
-                            .map(|l| format!(", LOS {}", percent(l)))
-                            .unwrap_or_default(),
-                        percent(share),
-                        record.games
+                         title=\"{} W / {} D / {} L{}{}\">{}<span class=\"n\">{}</span></td>",
+                        pair.wins,
+                        pair.draws,
+                        pair.losses,
+                        if pair.los_text.is_empty() { "" } else { ", " },
+                        escape(&pair.los_text),
+                        escape(&pair.text),
+                        pair.games
                     );
                 }
-                _ => body.push_str("<td class=\"none\"></td>"),
+                None => body.push_str("<td class=\"none\"></td>"),
             }
         }
         body.push_str("</tr>");

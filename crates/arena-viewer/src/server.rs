@@ -67,6 +67,8 @@ pub fn router(options: &ServeOptions) -> Result<Router, ViewerError> {
         .route("/raw/{root}/{*path}", get(raw_under_root))
         .route("/api/t/{root}", get(games_of_root))
         .route("/api/t/{root}/{sub}", get(games_of_sub))
+        .route("/api/summary/{root}", get(summary_of_root))
+        .route("/api/summary/{root}/{sub}", get(summary_of_sub))
         .route("/f/{index}", get(game_file))
         .route("/f/{index}/raw", get(raw_file))
         .fallback(not_found)
@@ -435,6 +437,30 @@ async fn games_json(
     let loaded = store::load_tournament(&dir.path);
     let value = pages::games_json(&dir, &loaded, filter, served.rebuild.is_some());
     raw(value.to_string())
+}
+
+/// `/api/summary/ROOT[/SUB]`: the run's summary, the figures and strings its pages show.
+async fn summary_json(served: &Served, root: &str, sub: Option<&str>) -> Result<Response, Problem> {
+    let dir = store::tournament(&served.roots, root_index(root)?, sub)?;
+    let value = pages::summary_json(&dir)
+        .map_err(|why| Problem::new(StatusCode::UNPROCESSABLE_ENTITY, why))?;
+    raw(value.to_string())
+}
+
+async fn summary_of_root(
+    State(served): State<Shared>,
+    params: Param<String>,
+) -> Result<Response, Problem> {
+    let axum::extract::Path(root) = params?;
+    summary_json(&served, &root, None).await
+}
+
+async fn summary_of_sub(
+    State(served): State<Shared>,
+    params: Param<(String, String)>,
+) -> Result<Response, Problem> {
+    let axum::extract::Path((root, sub)) = params?;
+    summary_json(&served, &root, Some(&sub)).await
 }
 
 async fn games_of_root(

@@ -262,9 +262,6 @@ pub struct ResultLine {
     pub faults: Vec<Vec<String>>,
     #[serde(default)]
     pub replay: Option<String>,
-    /// Games on the same seed in other seat orders share it (paired statistics).
-    #[serde(default)]
-    pub pair: Option<u64>,
 }
 
 pub struct Tournament {
@@ -276,9 +273,22 @@ pub struct Tournament {
     pub bad_lines: usize,
 }
 
+/// A plan's fields the pages show, after the one format check (a newer arena's folder is refused,
+/// not misread).
+fn read_info(text: &str) -> Result<TournamentInfo, String> {
+    let document: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    arena_game::format::check_json_format(
+        "tournament folder",
+        &document,
+        arena_tournament::schedule::PLAN_FORMAT,
+    )
+    .map_err(|e| e.to_string())?;
+    serde_json::from_value(document).map_err(|e| e.to_string())
+}
+
 pub fn load_tournament(dir: &Path) -> Tournament {
     let (info, info_error) = match fs::read_to_string(dir.join(TOURNAMENT_FILE)) {
-        Ok(text) => match serde_json::from_str::<TournamentInfo>(&text) {
+        Ok(text) => match read_info(&text) {
             Ok(info) => (Some(info), None),
             Err(e) => (None, Some(format!("{TOURNAMENT_FILE}: {e}"))),
         },
@@ -300,22 +310,6 @@ pub fn load_tournament(dir: &Path) -> Tournament {
         info_error,
         results,
         bad_lines,
-    }
-}
-
-/// An exact score as the journal writes it (`7`, `"23/3"`) to a float for statistics.
-pub fn score_value(score: &serde_json::Value) -> Option<f64> {
-    match score {
-        serde_json::Value::Number(n) => n.as_f64(),
-        serde_json::Value::String(text) => match text.split_once('/') {
-            None => text.trim().parse().ok(),
-            Some((n, d)) => {
-                let n: f64 = n.trim().parse().ok()?;
-                let d: f64 = d.trim().parse().ok()?;
-                (d != 0.0).then(|| n / d)
-            }
-        },
-        _ => None,
     }
 }
 
@@ -386,10 +380,7 @@ mod tests {
     }
 
     #[test]
-    fn scores_parse_exactly_written_forms() {
-        assert_eq!(score_value(&serde_json::json!(7)), Some(7.0));
-        assert_eq!(score_value(&serde_json::json!("-13/2")), Some(-6.5));
-        assert_eq!(score_value(&serde_json::json!("1/0")), None);
+    fn scores_show_as_written() {
         assert_eq!(score_text(&serde_json::json!("23/3")), "23/3");
     }
 }

@@ -105,6 +105,35 @@ async fn tournament_page_has_leaderboard_pairs_and_games() {
     let duels = get(&app, "/t/0/duels").await;
     assert_eq!(duels.status, StatusCode::OK);
     assert!(duels.body.contains("planner"));
+    // No plan, no statistics (the games are still listed).
+    assert!(duels.body.contains("no statistics without the tournament"));
+    let none = get(&app, "/api/summary/0/duels").await;
+    assert_eq!(none.status, StatusCode::UNPROCESSABLE_ENTITY);
+}
+
+#[tokio::test]
+async fn the_leaderboard_shows_the_runs_summary_strings() {
+    let (_dir, app) = setup();
+    let api = get(&app, "/api/summary/0/lw").await;
+    assert_eq!(api.status, StatusCode::OK, "{}", api.body);
+    let summary: serde_json::Value = serde_json::from_str(&api.body).expect("json");
+    // No summary.json: computed from the four complete lines of the journal.
+    assert_eq!(summary["source"], "computed");
+    assert_eq!(summary["run"]["games"], 4);
+    let page = get(&app, "/t/0/lw").await;
+    assert!(page.body.contains("Computed now from the 4 games"));
+    let bots = summary["run"]["bots"].as_array().expect("bots");
+    assert_eq!(bots.len(), 6);
+    for bot in bots {
+        for field in ["score_rate", "mean_score", "rating", "trueskill", "faults"] {
+            let text = bot["text"][field].as_str().expect("text");
+            assert!(
+                page.body.contains(&format!(">{text}<")),
+                "{field} `{text}` of {} is on the page",
+                bot["name"]
+            );
+        }
+    }
 }
 
 #[tokio::test]

@@ -142,7 +142,7 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
         })
         .await?;
         if let Some(dir) = &args.export {
-            let games = host.export(dir, 200).await?;
+            let games = host.export(dir, arena_tournament::summary::DEFAULT_BOOTSTRAP).await?;
             eprintln!("arena host: wrote {games} games to {} (report.html, summary.json, leaderboard.csv)", dir.display());
             return Ok(ExitCode::SUCCESS);
         }

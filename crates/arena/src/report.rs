@@ -3,9 +3,9 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use arena_tournament::Plan;
 use arena_tournament::report::{self, SprtRule};
 use arena_tournament::timing::MachineLoad;
+use arena_tournament::{Plan, RunSummary};
 
 use crate::tournament::FormatArg;
 
@@ -26,13 +26,15 @@ pub fn finish(
     machine: MachineLoad,
 ) -> Result<()> {
     let (stats, first_games) = report::compute(dir, plan, bootstrap)?;
+    // The one summary every view shows: printed below, and in summary.json and report.html.
+    let run = RunSummary::of(plan, &stats, bootstrap);
     // Built-ins that search are timed like process bots.
     let game = crate::cli::find_game_of_plan(plan)?;
     let timed = |bot: &arena_tournament::BotPlan| {
         bot.builtin().is_none_or(|name| game.builtin_thinks(name))
     };
     let timing = arena_tournament::timing::summarize(dir, plan, machine, &timed)?;
-    report::write_outputs(dir, plan, &stats, &first_games, &timing)?;
+    report::write_outputs(dir, plan, &stats, &run, &first_games, &timing)?;
     // The page report.html's replay links open (viewer.html?game=N), so that the folder works
     // copied anywhere, opened from disk.
     let viewer = dir.join(report::VIEWER_FILE);
@@ -40,7 +42,7 @@ pub fn finish(
         .with_context(|| format!("cannot write {}", viewer.display()))?;
     match format {
         FormatArg::Text => {
-            print!("{}", report::leaderboard_text(plan, &stats));
+            print!("{}", report::leaderboard_text(plan, &run));
             let table = timing.text();
             if !table.is_empty() {
                 print!("\n{table}");

@@ -129,7 +129,7 @@ pub struct TournamentArgs {
     #[arg(long, value_enum, default_value_t = FormatArg::Text)]
     pub(crate) format: FormatArg,
     /// Bootstrap resamples for the rating intervals.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = arena_tournament::summary::DEFAULT_BOOTSTRAP)]
     pub(crate) bootstrap: usize,
     /// After the run, list the first games this bot lost, each with the `arena play` command that
     /// plays it again (default: the gauntlet's bot, or the first bot of an SPRT).

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -58,7 +59,6 @@ pub fn tournament_tree(root: &Path) {
             })
             .collect();
         let line = serde_json::json!({
-            "index": index,
             "game": game,
             "variant": null,
             "seed": record["seed"],
@@ -69,19 +69,57 @@ pub fn tournament_tree(root: &Path) {
             "winner": record["outcome"]["winner"],
             "faults": faults,
             "replay": name,
+            "pair": index,
         });
-        results.push_str(&line.to_string());
+        // The runner writes `index` first, and the statistics' reader finds it there.
+        let _ = write!(results, "{{\"index\":{index},{}", &line.to_string()[1..]);
         results.push('\n');
     }
     // A game without a replay and a damaged last line (a game being written when the page is read).
-    results.push_str(r#"{"index":3,"game":"langwars2","seed":9,"seats":[0,1,2,3],"bots":["greedy","random","random#2","random#3"],"scores":["13/2",1,0,-2],"ranks":[1,2,3,4],"winner":0,"faults":[[],[],[],[]],"replay":null}"#);
+    results.push_str(r#"{"index":3,"game":"langwars2","seed":9,"pair":3,"seats":[0,1,2,3],"bots":["greedy","random","random#2","random#3"],"scores":["13/2",1,0,-2],"ranks":[1,2,3,4],"winner":0,"faults":[[],[],[],[]],"replay":null}"#);
     results.push_str("\n{\"index\":4,\"ga");
     std::fs::write(lw.join("results.jsonl"), results).expect("write");
-    std::fs::write(
-        lw.join("tournament.json"),
-        r#"{"game":"langwars2","variant":null,"bots":[{"name":"greedy","spec":"builtin:greedy"},{"name":"random","spec":"builtin:random"},{"name":"random#2","spec":"builtin:random"},{"name":"random#3","spec":"builtin:random"},{"name":"slow","spec":"python3 slowbot.py"},{"name":"greedy#2","spec":"builtin:greedy"}],"schedule":"rotate","seed":1,"games":10}"#,
-    )
-    .expect("write");
+    // A real plan (the statistics need one), plus the `games` total some plans carry.
+    let plan = arena_tournament::Plan {
+        format: arena_tournament::schedule::PLAN_FORMAT,
+        arena: None,
+        game: "langwars2".into(),
+        variant: None,
+        players: 4,
+        bots: BOTS
+            .iter()
+            .map(|name| arena_tournament::BotPlan {
+                name: name.to_string(),
+                spec: if *name == "slow" {
+                    "python3 slowbot.py".into()
+                } else {
+                    format!("builtin:{}", name.split('#').next().unwrap_or(name))
+                },
+                workdir: None,
+                source: None,
+            })
+            .collect(),
+        schedule: arena_tournament::Schedule::RoundRobin,
+        seat_orders: arena_tournament::SeatOrders::Rotations,
+        rounds: 1,
+        seed: 1,
+        settings: arena_tournament::RunSettings {
+            pause_idle: true,
+            time_scale: 1.0,
+            stderr_cap: 65536,
+            replays: true,
+            builtin_replays: false,
+            time_policy: None,
+            clock: arena_core::ClockKind::Wall,
+            game_options: None,
+        },
+        groups: Vec::new(),
+        groups_per_round: 2,
+        sprt: None,
+    };
+    let mut plan = serde_json::to_value(&plan).expect("plan");
+    plan["games"] = serde_json::json!(10);
+    std::fs::write(lw.join("tournament.json"), plan.to_string()).expect("write");
 
     std::fs::write(
         lw.join("report.html"),
