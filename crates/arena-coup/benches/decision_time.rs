@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use arena_core::game::{Answer, Bot, Game};
-use arena_coup::bots;
+use arena_coup::catalog;
 use arena_coup::rules::{Coup, CoupConfig, CoupObs};
 
 fn main() {
@@ -15,7 +15,7 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(200);
-    let catalog = bots::all();
+    let catalog = catalog::catalog();
     let make = |name: &str, seed: u64| -> Box<dyn Bot<Coup>> {
         arena_core::registry::make_bot(&catalog, name, seed).expect("in the catalog")
     };

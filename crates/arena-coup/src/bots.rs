@@ -4,72 +4,15 @@
 //!
 //! Every bot decides from the observation alone (history text, coins, cards, legal moves), so it plays
 //! the same in process and as an external program called once per move.
+//!
+//! The list of built-in bots, in the order `arena list` shows them, is in the `catalog` module, which
+//! also names the searching bot (whose module imports this one for calculator). Written without a
+//! link: this module refers to neither.
 
-use arena_game::game::{Bot, BotEntry};
+use arena_game::game::Bot;
 use arena_game::seed::{BotRng, below, bot_rng};
 
 use crate::rules::{Card, Coup, CoupAction, CoupObs, Hand, Move};
-
-pub fn all() -> Vec<BotEntry<Coup>> {
-    vec![
-        BotEntry {
-            name: "random",
-            about: "uniform over the legal moves, random keep on Exchange (the question's example Random)",
-            thinks: false,
-            make: |seed| Box::new(RandomBot { rng: bot_rng(seed) }),
-        },
-        BotEntry {
-            name: "challenger",
-            about: "challenges whenever it can, otherwise Income and Coup at 7 (the question's example Challenger; its exact defaults are unknown)",
-            thinks: false,
-            make: |_| Box::new(Simple(Style::Challenger)),
-        },
-        BotEntry {
-            name: "calculator",
-            about: "turns-to-win planner written from the description of Brilliand's Calculator (reference §4.1)",
-            thinks: false,
-            make: |seed| Box::new(Calculator { rng: bot_rng(seed) }),
-        },
-        BotEntry {
-            name: "oracle",
-            about: "determinized Monte Carlo: samples the hidden cards (weighted by the opponent's claims), \
-                    tries every legal move (every keep of an Exchange) and plays each sample out with \
-                    calculator on both sides; a few milliseconds a call",
-            thinks: true,
-            make: |seed| Box::new(crate::search::OracleBot::new(seed, crate::search::SAMPLES)),
-        },
-        BotEntry {
-            name: "taxman",
-            about: "STAND-IN inspired by the leaderboard name, not the real bot: Tax every turn, Coup at 7, blocks Foreign Aid",
-            thinks: false,
-            make: |_| Box::new(Simple(Style::Taxman)),
-        },
-        BotEntry {
-            name: "bandit",
-            about: "STAND-IN inspired by the leaderboard name, not the real bot: Steal whenever legal, Coup at 7, blocks Steal as Captain",
-            thinks: false,
-            make: |_| Box::new(Simple(Style::Bandit)),
-        },
-        BotEntry {
-            name: "lawyer",
-            about: "STAND-IN inspired by the leaderboard name, not the real bot: claims only cards it holds, blocks truthfully, challenges provably false claims",
-            thinks: false,
-            make: |_| Box::new(Simple(Style::Lawyer)),
-        },
-        BotEntry {
-            name: "assassin",
-            about: "STAND-IN inspired by the leaderboard name (BloodyMurder), not the real bot: Assassinate whenever it can, else Income",
-            thinks: false,
-            make: |_| Box::new(Simple(Style::Assassin)),
-        },
-        BotEntry {
-            name: "income",
-            about: "STAND-IN passive baseline, not a leaderboard bot: Income, Coup at 7, never blocks or challenges",
-            thinks: false,
-            make: |_| Box::new(Simple(Style::Income)),
-        },
-    ]
-}
 
 /// Facts a bot reads off the history text.
 #[derive(Default, Debug)]
@@ -203,6 +146,12 @@ pub struct RandomBot {
     rng: BotRng,
 }
 
+impl RandomBot {
+    pub fn new(seed: u64) -> Self {
+        RandomBot { rng: bot_rng(seed) }
+    }
+}
+
 impl Bot<Coup> for RandomBot {
     fn act(&mut self, obs: &CoupObs) -> CoupAction {
         let moves = obs.legal.as_slice();
@@ -220,8 +169,9 @@ impl Bot<Coup> for RandomBot {
     }
 }
 
+/// Which one rule a [`Simple`] bot follows.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Style {
+pub enum Style {
     Challenger,
     Taxman,
     Bandit,
@@ -231,7 +181,7 @@ enum Style {
 }
 
 /// The one-rule bots.
-struct Simple(Style);
+pub struct Simple(Style);
 
 const DEFAULT_ORDER: [Card; 5] = [
     Card::Contessa,
@@ -242,6 +192,10 @@ const DEFAULT_ORDER: [Card; 5] = [
 ];
 
 impl Simple {
+    pub fn new(style: Style) -> Self {
+        Simple(style)
+    }
+
     fn order(&self) -> [Card; 5] {
         match self.0 {
             Style::Taxman => [

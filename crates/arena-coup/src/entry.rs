@@ -7,6 +7,7 @@ use arena_game::game::{Answer, BotEntry, Fault, Game};
 use serde::Deserialize;
 
 use crate::bots;
+use crate::catalog::catalog;
 use crate::protocol::decode_answer;
 use crate::rules::{Cards, Coup, CoupAction, CoupConfig, CoupObs, Move};
 
@@ -26,7 +27,7 @@ pub fn definition() -> CoupDef {
 pub fn definition_with(config: CoupConfig) -> CoupDef {
     CoupDef {
         config,
-        bots: bots::all(),
+        bots: catalog(),
     }
 }
 

@@ -5,10 +5,11 @@
 //! - [`protocol`]: what a bot appended/printed → an action or a forfeit; forfeit kinds;
 //! - [`bots`]: built-in bots (only random, challenger and calculator follow published behaviour);
 //! - [`search`]: `oracle`, the determinized Monte Carlo bot;
+//! - [`catalog`]: every built-in bot by name, in the order `arena list` shows them;
 //! - [`entry`]: the game's definition ([`CoupDef`]), its call protocol (the history file and argv
 //!   the run layer's call-per-move agent uses), conformance against `coup.jsonl`.
 //!
-//! No processes here: arena-core runs a command bot once per move through [`CallProtocol`]
+//! No processes here: arena-core runs a command bot once per move through the game's call protocol
 //! (`arena_game::CallProtocol`), and the binary holds the original's KotH tournament.
 //!
 //! Reproducibility: `CoupConfig { deck: Some("_0'<..."), no_shuffle: true, .. }` matches the reference
@@ -19,6 +20,7 @@
 //! Front-end wiring: `arena_core::call::call_entry(arena_coup::definition_with(config))`.
 
 pub mod bots;
+pub mod catalog;
 pub mod entry;
 pub mod protocol;
 pub mod rules;

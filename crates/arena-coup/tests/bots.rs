@@ -3,14 +3,17 @@
 use arena_core::game::{Game, play_in_process};
 use arena_core::registry::{GameRequest, PlayerSpec, SeatRequest, bot_seed};
 use arena_core::runner::MatchOptions;
-use arena_coup::bots;
+use arena_coup::catalog;
 use arena_coup::rules::{Coup, CoupConfig, CoupObs};
 
 #[test]
 fn every_pair_plays_legal_games() {
     // Bots that search (`oracle`) are too slow for 300 games a pair in the debug profile; their own
     // tests (`tests/oracle.rs`) play them against every built-in bot.
-    let all: Vec<_> = bots::all().into_iter().filter(|b| !b.thinks).collect();
+    let all: Vec<_> = catalog::catalog()
+        .into_iter()
+        .filter(|b| !b.thinks)
+        .collect();
     let config = CoupConfig::default();
     for a in &all {
         for b in &all {
@@ -36,7 +39,7 @@ fn every_pair_plays_legal_games() {
 
 #[test]
 fn stand_ins_say_so() {
-    for bot in bots::all() {
+    for bot in catalog::catalog() {
         // `oracle` is arena's own bot, not modelled on a leaderboard entry.
         let published = ["random", "challenger", "calculator", "oracle"].contains(&bot.name);
         assert_eq!(
@@ -153,7 +156,7 @@ fn bot_main_appends_and_prints_the_keep() {
         .map(|s| s.to_string())
         .collect();
     let mut out = Vec::new();
-    arena_core::call::call_bot_main(&bots::all(), "calculator", &args, &mut out).unwrap();
+    arena_core::call::call_bot_main(&catalog::catalog(), "calculator", &args, &mut out).unwrap();
     assert_eq!(std::fs::read_to_string(&history).unwrap(), "Ep\n");
     let kept = String::from_utf8(out).unwrap();
     assert_eq!(kept.len(), 2, "{kept:?}");

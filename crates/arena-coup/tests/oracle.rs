@@ -3,7 +3,7 @@
 
 use arena_core::game::{Answer, Bot, Game};
 use arena_core::seed::bot_rng;
-use arena_coup::bots;
+use arena_coup::catalog;
 use arena_coup::rules::{Coup, CoupConfig, CoupObs};
 use arena_coup::search::OracleBot;
 
@@ -11,7 +11,7 @@ use arena_coup::search::OracleBot;
 const TEST_SAMPLES: usize = 16;
 
 fn opponent(name: &str, seed: u64) -> Box<dyn Bot<Coup>> {
-    arena_core::registry::make_bot(&bots::all(), name, seed).expect("built in")
+    arena_core::registry::make_bot(&catalog::catalog(), name, seed).expect("built in")
 }
 
 /// One game, oracle in `seat`; returns the history, the winner and the rule faults.
@@ -52,7 +52,7 @@ fn same_seed_same_game() {
 
 #[test]
 fn legal_against_every_built_in() {
-    for entry in bots::all() {
+    for entry in catalog::catalog() {
         for seed in 0..12 {
             let (history, _, faults) = play(seed, (seed % 2) as usize, entry.name);
             assert_eq!(faults, 0, "against {}: {history:?}", entry.name);

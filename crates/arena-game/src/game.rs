@@ -13,6 +13,10 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+// Faults live in their own module because the time policies judge answers into faults and the
+// `Game` trait names a time policy: both import `fault`, neither imports the other. Re-exported
+// here so that `arena_game::game::Fault` keeps working.
+pub use crate::fault::{Fault, FaultKind};
 use crate::score::Score;
 use crate::timing::TimePolicy;
 
@@ -75,68 +79,6 @@ pub trait Game: Sized + Send + Sync + 'static {
 pub enum Answer<A> {
     Action(A),
     Fault(Fault),
-}
-
-/// Why a player did not give a usable answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FaultKind {
-    /// The command could not be started.
-    SpawnFailed,
-    /// No handshake (`READY`) within the limit.
-    NotReady,
-    /// No answer within the time limit.
-    Timeout,
-    /// The process ended with a failure (non-zero status, a signal) or closed its output while
-    /// still running, before answering.
-    Crashed,
-    /// The process exited cleanly (status 0) before answering: it stopped playing, it did not crash.
-    Exited,
-    /// The answer could not be parsed (games where that is fatal).
-    Unparsable,
-    /// A well-formed answer that the rules reject.
-    Illegal,
-    /// Anything else the rules forfeit a player for (Coup: modified history, bad exit status).
-    Forfeit,
-    /// Killed for going over the sandbox's memory limit (judged by the rules as a crash).
-    Memory,
-}
-
-impl FaultKind {
-    pub fn label(self) -> &'static str {
-        match self {
-            FaultKind::SpawnFailed => "spawn failed",
-            FaultKind::NotReady => "not ready",
-            FaultKind::Timeout => "timeout",
-            FaultKind::Crashed => "crashed",
-            FaultKind::Exited => "exited",
-            FaultKind::Unparsable => "unparsable",
-            FaultKind::Illegal => "illegal",
-            FaultKind::Forfeit => "forfeit",
-            FaultKind::Memory => "memory",
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Fault {
-    pub kind: FaultKind,
-    pub detail: String,
-}
-
-impl Fault {
-    pub fn new(kind: FaultKind, detail: impl Into<String>) -> Self {
-        Fault {
-            kind,
-            detail: detail.into(),
-        }
-    }
-}
-
-impl std::fmt::Display for Fault {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.kind.label(), self.detail)
-    }
 }
 
 /// The end of a game. In JSON the scores are exact text, with `score_values` (floats) beside them.

@@ -4,8 +4,8 @@
 //! built-in bots here, and the run layer (arena-core) plays them against processes.
 //!
 //! Code map:
-//! - [`game`]: the `Game` trait (pure rules), faults, outcomes, built-in bots, the stream text
-//!   protocol;
+//! - [`game`]: the `Game` trait (pure rules), outcomes, built-in bots, the stream text protocol;
+//! - [`fault`]: why a player did not give a usable answer (used by the rules and the time policies);
 //! - [`define`]: what a game crate registers ([`GameDef`]) and the call-per-move protocol
 //!   ([`CallProtocol`]);
 //! - [`builtin`]: built-in bots by name (handicaps), played in process, benchmarked, run as programs;
@@ -16,6 +16,7 @@
 
 pub mod builtin;
 pub mod define;
+pub mod fault;
 pub mod format;
 pub mod game;
 pub mod record;
@@ -25,10 +26,8 @@ pub mod timing;
 
 pub use builtin::{BenchLength, BenchReport, bot_seed, call_answer, find_bot};
 pub use define::{CallProtocol, ConformanceCase, GameDef};
-pub use game::{
-    Answer, Bot, BotEntry, Fault, FaultKind, Game, Outcome, StreamProtocol, play_in_process,
-    ranks_of,
-};
+pub use fault::{Fault, FaultKind};
+pub use game::{Answer, Bot, BotEntry, Game, Outcome, StreamProtocol, play_in_process, ranks_of};
 pub use record::{
     AgentLog, MatchRecord, PlayerRecord, RecordJson, Reply, SeatTiming, Step, StepFault,
 };

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::{Fault, FaultKind};
+use crate::fault::{Fault, FaultKind};
 
 /// CodinGame's tolerance: 50 ms of extra real deadline per turn.
 pub const STRIKE_SLACK_MS: u64 = 50;

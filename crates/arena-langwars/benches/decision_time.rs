@@ -7,14 +7,14 @@
 use std::time::Instant;
 
 use arena_core::{Answer, Bot, Game};
-use arena_langwars::{Edition, LangWars, Observation, bots};
+use arena_langwars::{Edition, LangWars, Observation, catalog};
 
 fn main() {
     let games: u64 = std::env::var("LW_BENCH_GAMES")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(100);
-    let catalog = bots::catalog();
+    let catalog = catalog::catalog();
     let make = |name: &str, seed: u64| -> Box<dyn Bot<LangWars>> {
         arena_core::registry::make_bot(&catalog, name, seed).expect("in the catalog")
     };

@@ -1,57 +1,27 @@
 //! Built-in bots. Each runs in process on typed observations, or as an external program through
 //! `arena bot GAME NAME` (the same code behind the real protocol).
+//!
+//! The list of built-in bots, in the order `arena list` shows them, is in the `catalog` module, which
+//! also names the searching bot (whose module imports this one for greedy). Written without a link:
+//! this module refers to neither.
 
+use arena_game::Bot;
 use arena_game::seed::{BotRng, bot_rng};
-use arena_game::{Bot, BotEntry};
 use std::sync::OnceLock;
 
 use rand_core::RngCore;
 
 use crate::engine::{LangWars, MAX_SLOTS, MAX_TARGETS, Move, Observation, PLAYERS};
-use crate::montecarlo::{Budget, MonteCarloBot};
-
-pub fn catalog() -> Vec<BotEntry<LangWars>> {
-    vec![
-        BotEntry {
-            name: "random",
-            about: "uniformly random targets, as the official sample AIs of every edition",
-            thinks: false,
-            make: |seed| Box::new(RandomBot { rng: bot_rng(seed) }),
-        },
-        BotEntry {
-            name: "spread",
-            about: "spreads its actions evenly: every slot on the next target in turn, highest values first",
-            thinks: false,
-            make: |_seed| Box::new(SpreadBot::default()),
-        },
-        BotEntry {
-            name: "focus",
-            about: "kazunetakahashi's LW2 idea, simplified: win the two most valuable targets, stay off \
-                    the bottom of the next three, abandon the rest (by visible counts only)",
-            thinks: false,
-            make: |_seed| Box::new(FocusBot),
-        },
-        BotEntry {
-            name: "greedy",
-            about: "estimates opponents' hidden holiday actions from the P line and picks the move \
-                    (every multiset of targets) with the best expected standing",
-            thinks: false,
-            make: |_seed| Box::new(GreedyBot::default()),
-        },
-        BotEntry {
-            name: "montecarlo",
-            about: "models each opponent as a replica of greedy fed the table it believes in (hidden \
-                    holiday actions split to fit the P line, corrected by the reveal), and plays out \
-                    the rest of the game for its best-looking moves; a few milliseconds a move",
-            thinks: true,
-            make: |seed| Box::new(MonteCarloBot::new(seed, Budget::FULL)),
-        },
-    ]
-}
 
 /// What the official sample AIs do: every slot a uniformly random target.
 pub struct RandomBot {
     rng: BotRng,
+}
+
+impl RandomBot {
+    pub fn new(seed: u64) -> Self {
+        RandomBot { rng: bot_rng(seed) }
+    }
 }
 
 impl Bot<LangWars> for RandomBot {

@@ -2,10 +2,12 @@
 //!
 //! - [`engine`]: the rules as the official `game.js` implements them;
 //! - [`protocol`]: the text protocol and the official runner's answer parsing;
-//! - [`bots`]: built-in bots ([`montecarlo`]: the searching one); [`conformance`]: official transcripts checked against the engine;
+//! - [`bots`]: built-in bots ([`montecarlo`]: the searching one; [`catalog`]: all of them by name);
+//!   [`conformance`]: official transcripts checked against the engine;
 //! - [`mt`]: the MT19937 prefix that draws the values.
 
 pub mod bots;
+pub mod catalog;
 pub mod conformance;
 pub mod engine;
 pub mod montecarlo;
@@ -29,7 +31,7 @@ pub fn definitions() -> Vec<LangWarsDef> {
         .into_iter()
         .map(|edition| LangWarsDef {
             edition,
-            bots: bots::catalog(),
+            bots: catalog::catalog(),
         })
         .collect()
 }

@@ -3,7 +3,7 @@
 
 use arena_core::registry::GameEntry;
 use arena_core::{Answer, Bot, Game, StreamProtocol};
-use arena_langwars::{Edition, LangWars, Observation, bots};
+use arena_langwars::{Edition, LangWars, Observation, catalog};
 
 fn entry(id: &str) -> Box<dyn GameEntry> {
     arena_langwars::definitions()
@@ -41,7 +41,7 @@ fn bot_side_reads_exactly_what_the_referee_writes() {
     for edition in Edition::ALL {
         let mut game = LangWars::with_edition(edition, 77);
         let mut players: Vec<Box<dyn Bot<LangWars>>> = (0..4)
-            .map(|seat| (bots::catalog()[seat % 2].make)(seat as u64))
+            .map(|seat| (catalog::catalog()[seat % 2].make)(seat as u64))
             .collect();
         let mut previous: [Option<Observation>; 4] = Default::default();
         let mut obs = Observation::default();
@@ -68,7 +68,7 @@ fn bot_side_reads_exactly_what_the_referee_writes() {
 
 #[test]
 fn a_reset_bot_plays_like_a_new_one() {
-    for entry in bots::catalog() {
+    for entry in catalog::catalog() {
         let mut reused = (entry.make)(1);
         let mut game = LangWars::with_edition(Edition::Lw2, 5);
         let mut obs = Observation::default();

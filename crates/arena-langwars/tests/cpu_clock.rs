@@ -42,7 +42,7 @@ impl Agent<LangWars> for Reported {
 }
 
 fn play(cpu: Duration, clock: ClockKind) -> Vec<FaultKind> {
-    let bots = arena_langwars::bots::catalog();
+    let bots = arena_langwars::catalog::catalog();
     let mut seats: Vec<Seat<LangWars>> = vec![Seat {
         name: "reported".into(),
         spec: "reported".into(),

@@ -3,7 +3,7 @@
 
 use arena_core::{Answer, Bot, Game};
 use arena_langwars::montecarlo::{Budget, MonteCarloBot};
-use arena_langwars::{Edition, LangWars, Move, Observation, bots};
+use arena_langwars::{Edition, LangWars, Move, Observation, catalog};
 
 /// A small budget: tests run in the debug profile.
 const TEST_BUDGET: Budget = Budget {
@@ -12,7 +12,7 @@ const TEST_BUDGET: Budget = Budget {
 };
 
 fn other(name: &str, seed: u64) -> Box<dyn Bot<LangWars>> {
-    arena_core::registry::make_bot(&bots::catalog(), name, seed).expect("built in")
+    arena_core::registry::make_bot(&catalog::catalog(), name, seed).expect("built in")
 }
 
 /// One game with montecarlo in `seat` and `field` in the other seats (in order); returns its moves

@@ -25,7 +25,7 @@ impl Bot<LangWars> for Spinner {
 
 /// Seat 0 is the spinner (timed or not) against three `greedy`; returns seat 0's record.
 fn play(think: Duration, timed: bool) -> arena_core::record::PlayerRecord {
-    let bots = arena_langwars::bots::catalog();
+    let bots = arena_langwars::catalog::catalog();
     let spinner = Box::new(Spinner { think });
     let mut seats: Vec<Seat<LangWars>> = vec![Seat {
         name: "spinner".into(),

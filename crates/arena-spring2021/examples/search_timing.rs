@@ -19,7 +19,7 @@ fn thread_cpu_ms() -> f64 {
 }
 
 use arena_core::{Answer, Game};
-use arena_spring2021::bots::catalog;
+use arena_spring2021::catalog::catalog;
 use arena_spring2021::search::SearchBot;
 use arena_spring2021::{League, Obs, Spring2021};
 

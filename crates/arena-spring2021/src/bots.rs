@@ -1,48 +1,16 @@
 //! Built-in bots: the three official bosses (reference §5) and `planner`, a rule-based day planner.
+//!
+//! The list of built-in bots, in the order `arena list` shows them, is in the `catalog` module, which
+//! also names the searching bot (whose module imports this one for planner). Written without a link:
+//! this module refers to neither.
 
 use std::sync::LazyLock;
 
-use arena_game::{Bot, BotEntry};
+use arena_game::Bot;
 
 use crate::board::{BOARD, DIST, RANGE, RAY, bits};
 use crate::game::{Action, Cmd, Obs, Spring2021};
 use crate::pyrand::{PyRandom, Recording, Replay};
-
-/// The built-in bots.
-pub fn catalog() -> Vec<BotEntry<Spring2021>> {
-    vec![
-        BotEntry {
-            name: "random",
-            about: "official boss (config/Boss.py): Python's random.choice of a listed move other than WAIT, seeded with '🌱'",
-            thinks: false,
-            make: |_| Box::new(RandomBot::new()),
-        },
-        BotEntry {
-            name: "wood2",
-            about: "official Wood 2 boss: sorts the listed moves (COMPLETE, GROW, SEED, lowest index; stable) and plays the second",
-            thinks: false,
-            make: |_| Box::new(SortedBoss::new(false)),
-        },
-        BotEntry {
-            name: "wood1",
-            about: "official Wood 1 boss: as wood2, but the first COMPLETE while its score is 0",
-            thinks: false,
-            make: |_| Box::new(SortedBoss::new(true)),
-        },
-        BotEntry {
-            name: "planner",
-            about: "day planner: completes late and on rich cells, grows the biggest tree that can still finish, one free seed away from its own trees",
-            thinks: false,
-            make: |_| Box::new(Planner::default()),
-        },
-        BotEntry {
-            name: "search",
-            about: "rollout search with the exact rules: each listed COMPLETE/GROW, WAIT and the best SEEDs played to the end of the game against planner, best final margin; step budget (deterministic), a few ms per answer",
-            thinks: true,
-            make: |_| Box::new(crate::search::SearchBot::default()),
-        },
-    ]
-}
 
 /// The seed of the official boss: `random.seed('🌱')` ("Get it?").
 pub const BOSS_SEED: &str = "🌱";

@@ -159,7 +159,7 @@ struct BossTurn {
 /// Feeds each recorded boss game's inputs, in order, to the built-in boss of the same name (through
 /// the bot-side protocol, as `arena bot` reads them) and compares every answer with the official one.
 pub fn check_bosses(text: &str) -> Result<Vec<ConformanceCase>, String> {
-    let catalog = crate::bots::catalog();
+    let catalog = crate::catalog::catalog();
     let mut cases = Vec::new();
     for (number, line) in text.lines().enumerate() {
         if line.trim().is_empty() {

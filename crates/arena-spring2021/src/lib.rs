@@ -3,7 +3,8 @@
 //! - [`board`]: the 37-cell board as bitboard tables; [`jrand`]: `java.util.Random` and shuffle;
 //! - [`game`]: the rules (leagues, frames, actions, scoring) behind `arena_game::Game`;
 //! - [`protocol`]: the exact input text and the referee's output patterns;
-//! - [`bots`]: the official bosses and `planner`; [`conformance`]: official transcripts replayed.
+//! - [`bots`]: the official bosses and `planner`; [`search`]: the searching bot; [`catalog`]: all
+//!   of them by name; [`conformance`]: official transcripts replayed.
 
 // Sizes and cells index several parallel tables at once (masks, costs, ranges, rays): index loops
 // say that more plainly than zipped iterators.
@@ -11,6 +12,7 @@
 
 pub mod board;
 pub mod bots;
+pub mod catalog;
 pub mod conformance;
 pub mod game;
 pub mod jrand;
@@ -31,7 +33,7 @@ pub struct SpringDef {
 /// The definition of `spring2021`.
 pub fn definition() -> SpringDef {
     SpringDef {
-        bots: bots::catalog(),
+        bots: catalog::catalog(),
     }
 }
 

@@ -63,7 +63,7 @@ fn built_in_bots_answer_listed_moves_over_the_protocol() {
 #[test]
 fn bosses_answer_alike_in_process_and_over_the_protocol() {
     let game = entry();
-    let catalog = arena_spring2021::bots::catalog();
+    let catalog = arena_spring2021::catalog::catalog();
     for (league, seed) in [
         (League::Bronze, 17),
         (League::Wood1, 18),

@@ -4,7 +4,8 @@
 //! `random.choice` over that list without WAIT, its generator seeded afresh with '🌱' every game.
 
 use arena_core::{Answer, Bot, Game};
-use arena_spring2021::bots::{BOSS_SEED, Planner, RandomBot, catalog};
+use arena_spring2021::bots::{BOSS_SEED, Planner, RandomBot};
+use arena_spring2021::catalog::catalog;
 use arena_spring2021::jrand::JavaRandom;
 use arena_spring2021::pyrand::PyRandom;
 use arena_spring2021::{Action, Cmd, League, Obs, Spring2021};

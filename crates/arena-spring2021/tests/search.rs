@@ -4,7 +4,7 @@
 
 use arena_core::seed::{below, bot_rng};
 use arena_core::{Answer, Bot, Game, StreamProtocol};
-use arena_spring2021::bots::catalog;
+use arena_spring2021::catalog::catalog;
 use arena_spring2021::search::SearchBot;
 use arena_spring2021::{Action, Cmd, League, Obs, Spring2021};
 

@@ -12,7 +12,7 @@ use arena_core::seed::derive_seed;
 use serde::Serialize;
 
 use arena_core::call::{CallSpec, GameSandbox, call_bot_in, scratch_dir};
-use arena_coup::bots;
+use arena_coup::catalog;
 use arena_coup::protocol::ForfeitKind;
 use arena_coup::rules::{Coup, CoupConfig, CoupObs};
 
@@ -150,7 +150,7 @@ pub fn run_koth(spec: &KothSpec) -> Result<KothReport, String> {
     {
         return Err(format!("bot name {bad:?} cannot be a directory name"));
     }
-    let builtins = bots::all();
+    let builtins = catalog::catalog();
     for bot in &spec.bots {
         if let PlayerSpec::Builtin(name) = &bot.spec {
             find_bot(&builtins, name)?;
@@ -358,7 +358,7 @@ mod tests {
     #[test]
     fn builtin_koth_leaderboard() {
         // The one-rule bots and calculator (the searching bot has its own tests, tests/oracle.rs).
-        let bots = bots::all()
+        let bots = catalog::catalog()
             .iter()
             .filter(|b| !b.thinks)
             .map(|b| KothBot {

@@ -19,7 +19,8 @@ fn main() {
 fn answer(name: &str, history: &str, args: &[String]) -> Result<(), String> {
     let text = std::fs::read_to_string(history)
         .map_err(|e| format!("cannot read the history file {history}: {e}"))?;
-    let (append, print) = arena_game::call_answer(&arena_coup::bots::all(), name, text, args)?;
+    let (append, print) =
+        arena_game::call_answer(&arena_coup::catalog::catalog(), name, text, args)?;
     let mut stdout = std::io::stdout().lock();
     stdout
         .write_all(print.as_bytes())

@@ -1,0 +1,72 @@
+//! The built-in bots by name, in the order `arena list` shows them.
+//!
+//! Its own module because it names both the rule bots ([`bots`](mod@crate::bots)) and the searching
+//! bot ([`search`](mod@crate::search)), which plays calculator from `bots`: kept in either, the two
+//! modules would import each other.
+
+use arena_game::game::BotEntry;
+
+use crate::bots::{Calculator, RandomBot, Simple, Style};
+use crate::rules::Coup;
+use crate::search::{OracleBot, SAMPLES};
+
+pub fn catalog() -> Vec<BotEntry<Coup>> {
+    vec![
+        BotEntry {
+            name: "random",
+            about: "uniform over the legal moves, random keep on Exchange (the question's example Random)",
+            thinks: false,
+            make: |seed| Box::new(RandomBot::new(seed)),
+        },
+        BotEntry {
+            name: "challenger",
+            about: "challenges whenever it can, otherwise Income and Coup at 7 (the question's example Challenger; its exact defaults are unknown)",
+            thinks: false,
+            make: |_| Box::new(Simple::new(Style::Challenger)),
+        },
+        BotEntry {
+            name: "calculator",
+            about: "turns-to-win planner written from the description of Brilliand's Calculator (reference §4.1)",
+            thinks: false,
+            make: |seed| Box::new(Calculator::new(seed)),
+        },
+        BotEntry {
+            name: "oracle",
+            about: "determinized Monte Carlo: samples the hidden cards (weighted by the opponent's claims), \
+                    tries every legal move (every keep of an Exchange) and plays each sample out with \
+                    calculator on both sides; a few milliseconds a call",
+            thinks: true,
+            make: |seed| Box::new(OracleBot::new(seed, SAMPLES)),
+        },
+        BotEntry {
+            name: "taxman",
+            about: "STAND-IN inspired by the leaderboard name, not the real bot: Tax every turn, Coup at 7, blocks Foreign Aid",
+            thinks: false,
+            make: |_| Box::new(Simple::new(Style::Taxman)),
+        },
+        BotEntry {
+            name: "bandit",
+            about: "STAND-IN inspired by the leaderboard name, not the real bot: Steal whenever legal, Coup at 7, blocks Steal as Captain",
+            thinks: false,
+            make: |_| Box::new(Simple::new(Style::Bandit)),
+        },
+        BotEntry {
+            name: "lawyer",
+            about: "STAND-IN inspired by the leaderboard name, not the real bot: claims only cards it holds, blocks truthfully, challenges provably false claims",
+            thinks: false,
+            make: |_| Box::new(Simple::new(Style::Lawyer)),
+        },
+        BotEntry {
+            name: "assassin",
+            about: "STAND-IN inspired by the leaderboard name (BloodyMurder), not the real bot: Assassinate whenever it can, else Income",
+            thinks: false,
+            make: |_| Box::new(Simple::new(Style::Assassin)),
+        },
+        BotEntry {
+            name: "income",
+            about: "STAND-IN passive baseline, not a leaderboard bot: Income, Coup at 7, never blocks or challenges",
+            thinks: false,
+            make: |_| Box::new(Simple::new(Style::Income)),
+        },
+    ]
+}
