@@ -260,6 +260,7 @@ pub trait DefinedGame: Send + Sync {
     fn id(&self) -> &'static str;
     fn about(&self) -> &'static str;
     fn rules(&self) -> &'static str;
+    fn viewer_script(&self) -> &'static str;
     fn players(&self) -> usize;
     fn variants(&self) -> &'static [&'static str];
     fn bots(&self) -> Vec<(&'static str, &'static str)>;
@@ -283,6 +284,9 @@ impl<D: GameDef> DefinedGame for D {
     }
     fn rules(&self) -> &'static str {
         GameDef::rules(self)
+    }
+    fn viewer_script(&self) -> &'static str {
+        GameDef::viewer_script(self)
     }
     fn players(&self) -> usize {
         GameDef::players(self)
@@ -334,6 +338,10 @@ pub trait GameEntry: Send + Sync {
     /// prints, so an installed binary carries it.
     fn rules(&self) -> &'static str {
         self.definition().rules()
+    }
+    /// The replay viewer's drawing of this game (JavaScript, see [`GameDef::viewer_script`]).
+    fn viewer_script(&self) -> &'static str {
+        self.definition().viewer_script()
     }
     fn players(&self) -> usize {
         self.definition().players()

@@ -42,6 +42,10 @@ impl GameDef for CoupDef {
         include_str!("../../../docs/protocol-coup.md")
     }
 
+    fn viewer_script(&self) -> &'static str {
+        include_str!("../viewer.js")
+    }
+
     fn about(&self) -> &'static str {
         "Coup KotH (Code Golf SE): two players, history file + argv, one process per call; of the \
          built-in bots only random, challenger and calculator follow published behaviour, the others \

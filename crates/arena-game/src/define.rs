@@ -34,6 +34,9 @@ pub trait GameDef: Send + Sync + 'static {
     /// The rules' configuration for a league (`None`: the default), or an error naming the
     /// accepted ones.
     fn config(&self, variant: Option<&str>) -> Result<<Self::Game as Game>::Config, String>;
+    /// The replay viewer's drawing of this game: a script that calls `Arena.register([ids], draw)`
+    /// (see the viewer's `viewer.js` for what `draw` is given). Kept in the game's folder.
+    fn viewer_script(&self) -> &'static str;
     /// The built-in bots; the one named `random` is what `arena bench` plays.
     fn bots(&self) -> &[BotEntry<Self::Game>];
     /// Checks recorded games of the official referee (the text of a transcript file) against the

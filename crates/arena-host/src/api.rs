@@ -582,7 +582,7 @@ async fn viewer(
 ) -> ApiResult<Html<String>> {
     let user = user(&host, &method, &headers).await?;
     let replay = visible_replay(&host, &user, id).await?;
-    let page = arena_viewer::export_html(&replay.to_string())
+    let page = arena_viewer::export_html(&replay.to_string(), &host.viewer_games())
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
     Ok(Html(page))
 }

@@ -288,6 +288,11 @@ impl std::fmt::Display for NotPlayed {
 const PREPARE_ATTEMPTS: i64 = 3;
 
 impl Host {
+    /// What the replay viewer draws for this contest: its game.
+    pub fn viewer_games(&self) -> arena_viewer::ViewerGames {
+        arena_viewer::ViewerGames::new([(self.game.id(), self.game.viewer_script())])
+    }
+
     /// Opens the database (migrating it), brings its people and house bots up to the contest
     /// file, and puts games a previous process left running back in the queue.
     pub async fn open(options: HostOptions) -> Result<Arc<Host>, HostError> {
@@ -1805,8 +1810,11 @@ impl Host {
         let run = arena_tournament::RunSummary::of(&plan, &stats, bootstrap);
         report::write_outputs(dir, &plan, &stats, &run, &first, &timing).map_err(failed)?;
         let viewer = dir.join(report::VIEWER_FILE);
-        std::fs::write(&viewer, arena_viewer::published_viewer_page())
-            .map_err(|e| HostError::Io(format!("cannot write {}: {e}", viewer.display())))?;
+        std::fs::write(
+            &viewer,
+            arena_viewer::published_viewer_page(&self.viewer_games()),
+        )
+        .map_err(|e| HostError::Io(format!("cannot write {}: {e}", viewer.display())))?;
         Ok(entries.len())
     }
 

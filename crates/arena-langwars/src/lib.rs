@@ -47,6 +47,10 @@ impl GameDef for LangWarsDef {
         include_str!("../../../docs/protocol-langwars.md")
     }
 
+    fn viewer_script(&self) -> &'static str {
+        include_str!("../viewer.js")
+    }
+
     fn about(&self) -> &'static str {
         self.edition.about()
     }

@@ -48,6 +48,10 @@ impl GameDef for SpringDef {
         include_str!("../../../docs/protocol-spring2021.md")
     }
 
+    fn viewer_script(&self) -> &'static str {
+        include_str!("../viewer.js")
+    }
+
     fn about(&self) -> &'static str {
         "CodinGame Spring Challenge 2021 (hex forest: sun, shadows, GROW/SEED/COMPLETE), 2 players"
     }

@@ -5,29 +5,61 @@ use serde_json::Value;
 
 use crate::ViewerError;
 
-/// Games the viewer draws (the ids of `MatchRecord::game`).
-pub const GAMES: [&str; 5] = ["langwars", "langwars2", "negotiate", "spring2021", "coup"];
+/// The games the viewer draws, as the game registry gives them: each game's id (a replay's
+/// `game`) and its drawing script (`Arena.register([ids], draw)`, kept in the game's folder). The
+/// viewer itself knows no game.
+#[derive(Clone, Debug, Default)]
+pub struct ViewerGames {
+    games: Vec<(&'static str, &'static str)>,
+}
+
+impl ViewerGames {
+    pub fn new(games: impl IntoIterator<Item = (&'static str, &'static str)>) -> Self {
+        ViewerGames {
+            games: games.into_iter().collect(),
+        }
+    }
+
+    fn knows(&self, id: &str) -> bool {
+        self.games.iter().any(|(known, _)| *known == id)
+    }
+
+    /// The ids, for messages.
+    pub fn ids(&self) -> String {
+        let ids: Vec<&str> = self.games.iter().map(|(id, _)| *id).collect();
+        ids.join(", ")
+    }
+
+    /// The scripts, each once (the editions of one family share theirs), in registry order.
+    fn scripts(&self) -> Vec<&'static str> {
+        let mut scripts: Vec<&'static str> = Vec::new();
+        for (_, script) in &self.games {
+            if !scripts.contains(script) {
+                scripts.push(script);
+            }
+        }
+        scripts
+    }
+
+    /// The page's whole script: the viewer's core, every game's drawing, then `last`.
+    fn page_script(&self, last: &str) -> String {
+        let mut parts = vec![SCRIPT_CORE];
+        parts.extend(self.scripts());
+        parts.push(last);
+        parts.join("\n")
+    }
+}
 
 const TEMPLATE: &str = include_str!("../assets/viewer.html");
 const STYLE: &str = include_str!("../assets/viewer.css");
 const SCRIPT_CORE: &str = include_str!("../assets/viewer.js");
-const SCRIPT_LANGWARS: &str = include_str!("../assets/langwars.js");
-const SCRIPT_SPRING: &str = include_str!("../assets/spring2021.js");
-const SCRIPT_COUP: &str = include_str!("../assets/coup.js");
 const SCRIPT_PUBLISHED: &str = include_str!("../assets/published.js");
 
 /// The page that shows any game of a published tournament folder: `viewer.html` beside
 /// `report.html`, opened as `viewer.html?game=NNNNNN`, loads `replays/NNNNNN.js` (see
 /// `assets/published.js`; the tournament runner writes those beside the `.json.gz` replays).
-pub fn published_viewer_page() -> String {
-    let script = [
-        SCRIPT_CORE,
-        SCRIPT_LANGWARS,
-        SCRIPT_SPRING,
-        SCRIPT_COUP,
-        SCRIPT_PUBLISHED,
-    ]
-    .join("\n");
+pub fn published_viewer_page(games: &ViewerGames) -> String {
+    let script = games.page_script(SCRIPT_PUBLISHED);
     fill(
         TEMPLATE,
         &[
@@ -44,8 +76,8 @@ pub fn published_viewer_page() -> String {
 }
 
 /// One replay record (the JSON `arena play --replay` writes) → a self-contained viewer page.
-pub fn export_html(replay_json: &str) -> Result<String, ViewerError> {
-    viewer_page(replay_json, None)
+pub fn export_html(replay_json: &str, games: &ViewerGames) -> Result<String, ViewerError> {
+    viewer_page(replay_json, None, games)
 }
 
 /// A link back to where the game was opened from (server pages only).
@@ -57,7 +89,11 @@ pub struct Back {
 }
 
 /// Checks the record enough to be sure the page will draw it, then fills the template.
-pub(crate) fn viewer_page(replay_json: &str, back: Option<&Back>) -> Result<String, ViewerError> {
+pub(crate) fn viewer_page(
+    replay_json: &str,
+    back: Option<&Back>,
+    games: &ViewerGames,
+) -> Result<String, ViewerError> {
     let mut record: Value = serde_json::from_str(replay_json)
         .map_err(|e| ViewerError::NotAReplay(format!("invalid JSON: {e}")))?;
     arena_game::record::check_replay(&record)?;
@@ -66,8 +102,11 @@ pub(crate) fn viewer_page(replay_json: &str, back: Option<&Back>) -> Result<Stri
         .and_then(Value::as_str)
         .map(str::to_string)
         .ok_or_else(|| ViewerError::NotAReplay("no `game` field".into()))?;
-    if !GAMES.contains(&game.as_str()) {
-        return Err(ViewerError::UnknownGame(game));
+    if !games.knows(&game) {
+        return Err(ViewerError::UnknownGame {
+            game,
+            known: games.ids(),
+        });
     }
     if record.get("players").and_then(Value::as_array).is_none() {
         return Err(ViewerError::NotAReplay("no `players` list".into()));
@@ -131,14 +170,7 @@ pub(crate) fn viewer_page(replay_json: &str, back: Option<&Back>) -> Result<Stri
         ),
         None => String::new(),
     };
-    let script = [
-        SCRIPT_CORE,
-        SCRIPT_LANGWARS,
-        SCRIPT_SPRING,
-        SCRIPT_COUP,
-        "Arena.start();",
-    ]
-    .join("\n");
+    let script = games.page_script("Arena.start();");
     // Placeholders are replaced in one pass over the template so that no inserted text (which may
     // contain anything) is searched for the next placeholder.
     Ok(fill(
@@ -203,11 +235,16 @@ pub(crate) fn escape(text: &str) -> String {
 mod tests {
     use super::*;
 
+    /// A registry of one game, drawn by a stand-in script.
+    fn coup_only() -> ViewerGames {
+        ViewerGames::new([("coup", "Arena.register([\"coup\"], () => {});")])
+    }
+
     #[test]
     fn data_cannot_close_the_script() {
         let record =
             r#"{"game":"coup","players":[{"name":"</script><b>x"}],"frames":[{}],"outcome":{}}"#;
-        let page = export_html(record).expect("page");
+        let page = export_html(record, &coup_only()).expect("page");
         assert!(!page.contains("</script><b>"));
         assert!(page.contains("\\u003c/script>"));
     }
@@ -216,16 +253,16 @@ mod tests {
     fn refuses_unknown_games_and_empty_records() {
         let unknown = r#"{"game":"chess","players":[],"frames":[{}],"outcome":{}}"#;
         assert!(matches!(
-            export_html(unknown),
-            Err(ViewerError::UnknownGame(_))
+            export_html(unknown, &coup_only()),
+            Err(ViewerError::UnknownGame { .. })
         ));
         let empty = r#"{"game":"coup","players":[],"frames":[],"outcome":{}}"#;
         assert!(matches!(
-            export_html(empty),
+            export_html(empty, &coup_only()),
             Err(ViewerError::NotAReplay(_))
         ));
         assert!(matches!(
-            export_html("nope"),
+            export_html("nope", &coup_only()),
             Err(ViewerError::NotAReplay(_))
         ));
     }

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use export::{GAMES, export_html, published_viewer_page};
+pub use export::{ViewerGames, export_html, published_viewer_page};
 pub use server::router;
 
 /// Why the viewer could not do what it was asked.
@@ -41,8 +41,8 @@ pub enum ViewerError {
     NotAReplay(String),
     #[error(transparent)]
     NewerFormat(#[from] arena_game::format::NewerFormat),
-    #[error("the viewer does not know the game `{0}` (it knows {known})", known = GAMES.join(", "))]
-    UnknownGame(String),
+    #[error("the viewer does not know the game `{game}` (it knows {known})")]
+    UnknownGame { game: String, known: String },
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         addr: String,
@@ -77,6 +77,8 @@ pub struct ServeOptions {
     /// Longest a connection may stay silent, before its first request or between requests
     /// (default [`IDLE_TIMEOUT`]); then it is closed.
     pub idle_timeout: Option<Duration>,
+    /// The games the viewer draws (from the game registry).
+    pub games: ViewerGames,
 }
 
 /// Default longest time of a request: a rebuilt Spring 2021 replay takes well under a second.
@@ -160,11 +162,12 @@ impl std::fmt::Debug for Rebuilder {
 
 impl ServeOptions {
     /// Serve one replay file (`arena view FILE`); open [`Server::file_url`]`(0)`.
-    pub fn view(file: impl Into<PathBuf>, port: u16) -> Self {
+    pub fn view(file: impl Into<PathBuf>, port: u16, games: ViewerGames) -> Self {
         ServeOptions {
             dirs: Vec::new(),
             files: vec![file.into()],
             port,
+            games,
             ..ServeOptions::default()
         }
     }
@@ -277,6 +280,6 @@ pub fn read_replay(path: &Path) -> Result<String, ViewerError> {
 }
 
 /// The self-contained viewer page of a replay file (`arena export FILE -o game.html`).
-pub fn export_file(path: &Path) -> Result<String, ViewerError> {
-    export_html(&read_replay(path)?)
+pub fn export_file(path: &Path, games: &ViewerGames) -> Result<String, ViewerError> {
+    export_html(&read_replay(path)?, games)
 }

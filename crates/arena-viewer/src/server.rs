@@ -19,7 +19,7 @@ use axum::routing::get;
 use crate::export::{Back, viewer_page};
 use crate::pages::{self, GameFilter};
 use crate::store::{self, REPORT_FILE, Refusal, is_replay_name, resolve_under};
-use crate::{HostCheck, Rebuilder, ServeOptions, ViewerError};
+use crate::{HostCheck, Rebuilder, ServeOptions, ViewerError, ViewerGames};
 
 struct Served {
     /// Canonical directories.
@@ -27,6 +27,7 @@ struct Served {
     /// Canonical replay files.
     files: Vec<PathBuf>,
     rebuild: Option<Rebuilder>,
+    games: ViewerGames,
 }
 
 type Shared = Arc<Served>;
@@ -58,6 +59,7 @@ pub fn router(options: &ServeOptions) -> Result<Router, ViewerError> {
         roots,
         files,
         rebuild: options.rebuild.clone(),
+        games: options.games.clone(),
     });
     Ok(Router::new()
         .route("/", get(index))
@@ -163,9 +165,9 @@ impl From<Refusal> for Problem {
 impl From<ViewerError> for Problem {
     fn from(error: ViewerError) -> Self {
         let status = match &error {
-            ViewerError::UnknownGame(_) | ViewerError::NotAReplay(_) => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
+            ViewerError::UnknownGame { .. }
+            | ViewerError::NotAReplay(_)
+            | ViewerError::NewerFormat(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ViewerError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
                 StatusCode::NOT_FOUND
             }
@@ -293,12 +295,12 @@ async fn tournament_inside(
                 })?;
             let relative = dir.root_relative(&format!("replays/{game}.json.gz"));
             let text = replay_under_root(&served, &root, &relative).await?;
-            viewer(&text, &back_link(&served, index, &relative))
+            viewer(&served, &text, &back_link(&served, index, &relative))
         }
         Some(path) => {
             let relative = dir.root_relative(path);
             let text = replay_under_root(&served, &root, &relative).await?;
-            viewer(&text, &back_link(&served, index, &relative))
+            viewer(&served, &text, &back_link(&served, index, &relative))
         }
     }
 }
@@ -409,8 +411,8 @@ fn game_command(dir: &store::TournamentDir, path: &str) -> Option<String> {
     pages::Commands::of(&dir.path).command(result)
 }
 
-fn viewer(text: &str, back: &Back) -> Result<Response, Problem> {
-    let page = viewer_page(text, Some(back))?;
+fn viewer(served: &Served, text: &str, back: &Back) -> Result<Response, Problem> {
+    let page = viewer_page(text, Some(back), &served.games)?;
     Ok(Html(page).into_response())
 }
 
@@ -489,7 +491,11 @@ async fn game_under_root(
 ) -> Result<Response, Problem> {
     let axum::extract::Path((root, path)) = params?;
     let text = replay_under_root(&served, &root, &path).await?;
-    viewer(&text, &back_link(&served, root_index(&root)?, &path))
+    viewer(
+        &served,
+        &text,
+        &back_link(&served, root_index(&root)?, &path),
+    )
 }
 
 async fn raw_under_root(
@@ -525,7 +531,7 @@ async fn game_file(
         label: "home".into(),
         command: None,
     };
-    viewer(&store::read_text(&file)?, &back)
+    viewer(&served, &store::read_text(&file)?, &back)
 }
 
 async fn raw_file(

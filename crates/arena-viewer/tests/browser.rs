@@ -132,6 +132,7 @@ fn viewer_pages_in_a_headless_browser() {
         .expect("runtime");
     let server = runtime
         .block_on(arena_viewer::Server::bind(arena_viewer::ServeOptions {
+            games: common::games(),
             dirs: vec![dir.path().to_path_buf()],
             files: Vec::new(),
             port: 0,
@@ -181,7 +182,8 @@ fn viewer_pages_in_a_headless_browser() {
 
     // The exported page, opened from disk.
     for game in ["negotiate", "coup"] {
-        let page = arena_viewer::export_html(&common::fixture(game)).expect("export");
+        let page =
+            arena_viewer::export_html(&common::fixture(game), &common::games()).expect("export");
         let file = dir.path().join(format!("{game}.html"));
         std::fs::write(&file, page).expect("write");
         check_viewer(
@@ -214,7 +216,7 @@ fn rare_events(driver: &Driver, dir: &Path, shots: &Path) {
     let file = dir.join("spring-events.html");
     std::fs::write(
         &file,
-        arena_viewer::export_html(&spring.to_string()).expect("export"),
+        arena_viewer::export_html(&spring.to_string(), &common::games()).expect("export"),
     )
     .expect("write");
     driver.goto(&format!("file://{}#turn={}", file.display(), at + 1));
@@ -239,7 +241,7 @@ fn rare_events(driver: &Driver, dir: &Path, shots: &Path) {
     let file = dir.join("coup-events.html");
     std::fs::write(
         &file,
-        arena_viewer::export_html(&coup.to_string()).expect("export"),
+        arena_viewer::export_html(&coup.to_string(), &common::games()).expect("export"),
     )
     .expect("write");
     driver.goto(&format!("file://{}", file.display()));
@@ -264,7 +266,7 @@ fn rare_events(driver: &Driver, dir: &Path, shots: &Path) {
     let file = dir.join("coup-io.html");
     std::fs::write(
         &file,
-        arena_viewer::export_html(&coup.to_string()).expect("export"),
+        arena_viewer::export_html(&coup.to_string(), &common::games()).expect("export"),
     )
     .expect("write");
     driver.goto(&format!("file://{}", file.display()));
@@ -282,7 +284,7 @@ fn rare_events(driver: &Driver, dir: &Path, shots: &Path) {
     let file = dir.join("langwars2-last.html");
     std::fs::write(
         &file,
-        arena_viewer::export_html(&common::fixture("langwars2")).expect("export"),
+        arena_viewer::export_html(&common::fixture("langwars2"), &common::games()).expect("export"),
     )
     .expect("write");
     driver.goto(&format!("file://{}", file.display()));

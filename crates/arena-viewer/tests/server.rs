@@ -43,6 +43,7 @@ fn setup() -> (tempfile::TempDir, axum::Router) {
     std::fs::create_dir_all(&root).expect("mkdir");
     common::tournament_tree(&root);
     let app = router(&ServeOptions {
+        games: common::games(),
         dirs: vec![root],
         files: vec![common::data_dir().join("negotiate.json")],
         port: 0,
@@ -251,9 +252,13 @@ async fn bad_requests_get_clear_4xx_pages() {
 async fn bind_reports_the_address_and_serves_over_loopback() {
     let dir = tempfile::tempdir().expect("tempdir");
     common::tournament_tree(dir.path());
-    let server = Server::bind(ServeOptions::view(common::data_dir().join("coup.json"), 0))
-        .await
-        .expect("bind");
+    let server = Server::bind(ServeOptions::view(
+        common::data_dir().join("coup.json"),
+        0,
+        common::games(),
+    ))
+    .await
+    .expect("bind");
     let addr = server.local_addr();
     assert!(addr.ip().is_loopback());
     assert_ne!(addr.port(), 0);
@@ -281,6 +286,7 @@ async fn bind_reports_the_address_and_serves_over_loopback() {
 #[tokio::test]
 async fn bind_refuses_missing_inputs() {
     let missing = ServeOptions {
+        games: common::games(),
         dirs: vec!["/definitely/not/here".into()],
         ..Default::default()
     };
@@ -289,6 +295,7 @@ async fn bind_refuses_missing_inputs() {
         Err(ViewerError::Io { .. })
     ));
     let file_as_dir = ServeOptions {
+        games: common::games(),
         dirs: vec![common::data_dir().join("coup.json")],
         ..Default::default()
     };
@@ -301,7 +308,7 @@ async fn bind_refuses_missing_inputs() {
 #[test]
 fn export_inlines_everything() {
     for game in common::GAMES {
-        let page = export_html(&common::fixture(game)).expect("export");
+        let page = export_html(&common::fixture(game), &common::games()).expect("export");
         assert!(page.starts_with("<!doctype html>"));
         // Self-contained: no external script, style or fetch.
         assert!(!page.contains("src=\"http"), "{game}");
@@ -383,6 +390,7 @@ async fn bound_to_a_network_the_server_answers_its_address_and_the_names_given()
     common::tournament_tree(dir.path());
     let app_on = |bind: &str, names: &[&str]| {
         router(&ServeOptions {
+            games: common::games(),
             dirs: vec![dir.path().to_path_buf()],
             bind: Some(bind.parse().expect("address")),
             allowed_hosts: names.iter().map(|n| n.to_string()).collect(),
@@ -432,6 +440,7 @@ async fn a_request_that_takes_too_long_is_answered_408() {
     let dir = tempfile::tempdir().expect("tempdir");
     common::tournament_tree(dir.path());
     let app = router(&ServeOptions {
+        games: common::games(),
         dirs: vec![dir.path().to_path_buf()],
         // A rebuild that never finishes (game 3 of `lw` has no stored replay).
         rebuild: Some(arena_viewer::Rebuilder(std::sync::Arc::new(|_, _| {
@@ -452,6 +461,7 @@ async fn a_request_that_takes_too_long_is_answered_408() {
 #[tokio::test(flavor = "multi_thread")]
 async fn silent_connections_are_closed() {
     let server = Server::bind(ServeOptions {
+        games: common::games(),
         files: vec![common::data_dir().join("coup.json")],
         idle_timeout: Some(std::time::Duration::from_millis(300)),
         ..Default::default()

@@ -1104,6 +1104,7 @@ fn serve(mut dirs: Vec<PathBuf>, port: u16, network: ServeNetwork) -> Result<Exi
         allowed_hosts: network.allow_hosts,
         request_timeout: Some(network.request_timeout),
         idle_timeout: Some(network.idle_timeout),
+        games: games::viewer_games(),
     };
     server_runtime()?.block_on(interruptible(arena_viewer::serve(options, |server| {
         if let Some(ip) = lan {
@@ -1126,8 +1127,12 @@ fn serve(mut dirs: Vec<PathBuf>, port: u16, network: ServeNetwork) -> Result<Exi
 
 fn view(file: PathBuf, port: u16) -> Result<ExitCode> {
     server_runtime()?.block_on(interruptible(async move {
-        let server =
-            arena_viewer::Server::bind(arena_viewer::ServeOptions::view(file, port)).await?;
+        let server = arena_viewer::Server::bind(arena_viewer::ServeOptions::view(
+            file,
+            port,
+            games::viewer_games(),
+        ))
+        .await?;
         println!(
             "arena view: {} (Ctrl-C to stop)",
             server.file_url(0).unwrap_or_else(|| server.url())
@@ -1185,7 +1190,7 @@ fn replay(dir: &Path, index: u64, output: Option<PathBuf>, view: bool) -> Result
 }
 
 fn export(file: &Path, output: &Path) -> Result<ExitCode> {
-    let html = arena_viewer::export_file(file)?;
+    let html = arena_viewer::export_file(file, &games::viewer_games())?;
     std::fs::write(output, html).with_context(|| format!("cannot write {}", output.display()))?;
     println!("wrote {}", output.display());
     Ok(ExitCode::SUCCESS)

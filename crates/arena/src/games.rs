@@ -11,3 +11,8 @@ pub fn all() -> Vec<Box<dyn GameEntry>> {
     games.push(call_entry(arena_coup::definition()));
     games
 }
+
+/// What the replay viewer draws: every registered game with its drawing script.
+pub fn viewer_games() -> arena_viewer::ViewerGames {
+    arena_viewer::ViewerGames::new(all().iter().map(|game| (game.id(), game.viewer_script())))
+}

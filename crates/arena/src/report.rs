@@ -38,8 +38,11 @@ pub fn finish(
     // The page report.html's replay links open (viewer.html?game=N), so that the folder works
     // copied anywhere, opened from disk.
     let viewer = dir.join(report::VIEWER_FILE);
-    std::fs::write(&viewer, arena_viewer::published_viewer_page())
-        .with_context(|| format!("cannot write {}", viewer.display()))?;
+    std::fs::write(
+        &viewer,
+        arena_viewer::published_viewer_page(&crate::games::viewer_games()),
+    )
+    .with_context(|| format!("cannot write {}", viewer.display()))?;
     match format {
         FormatArg::Text => {
             print!("{}", report::leaderboard_text(plan, &run));

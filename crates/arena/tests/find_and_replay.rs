@@ -189,10 +189,18 @@ async fn the_server_finds_games_by_bot_result_fault_and_seed() {
     .expect("tournament");
     let mut games = journal(&out);
     games.sort_by_key(|g| g["index"].as_u64());
+    // The viewer draws what the registry gives it: here the Lang Wars family.
+    let drawn = arena_viewer::ViewerGames::new(
+        arena_langwars::definitions()
+            .into_iter()
+            .map(arena_core::registry::stream_entry)
+            .map(|game| (game.id(), game.viewer_script())),
+    );
     let app = arena_viewer::router(&arena_viewer::ServeOptions {
         dirs: vec![out.clone()],
         files: Vec::new(),
         port: 0,
+        games: drawn,
         ..Default::default()
     })
     .expect("router");

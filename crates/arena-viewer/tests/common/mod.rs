@@ -143,3 +143,16 @@ pub fn tournament_tree(root: &Path) {
     .expect("write");
     std::fs::write(root.join("loose.json"), fixture("coup")).expect("write");
 }
+
+/// Every game's drawing, as the binary's registry gives them to the viewer.
+pub fn games() -> arena_viewer::ViewerGames {
+    use arena_game::GameDef;
+    fn of<D: GameDef>(def: &D) -> (&'static str, &'static str) {
+        (def.id(), def.viewer_script())
+    }
+    let mut games: Vec<(&'static str, &'static str)> =
+        arena_langwars::definitions().iter().map(of).collect();
+    games.push(of(&arena_spring2021::definition()));
+    games.push(of(&arena_coup::definition()));
+    arena_viewer::ViewerGames::new(games)
+}
