@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::bwrap::{Jail, Launch, Sandbox, Spawned, kill_all, launch_begin};
 use super::helper::{CLEAN, END, GAME, RESET, announced_groups, helper_request, send_with_fds};
-use super::resident::{Resident, ResidentCall, ResidentPending, call_in, helper_argv};
+use super::resident::{Resident, ResidentCall, ResidentPending, call_or_end, helper_argv};
 use super::sys::{MADE, chown_tree, pipe, wait_pid};
 
 /// How long a reused sandbox may take to end a game and empty itself before it is thrown away.
@@ -423,15 +423,20 @@ impl Lease {
         limit: Duration,
         stderr_cap: usize,
     ) -> io::Result<ResidentCall> {
-        let reusable = self
-            .reusable
-            .as_mut()
-            .ok_or_else(|| io::Error::other("the sandbox is gone"))?;
-        let call = call_in(&mut reusable.spawned, argv, limit, stderr_cap);
-        if !matches!(&call, Ok(call) if call.status.is_some()) {
-            self.discard();
-        }
-        call
+        call_or_end(
+            self,
+            |lease| {
+                lease
+                    .reusable
+                    .as_mut()
+                    .map(|reusable| &mut reusable.spawned)
+            },
+            Lease::discard,
+            "the sandbox is gone",
+            argv,
+            limit,
+            stderr_cap,
+        )
     }
 
     /// The sandbox's out-of-memory kills so far (compare before and after a game).

@@ -131,16 +131,15 @@ impl Resident {
         limit: Duration,
         stderr_cap: usize,
     ) -> io::Result<ResidentCall> {
-        let spawned = self
-            .spawned
-            .as_mut()
-            .ok_or_else(|| io::Error::other("the resident sandbox is gone"))?;
-        let call = call_in(spawned, argv, limit, stderr_cap);
-        if !matches!(&call, Ok(call) if call.status.is_some()) {
-            // Out of time, or a helper that broke its protocol: the sandbox goes with the call.
-            self.end();
-        }
-        call
+        call_or_end(
+            self,
+            |resident| resident.spawned.as_mut(),
+            Resident::end,
+            "the resident sandbox is gone",
+            argv,
+            limit,
+            stderr_cap,
+        )
     }
 
     /// Turns the helper into `argv` (the bot's stream process) and returns it: a sandbox set up in
@@ -203,10 +202,31 @@ pub(super) fn helper_argv(sandbox: &Sandbox) -> io::Result<[String; 4]> {
     ])
 }
 
+/// Runs `argv` once in the sandbox of a resident helper and waits for it up to `limit`: the one
+/// call of [`Resident::call`] and of `Lease::call` (a pooled sandbox). `helper` finds the helper in
+/// `held` (`None`: the sandbox is gone, and the error says `gone`). A call without a status (out of
+/// time, or a helper that broke its protocol) takes the sandbox down with it: `end` ends it.
+pub(super) fn call_or_end<H>(
+    held: &mut H,
+    helper: fn(&mut H) -> Option<&mut Spawned>,
+    end: fn(&mut H),
+    gone: &'static str,
+    argv: &[String],
+    limit: Duration,
+    stderr_cap: usize,
+) -> io::Result<ResidentCall> {
+    let spawned = helper(held).ok_or_else(|| io::Error::other(gone))?;
+    let call = call_in(spawned, argv, limit, stderr_cap);
+    if !matches!(&call, Ok(call) if call.status.is_some()) {
+        end(held);
+    }
+    call
+}
+
 /// Runs `argv` once in the sandbox of helper `spawned` and waits for it up to `limit`. A call
 /// without a status (out of time, killed, or a helper that broke its protocol) leaves the sandbox
-/// unusable: the caller ends it.
-pub(super) fn call_in(
+/// unusable: the caller ends it ([`call_or_end`]).
+fn call_in(
     spawned: &mut Spawned,
     argv: &[String],
     limit: Duration,
