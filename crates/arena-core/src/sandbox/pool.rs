@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::bwrap::{Jail, Launch, Sandbox, Spawned, kill_all, launch_begin};
 use super::helper::{CLEAN, END, GAME, RESET, announced_groups, helper_request, send_with_fds};
-use super::resident::{Resident, ResidentCall, ResidentPending, call_or_end, helper_argv};
+use super::resident::{Resident, ResidentCall, call_or_end, helper_argv};
 use super::sys::{MADE, chown_tree, pipe, wait_pid};
 
 /// How long a reused sandbox may take to end a game and empty itself before it is thrown away.
@@ -161,7 +161,7 @@ impl Reusable {
                 writable: &writable,
             };
             let pending = launch_begin(&launch, sandbox, Some(bot_argv), true)?;
-            Resident::finish(ResidentPending(pending), sandbox)
+            Resident::finish(pending, sandbox)
         })();
         let remove = || {
             let _ = std::fs::remove_dir_all(&folder);

@@ -51,7 +51,7 @@ impl Resident {
         sandbox: &Sandbox,
         requests: &[(&[String], Option<&Path>, Option<usize>)],
     ) -> Vec<io::Result<Resident>> {
-        let pending: Vec<io::Result<ResidentPending>> = requests
+        let pending: Vec<io::Result<Pending>> = requests
             .iter()
             .map(|(argv, workdir, cpu)| Self::begin(sandbox, argv, *workdir, *cpu, &[]))
             .collect();
@@ -61,8 +61,8 @@ impl Resident {
             .collect()
     }
 
-    pub(super) fn finish(pending: ResidentPending, sandbox: &Sandbox) -> io::Result<Resident> {
-        let spawned = launch_finish(pending.0, sandbox)?;
+    pub(super) fn finish(pending: Pending, sandbox: &Sandbox) -> io::Result<Resident> {
+        let spawned = launch_finish(pending, sandbox)?;
         for file in [&spawned.stdout, &spawned.stderr].into_iter().flatten() {
             crate::spawn::set_nonblocking(file.as_raw_fd())?;
         }
@@ -97,7 +97,7 @@ impl Resident {
         workdir: Option<&Path>,
         cpu: Option<usize>,
         writable: &[PathBuf],
-    ) -> io::Result<ResidentPending> {
+    ) -> io::Result<Pending> {
         let argv = helper_argv(sandbox)?;
         launch_begin(
             &Launch {
@@ -111,7 +111,6 @@ impl Resident {
             Some(bot_argv),
             false,
         )
-        .map(ResidentPending)
     }
 
     /// CPU time used so far by everything that ran in this sandbox (helper included), when known.
@@ -171,9 +170,6 @@ impl Resident {
         }
     }
 }
-
-/// A resident sandbox being set up.
-pub(super) struct ResidentPending(pub(super) Pending);
 
 impl Drop for Resident {
     fn drop(&mut self) {
