@@ -317,6 +317,28 @@ pub(super) fn launch_begin(
         scratch: None,
         scratch_calls: None,
     };
+    let workdir = working_folder(launch, &mut jail)?;
+    let (argv, visible) = command_and_visible(launch, resident, &workdir)?;
+    if let Some((uid, gid)) = sandbox.run_as {
+        // The bot's own folder and files become its user's: arena (root) still reads and removes them.
+        chown_tree(&workdir, uid, gid)?;
+        for file in launch.writable {
+            std::os::unix::fs::lchown(file, Some(uid), Some(gid))?;
+        }
+    }
+
+    let mut args: Vec<String> = vec!["bwrap".into()];
+    args.extend(isolation_args(sandbox));
+    args.extend(mount_args(sandbox, launch, &workdir, &visible)?);
+    args.extend(environment_args(sandbox, &workdir));
+    args.extend(command_args(sandbox, resident.is_some(), reusable));
+    args.extend(argv);
+    start_bwrap(sandbox, launch, &args, resident.is_some(), reusable, jail)
+}
+
+/// The bot's working folder, absolute: `launch.workdir`, or a fresh scratch folder that `jail`
+/// removes.
+fn working_folder(launch: &Launch<'_>, jail: &mut Jail) -> io::Result<PathBuf> {
     let workdir = match launch.workdir {
         Some(dir) => std::path::absolute(dir)?,
         None => {
@@ -336,26 +358,34 @@ pub(super) fn launch_begin(
             format!("the working folder {} is not a folder", workdir.display()),
         ));
     }
+    Ok(workdir)
+}
+
+/// The command as the bot sees it, and the host paths that must be visible for it (for a resident
+/// helper, also those of the bot's command `resident`): see [`visible_paths`].
+fn command_and_visible(
+    launch: &Launch<'_>,
+    resident: Option<&[String]>,
+    workdir: &Path,
+) -> io::Result<(Vec<String>, Vec<PathBuf>)> {
     let base = match launch.workdir {
-        Some(_) => workdir.clone(),
+        Some(_) => workdir.to_path_buf(),
         None => std::env::current_dir()?,
     };
-    let (argv, mut visible) = visible_paths(launch.argv, &base, &workdir);
+    let (argv, mut visible) = visible_paths(launch.argv, &base, workdir);
     if let Some(bot) = resident {
-        let (_, more) = visible_paths(bot, &base, &workdir);
+        let (_, more) = visible_paths(bot, &base, workdir);
         visible.extend(more);
         visible.sort();
         visible.dedup();
     }
-    if let Some((uid, gid)) = sandbox.run_as {
-        // The bot's own folder and files become its user's: arena (root) still reads and removes them.
-        chown_tree(&workdir, uid, gid)?;
-        for file in launch.writable {
-            std::os::unix::fs::lchown(file, Some(uid), Some(gid))?;
-        }
-    }
+    Ok((argv, visible))
+}
 
-    let mut args: Vec<String> = vec!["bwrap".into()];
+/// bwrap arguments for the namespaces and what every sandbox has of its own: a host name, `/proc`,
+/// `/dev` (its `/dev/tty` a `/dev/null`) and `/tmp`.
+fn isolation_args(sandbox: &Sandbox) -> Vec<String> {
+    let mut args: Vec<String> = Vec::new();
     if sandbox.run_as.is_some() {
         // Root: no user namespace (it would map the bot back to root); the bot is made `nobody`
         // below instead, which needs these two capabilities until then.
@@ -393,16 +423,29 @@ pub(super) fn launch_begin(
         ]
         .map(String::from),
     );
+    args
+}
+
+/// bwrap arguments for the host's files the bot sees: the system folders, the organiser's
+/// read-only paths and `visible` read-only, the working folder and `launch.writable` writable.
+fn mount_args(
+    sandbox: &Sandbox,
+    launch: &Launch<'_>,
+    workdir: &Path,
+    visible: &[PathBuf],
+) -> io::Result<Vec<String>> {
+    let mut args: Vec<String> = Vec::new();
     args.extend(sandbox.system.iter().cloned());
     // Folders on the way to what is mounted are made by bwrap with the mode of the host's, which
     // may shut the bot's user out (`/root` is 0700): made here first, traversable and unlistable.
     let mut made: Vec<PathBuf> = Vec::new();
+    let workdir_path = workdir.to_path_buf();
     let mounted = sandbox
         .policy
         .read_only
         .iter()
-        .chain(&visible)
-        .chain(std::iter::once(&workdir))
+        .chain(visible)
+        .chain(std::iter::once(&workdir_path))
         .chain(launch.writable);
     for path in mounted {
         let path = std::path::absolute(path)?;
@@ -428,7 +471,7 @@ pub(super) fn launch_begin(
             ]);
         }
     }
-    for path in sandbox.policy.read_only.iter().chain(&visible) {
+    for path in sandbox.policy.read_only.iter().chain(visible) {
         let path = path.to_string_lossy().into_owned();
         args.extend(["--ro-bind".into(), path.clone(), path]);
     }
@@ -438,6 +481,14 @@ pub(super) fn launch_begin(
         let file = std::path::absolute(file)?.to_string_lossy().into_owned();
         args.extend(["--bind".into(), file.clone(), file]);
     }
+    Ok(args)
+}
+
+/// bwrap arguments for the bot's current folder (its working folder) and its environment: the
+/// documented variables and the organiser's, nothing of arena's.
+fn environment_args(sandbox: &Sandbox, workdir: &Path) -> Vec<String> {
+    let mut args: Vec<String> = Vec::new();
+    let dir = workdir.to_string_lossy().into_owned();
     args.extend(["--chdir".into(), dir.clone(), "--clearenv".into()]);
     let mut env = vec![
         ("PATH".to_string(), SANDBOX_PATH.to_string()),
@@ -449,9 +500,17 @@ pub(super) fn launch_begin(
     for (name, value) in env {
         args.extend(["--setenv".into(), name, value]);
     }
+    args
+}
+
+/// bwrap arguments for its descriptors and for what runs in the sandbox, up to the command's `--`:
+/// the capabilities a resident helper keeps (more for a `reusable` one), or the change to the
+/// bot's user when arena is root.
+fn command_args(sandbox: &Sandbox, resident: bool, reusable: bool) -> Vec<String> {
+    let mut args: Vec<String> = Vec::new();
     // Descriptors in the child: 0-2 the bot's, 3 info, 4 block, 5 seccomp.
     args.extend(["--info-fd", "3", "--block-fd", "4", "--seccomp", "5"].map(String::from));
-    if resident.is_some() {
+    if resident {
         args.extend(
             [
                 "--cap-add",
@@ -500,8 +559,20 @@ pub(super) fn launch_begin(
     } else {
         args.push("--".into());
     }
-    args.extend(argv);
+    args
+}
 
+/// Starts bwrap with `args` on exactly its descriptors: the bot's stdin (a pipe, a socket for a
+/// `reusable` sandbox, or `/dev/null`), stdout and stderr, the info and block pipes and the seccomp
+/// program (the helper's, which lets `setpgid` through, for a `resident` one).
+fn start_bwrap(
+    sandbox: &Sandbox,
+    launch: &Launch<'_>,
+    args: &[String],
+    resident: bool,
+    reusable: bool,
+    jail: Jail,
+) -> io::Result<Pending> {
     let (stdin_read, stdin_write) = if reusable {
         // A socket, to hand each game's pipes to the helper.
         let (r, w) = socket_pair()?;
@@ -519,7 +590,7 @@ pub(super) fn launch_begin(
     let (block_read, block_write) = pipe()?;
     // A resident helper may give each game's bot a process group of its own; the bot itself gets
     // the whole filter from the helper, stacked on this one (see `become_bot`).
-    let seccomp = seccomp_memfd(resident.is_some())?;
+    let seccomp = seccomp_memfd(resident)?;
     let stdin_fd = stdin_read
         .as_ref()
         .map_or(null.as_raw_fd(), AsRawFd::as_raw_fd);
