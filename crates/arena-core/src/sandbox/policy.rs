@@ -59,7 +59,7 @@ pub struct SandboxPolicy {
     /// The bubblewrap program; `None`: `bwrap` on `PATH`.
     pub bwrap: Option<PathBuf>,
     /// A program that can serve as the sandbox's resident helper (`arena` itself: see
-    /// [`run_helper_if_asked`](super::run_helper_if_asked)). With one, Coup's per-move calls start inside one sandbox per bot and
+    /// `run_helper_if_asked`). With one, Coup's per-move calls start inside one sandbox per bot and
     /// game; without, every call builds a sandbox of its own.
     pub helper: Option<PathBuf>,
 }
