@@ -1,0 +1,881 @@
+//! A process in a new sandbox: the checked configuration ([`Sandbox`]), how to start a process
+//! ([`Launch`]) and what was started ([`Spawned`], its [`Jail`]), and the bubblewrap start itself:
+//! bwrap's command line, its start with exact descriptors, and the release of the sandbox's init
+//! once it is in its cgroups and under its limits ([`launch_begin`], [`launch_finish`]).
+
+use std::ffi::CString;
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use super::cgroup::{BotCgroups, CgroupRoot};
+use super::policy::{
+    BUILD_MEMORY, BUILD_TASKS, DEFAULT_FILE_SIZE, Limits, SANDBOX_PATH, SANDBOX_UID, SandboxPolicy,
+    SandboxUnavailable,
+};
+use super::seccomp::seccomp_memfd;
+use super::sys::{
+    MADE, chown_tree, cstring, find_in, find_on_path, pipe, set_blocking, socket_pair, spawn_raw,
+    wait_pid,
+};
+
+/// How long bwrap may take to set a sandbox up before the start counts as failed.
+pub(super) const SETUP_WAIT: Duration = Duration::from_secs(10);
+
+/// A checked, ready sandbox configuration, shared by every bot of a run.
+#[derive(Debug)]
+pub struct Sandbox {
+    pub(super) policy: SandboxPolicy,
+    bwrap: CString,
+    cgroups: CgroupRoot,
+    /// `(uid, gid)` the bot runs as, when arena is root (otherwise the bot keeps arena's user inside
+    /// a user namespace).
+    pub(super) run_as: Option<(u32, u32)>,
+    /// bwrap arguments for the system folders, computed once.
+    system: Vec<String>,
+}
+
+impl Sandbox {
+    /// The start-up check: finds bwrap, tries a sandbox, checks the cgroup controllers. Either a
+    /// usable sandbox, or every missing piece at once.
+    pub fn new(policy: SandboxPolicy) -> Result<Sandbox, SandboxUnavailable> {
+        let mut missing = Vec::new();
+        let bwrap = match &policy.bwrap {
+            Some(path) if !path.is_file() => {
+                missing.push(format!(
+                    "bubblewrap: {} (given as the bwrap program) does not exist",
+                    path.display()
+                ));
+                None
+            }
+            Some(path) => CString::new(path.as_os_str().as_bytes()).ok(),
+            None => match find_on_path("bwrap") {
+                Some(path) => CString::new(path.as_os_str().as_bytes()).ok(),
+                None => {
+                    missing.push(
+                    "bubblewrap: no `bwrap` on PATH (Debian/Ubuntu: apt-get install bubblewrap; \
+                     Fedora: dnf install bubblewrap)"
+                        .into(),
+                    );
+                    None
+                }
+            },
+        };
+        // SAFETY: geteuid only reads.
+        let root = unsafe { libc::geteuid() } == 0;
+        let cgroups = match CgroupRoot::find() {
+            Ok(cgroups) => Some(cgroups),
+            Err(why) => {
+                missing.push(why);
+                None
+            }
+        };
+        for path in &policy.read_only {
+            if !path.is_absolute() || !path.exists() {
+                missing.push(format!(
+                    "read-only folder {}: not an absolute path to something that exists",
+                    path.display()
+                ));
+            }
+        }
+        let (Some(bwrap), Some(cgroups)) = (bwrap, cgroups) else {
+            return Err(SandboxUnavailable { missing });
+        };
+        if !missing.is_empty() {
+            return Err(SandboxUnavailable { missing });
+        }
+        let sandbox = Sandbox {
+            policy,
+            bwrap,
+            cgroups,
+            run_as: root.then_some((SANDBOX_UID, SANDBOX_UID)),
+            system: system_binds(),
+        };
+        sandbox.cgroups.sweep_stale();
+        if let Err(why) = sandbox.try_once() {
+            return Err(SandboxUnavailable { missing: vec![why] });
+        }
+        Ok(sandbox)
+    }
+
+    pub fn policy(&self) -> &SandboxPolicy {
+        &self.policy
+    }
+
+    /// The sandbox of a submission's build steps: this one's containment (namespaces, no network, the
+    /// system read-only, only the build folder writable, the same user and environment), with room
+    /// for compilers (at least [`BUILD_MEMORY`] and [`BUILD_TASKS`], no CPU-time limit: the build's
+    /// own time limit bounds it) and `toolchains` shown read-only on top.
+    pub fn for_builds(&self, toolchains: &[PathBuf]) -> Sandbox {
+        let mut policy = self.policy.clone();
+        let limits = &mut policy.limits;
+        limits.memory = limits.memory.map(|memory| memory.max(BUILD_MEMORY));
+        limits.tasks = limits.tasks.map(|tasks| tasks.max(BUILD_TASKS));
+        limits.file_size = limits.file_size.map(|size| size.max(DEFAULT_FILE_SIZE));
+        limits.cpu_seconds = None;
+        for path in toolchains {
+            if path.is_absolute() && path.exists() && !policy.read_only.contains(path) {
+                policy.read_only.push(path.clone());
+            }
+        }
+        Sandbox {
+            policy,
+            bwrap: self.bwrap.clone(),
+            cgroups: self.cgroups.clone(),
+            run_as: self.run_as,
+            system: self.system.clone(),
+        }
+    }
+
+    /// Which cgroup hierarchy the limits use, for messages.
+    pub fn cgroup_version(&self) -> u8 {
+        match self.cgroups {
+            CgroupRoot::V1 { .. } => 1,
+            CgroupRoot::V2 { .. } => 2,
+        }
+    }
+
+    /// Starts `/bin/true` in a full sandbox and waits for it: proves namespaces, mounts, cgroups and
+    /// limits work here before any game depends on them.
+    fn try_once(&self) -> Result<(), String> {
+        let argv = ["true".to_string()];
+        let launch = Launch {
+            argv: &argv,
+            workdir: None,
+            cpu: None,
+            stdin: false,
+            writable: &[],
+        };
+        let spawned = launch_sandboxed(&launch, self).map_err(|e| {
+            format!(
+                "bubblewrap could not start a sandbox ({e}); namespaces may be disabled \
+                 (kernel.unprivileged_userns_clone, a container without CAP_SYS_ADMIN)"
+            )
+        })?;
+        let status = wait_pid(spawned.pid);
+        match status {
+            Ok(0) => Ok(()),
+            Ok(code) => {
+                let mut text = String::new();
+                if let Some(mut stderr) = spawned.stderr {
+                    let _ = set_blocking(stderr.as_raw_fd());
+                    let _ = stderr.read_to_string(&mut text);
+                }
+                Err(format!(
+                    "a test sandbox failed (wait status {code}): {}",
+                    text.trim()
+                ))
+            }
+            Err(e) => Err(format!("a test sandbox could not be waited for: {e}")),
+        }
+    }
+}
+
+/// How to start one bot process.
+#[derive(Clone, Copy, Debug)]
+pub struct Launch<'a> {
+    /// Program and arguments. A program without `/` is looked up on `PATH`.
+    pub argv: &'a [String],
+    /// The working folder (writable inside the sandbox). `None`: arena's current folder unsandboxed,
+    /// a fresh empty folder sandboxed.
+    pub workdir: Option<&'a Path>,
+    /// The CPU the bot may use (a cpuset when sandboxed, so the bot cannot widen it).
+    pub cpu: Option<usize>,
+    /// A pipe for stdin (`false`: `/dev/null`).
+    pub stdin: bool,
+    /// Files outside the working folder the bot may write (Coup's history file).
+    pub writable: &'a [PathBuf],
+}
+
+/// A started process: its pid (the group leader), the pipes, and the sandbox it lives in.
+#[derive(Debug)]
+pub struct Spawned {
+    pub pid: i32,
+    pub stdin: Option<File>,
+    pub stdout: Option<File>,
+    pub stderr: Option<File>,
+    pub jail: Option<Jail>,
+}
+
+/// The sandbox of one started process: its cgroups, the pid namespace's init, a scratch folder.
+/// Dropping it kills whatever is left inside and removes the cgroups and the folder.
+#[derive(Debug)]
+pub struct Jail {
+    /// pidfd of the sandbox's init (pid 1 of its namespace), opened while bwrap was blocked, so a
+    /// signal through it can never reach a recycled pid.
+    init: Option<OwnedFd>,
+    cgroups: Option<BotCgroups>,
+    pub(super) scratch: Option<PathBuf>,
+    /// A pooled sandbox's folder for the referee's files (see `Reusable::calls`), removed with it.
+    pub(super) scratch_calls: Option<PathBuf>,
+}
+
+impl Jail {
+    /// Kills everything in the sandbox: the namespace's init, and with it every process inside.
+    pub fn kill(&self) {
+        if let Some(fd) = &self.init {
+            // SAFETY: pidfd_send_signal on our own pidfd, no siginfo.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_pidfd_send_signal,
+                    fd.as_raw_fd(),
+                    libc::SIGKILL,
+                    std::ptr::null::<libc::siginfo_t>(),
+                    0,
+                )
+            };
+        }
+    }
+
+    /// True when the kernel's out-of-memory killer acted in this sandbox (the memory limit was hit).
+    pub fn memory_exceeded(&self) -> bool {
+        self.oom_kills() > 0
+    }
+
+    /// How many times the out-of-memory killer acted in this sandbox.
+    pub fn oom_kills(&self) -> u64 {
+        self.cgroups.as_ref().map_or(0, BotCgroups::oom_kills)
+    }
+
+    /// CPU time used so far by everything that ran in the sandbox, when the cgroups account it.
+    pub fn cpu_time(&self) -> Option<Duration> {
+        self.cgroups.as_ref().and_then(BotCgroups::cpu_time)
+    }
+
+    /// How many processes and threads are in the sandbox now (cgroup count), when known.
+    pub fn tasks(&self) -> Option<usize> {
+        self.cgroups.as_ref().and_then(BotCgroups::tasks)
+    }
+}
+
+impl Drop for Jail {
+    fn drop(&mut self) {
+        self.kill();
+        if let Some(cgroups) = self.cgroups.take() {
+            cgroups.remove();
+        }
+        for dir in [self.scratch.take(), self.scratch_calls.take()]
+            .into_iter()
+            .flatten()
+        {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// Kills everything a process started (the process group `pgid` it leads, and its sandbox). With a
+/// sandbox, its init is killed (the kernel then kills everything in its namespace, in the group or
+/// not) and bwrap, left alive and continued, reaps it and exits: once bwrap is reaped, nothing of
+/// the bot is left, not even a zombie. Without, the whole group is killed.
+pub fn kill_all(pgid: i32, jail: Option<&Jail>) {
+    use nix::sys::signal::{Signal, killpg};
+    let group = nix::unistd::Pid::from_raw(pgid);
+    match jail {
+        Some(jail) => jail.kill(),
+        None => {
+            let _ = killpg(group, Signal::SIGKILL);
+        }
+    }
+    // A stopped group must be continued: a stopped bwrap cannot reap, and some kernels deliver a
+    // kill to a stopped process late.
+    let _ = killpg(group, Signal::SIGCONT);
+}
+
+pub(super) fn launch_sandboxed(launch: &Launch<'_>, sandbox: &Sandbox) -> io::Result<Spawned> {
+    launch_in(launch, sandbox, None)
+}
+
+/// Starts `launch` in a new sandbox. With `resident = Some(bot_argv)`, `launch.argv` is the resident
+/// helper, which keeps root's `CAP_SETUID`, `CAP_SETGID` and `CAP_KILL` to start each call as the
+/// bot's user and to end everything a call left; `bot_argv` says what else must be visible.
+fn launch_in(
+    launch: &Launch<'_>,
+    sandbox: &Sandbox,
+    resident: Option<&[String]>,
+) -> io::Result<Spawned> {
+    launch_finish(launch_begin(launch, sandbox, resident, false)?, sandbox)
+}
+
+/// Starts bwrap for `launch` without waiting for its sandbox: several can be set up at once, from
+/// the thread that owns them (bwrap dies with the thread that started it).
+pub(super) fn launch_begin(
+    launch: &Launch<'_>,
+    sandbox: &Sandbox,
+    resident: Option<&[String]>,
+    reusable: bool,
+) -> io::Result<Pending> {
+    if launch.argv.is_empty() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty command"));
+    }
+    let mut jail = Jail {
+        init: None,
+        cgroups: None,
+        scratch: None,
+        scratch_calls: None,
+    };
+    let workdir = working_folder(launch, &mut jail)?;
+    let (argv, visible) = command_and_visible(launch, resident, &workdir)?;
+    if let Some((uid, gid)) = sandbox.run_as {
+        // The bot's own folder and files become its user's: arena (root) still reads and removes them.
+        chown_tree(&workdir, uid, gid)?;
+        for file in launch.writable {
+            std::os::unix::fs::lchown(file, Some(uid), Some(gid))?;
+        }
+    }
+
+    let mut args: Vec<String> = vec!["bwrap".into()];
+    args.extend(isolation_args(sandbox));
+    args.extend(mount_args(sandbox, launch, &workdir, &visible)?);
+    args.extend(environment_args(sandbox, &workdir));
+    args.extend(command_args(sandbox, resident.is_some(), reusable));
+    args.extend(argv);
+    start_bwrap(sandbox, launch, &args, resident.is_some(), reusable, jail)
+}
+
+/// The bot's working folder, absolute: `launch.workdir`, or a fresh scratch folder that `jail`
+/// removes.
+fn working_folder(launch: &Launch<'_>, jail: &mut Jail) -> io::Result<PathBuf> {
+    let workdir = match launch.workdir {
+        Some(dir) => std::path::absolute(dir)?,
+        None => {
+            let dir = std::env::temp_dir().join(format!(
+                "arena-sandbox-{}-{}",
+                std::process::id(),
+                MADE.fetch_add(1, Ordering::Relaxed)
+            ));
+            std::fs::create_dir(&dir)?;
+            jail.scratch = Some(dir.clone());
+            dir
+        }
+    };
+    if !workdir.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("the working folder {} is not a folder", workdir.display()),
+        ));
+    }
+    Ok(workdir)
+}
+
+/// The command as the bot sees it, and the host paths that must be visible for it (for a resident
+/// helper, also those of the bot's command `resident`): see [`visible_paths`].
+fn command_and_visible(
+    launch: &Launch<'_>,
+    resident: Option<&[String]>,
+    workdir: &Path,
+) -> io::Result<(Vec<String>, Vec<PathBuf>)> {
+    let base = match launch.workdir {
+        Some(_) => workdir.to_path_buf(),
+        None => std::env::current_dir()?,
+    };
+    let (argv, mut visible) = visible_paths(launch.argv, &base, workdir);
+    if let Some(bot) = resident {
+        let (_, more) = visible_paths(bot, &base, workdir);
+        visible.extend(more);
+        visible.sort();
+        visible.dedup();
+    }
+    Ok((argv, visible))
+}
+
+/// bwrap arguments for the namespaces and what every sandbox has of its own: a host name, `/proc`,
+/// `/dev` (its `/dev/tty` a `/dev/null`) and `/tmp`.
+fn isolation_args(sandbox: &Sandbox) -> Vec<String> {
+    let mut args: Vec<String> = Vec::new();
+    if sandbox.run_as.is_some() {
+        // Root: no user namespace (it would map the bot back to root); the bot is made `nobody`
+        // below instead, which needs these two capabilities until then.
+        args.extend(
+            [
+                "--unshare-ipc",
+                "--unshare-pid",
+                "--unshare-net",
+                "--unshare-uts",
+                "--unshare-cgroup-try",
+            ]
+            .map(String::from),
+        );
+    } else {
+        args.push("--unshare-all".into());
+    }
+    args.extend(
+        [
+            "--die-with-parent",
+            "--hostname",
+            "arena",
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            // /dev/tty would be arena's terminal: a bot could write to it or push input into it.
+            "--ro-bind",
+            "/dev/null",
+            "/dev/tty",
+            // Writable by the bot's user (bwrap's default mode is root's 0755).
+            "--perms",
+            "1777",
+            "--tmpfs",
+            "/tmp",
+        ]
+        .map(String::from),
+    );
+    args
+}
+
+/// bwrap arguments for the host's files the bot sees: the system folders, the organiser's
+/// read-only paths and `visible` read-only, the working folder and `launch.writable` writable.
+fn mount_args(
+    sandbox: &Sandbox,
+    launch: &Launch<'_>,
+    workdir: &Path,
+    visible: &[PathBuf],
+) -> io::Result<Vec<String>> {
+    let mut args: Vec<String> = Vec::new();
+    args.extend(sandbox.system.iter().cloned());
+    // Folders on the way to what is mounted are made by bwrap with the mode of the host's, which
+    // may shut the bot's user out (`/root` is 0700): made here first, traversable and unlistable.
+    let mut made: Vec<PathBuf> = Vec::new();
+    let workdir_path = workdir.to_path_buf();
+    let mounted = sandbox
+        .policy
+        .read_only
+        .iter()
+        .chain(visible)
+        .chain(std::iter::once(&workdir_path))
+        .chain(launch.writable);
+    for path in mounted {
+        let path = std::path::absolute(path)?;
+        for ancestor in path
+            .ancestors()
+            .skip(1)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+        {
+            let premade = ["/", "/tmp", "/dev", "/dev/shm", "/proc"]
+                .iter()
+                .any(|dir| ancestor == Path::new(dir));
+            if premade || is_system(ancestor) || made.iter().any(|m| m == ancestor) {
+                continue;
+            }
+            made.push(ancestor.to_path_buf());
+            args.extend([
+                "--perms".into(),
+                "0711".into(),
+                "--dir".into(),
+                ancestor.to_string_lossy().into_owned(),
+            ]);
+        }
+    }
+    for path in sandbox.policy.read_only.iter().chain(visible) {
+        let path = path.to_string_lossy().into_owned();
+        args.extend(["--ro-bind".into(), path.clone(), path]);
+    }
+    let dir = workdir.to_string_lossy().into_owned();
+    args.extend(["--bind".into(), dir.clone(), dir.clone()]);
+    for file in launch.writable {
+        let file = std::path::absolute(file)?.to_string_lossy().into_owned();
+        args.extend(["--bind".into(), file.clone(), file]);
+    }
+    Ok(args)
+}
+
+/// bwrap arguments for the bot's current folder (its working folder) and its environment: the
+/// documented variables and the organiser's, nothing of arena's.
+fn environment_args(sandbox: &Sandbox, workdir: &Path) -> Vec<String> {
+    let mut args: Vec<String> = Vec::new();
+    let dir = workdir.to_string_lossy().into_owned();
+    args.extend(["--chdir".into(), dir.clone(), "--clearenv".into()]);
+    let mut env = vec![
+        ("PATH".to_string(), SANDBOX_PATH.to_string()),
+        ("HOME".to_string(), dir.clone()),
+        ("LANG".to_string(), "C.UTF-8".to_string()),
+        ("TMPDIR".to_string(), "/tmp".to_string()),
+    ];
+    env.extend(sandbox.policy.env.iter().cloned());
+    for (name, value) in env {
+        args.extend(["--setenv".into(), name, value]);
+    }
+    args
+}
+
+/// bwrap arguments for its descriptors and for what runs in the sandbox, up to the command's `--`:
+/// the capabilities a resident helper keeps (more for a `reusable` one), or the change to the
+/// bot's user when arena is root.
+fn command_args(sandbox: &Sandbox, resident: bool, reusable: bool) -> Vec<String> {
+    let mut args: Vec<String> = Vec::new();
+    // Descriptors in the child: 0-2 the bot's, 3 info, 4 block, 5 seccomp.
+    args.extend(["--info-fd", "3", "--block-fd", "4", "--seccomp", "5"].map(String::from));
+    if resident {
+        args.extend(
+            [
+                "--cap-add",
+                "CAP_SETUID",
+                "--cap-add",
+                "CAP_SETGID",
+                "--cap-add",
+                "CAP_KILL",
+            ]
+            .map(String::from),
+        );
+        if reusable {
+            // Between games the helper empties what the bot could write (its folder, /tmp,
+            // /dev/shm, System V IPC), whoever owns it and whatever its mode.
+            args.extend(
+                [
+                    "--cap-add",
+                    "CAP_DAC_OVERRIDE",
+                    "--cap-add",
+                    "CAP_FOWNER",
+                    "--cap-add",
+                    "CAP_IPC_OWNER",
+                ]
+                .map(String::from),
+            );
+        }
+        args.push("--".into());
+    } else if let Some((uid, gid)) = sandbox.run_as {
+        args.extend(
+            [
+                "--cap-add",
+                "CAP_SETUID",
+                "--cap-add",
+                "CAP_SETGID",
+                "--",
+                "/usr/bin/setpriv",
+            ]
+            .map(String::from),
+        );
+        args.extend([
+            format!("--reuid={uid}"),
+            format!("--regid={gid}"),
+            "--clear-groups".into(),
+            "--".into(),
+        ]);
+    } else {
+        args.push("--".into());
+    }
+    args
+}
+
+/// Starts bwrap with `args` on exactly its descriptors: the bot's stdin (a pipe, a socket for a
+/// `reusable` sandbox, or `/dev/null`), stdout and stderr, the info and block pipes and the seccomp
+/// program (the helper's, which lets `setpgid` through, for a `resident` one).
+fn start_bwrap(
+    sandbox: &Sandbox,
+    launch: &Launch<'_>,
+    args: &[String],
+    resident: bool,
+    reusable: bool,
+    jail: Jail,
+) -> io::Result<Pending> {
+    let (stdin_read, stdin_write) = if reusable {
+        // A socket, to hand each game's pipes to the helper.
+        let (r, w) = socket_pair()?;
+        (Some(r), Some(w))
+    } else if launch.stdin {
+        let (r, w) = pipe()?;
+        (Some(r), Some(w))
+    } else {
+        (None, None)
+    };
+    let null = File::open("/dev/null")?;
+    let (stdout_read, stdout_write) = pipe()?;
+    let (stderr_read, stderr_write) = pipe()?;
+    let (info_read, info_write) = pipe()?;
+    let (block_read, block_write) = pipe()?;
+    // A resident helper may give each game's bot a process group of its own; the bot itself gets
+    // the whole filter from the helper, stacked on this one (see `become_bot`).
+    let seccomp = seccomp_memfd(resident)?;
+    let stdin_fd = stdin_read
+        .as_ref()
+        .map_or(null.as_raw_fd(), AsRawFd::as_raw_fd);
+    let sources = [
+        stdin_fd,
+        stdout_write.as_raw_fd(),
+        stderr_write.as_raw_fd(),
+        info_write.as_raw_fd(),
+        block_read.as_raw_fd(),
+        seccomp.as_raw_fd(),
+    ];
+    let argv_c = args.iter().map(cstring).collect::<io::Result<Vec<_>>>()?;
+    // bwrap itself needs no environment; the bot's is given with --setenv.
+    let envp_c = vec![cstring("PATH=/usr/bin:/bin")?];
+    let pid = {
+        let _inherited = crate::spawn::SpawnAttributes::new(None)?;
+        crate::spawn::spawn_retrying(|| spawn_raw(&sandbox.bwrap, &argv_c, &envp_c, &sources))?
+    };
+    drop((
+        stdin_read,
+        stdout_write,
+        stderr_write,
+        info_write,
+        block_read,
+    ));
+    drop((null, seccomp));
+    Ok(Pending {
+        spawned: Spawned {
+            pid,
+            stdin: stdin_write.map(File::from),
+            stdout: Some(File::from(stdout_read)),
+            stderr: Some(File::from(stderr_read)),
+            jail: None,
+        },
+        jail,
+        info_read,
+        block_write,
+        cpu: launch.cpu,
+    })
+}
+
+/// A bwrap started and setting its sandbox up, not yet released (see [`launch_finish`]).
+pub(super) struct Pending {
+    spawned: Spawned,
+    jail: Jail,
+    info_read: OwnedFd,
+    block_write: OwnedFd,
+    cpu: Option<usize>,
+}
+
+/// Waits for bwrap's sandbox, puts its init in the bot's cgroups, sets its limits and releases it.
+pub(super) fn launch_finish(pending: Pending, sandbox: &Sandbox) -> io::Result<Spawned> {
+    let Pending {
+        mut spawned,
+        mut jail,
+        info_read,
+        block_write,
+        cpu,
+    } = pending;
+    let started = (|| -> io::Result<()> {
+        let init = read_init_pid(info_read, &mut spawned)?;
+        // SAFETY: pidfd_open on the init, alive: bwrap is blocked before starting anything.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, init, 0) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: a fresh descriptor that nothing else owns.
+        jail.init = Some(unsafe { OwnedFd::from_raw_fd(fd as RawFd) });
+        let cgroups = sandbox
+            .cgroups
+            .create(&sandbox.policy.limits, cpu)
+            .map_err(io::Error::other)?;
+        cgroups.attach(init).map_err(io::Error::other)?;
+        jail.cgroups = Some(cgroups);
+        set_limits(init, &sandbox.policy.limits)?;
+        let mut block = File::from(block_write);
+        block.write_all(b"1")?;
+        Ok(())
+    })();
+    if let Err(e) = started {
+        jail.kill();
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(spawned.pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+        let _ = wait_pid(spawned.pid);
+        return Err(e);
+    }
+    spawned.jail = Some(jail);
+    Ok(spawned)
+}
+
+/// Reads bwrap's report (`{"child-pid": N, ...}`) and returns the init's pid; on failure, bwrap's own
+/// message.
+fn read_init_pid(info: OwnedFd, spawned: &mut Spawned) -> io::Result<i32> {
+    let mut info = File::from(info);
+    let deadline = Instant::now() + SETUP_WAIT;
+    let mut text = Vec::new();
+    let mut buffer = [0u8; 512];
+    loop {
+        let mut fds = [libc::pollfd {
+            fd: info.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        }];
+        let left = deadline.saturating_duration_since(Instant::now());
+        // SAFETY: one valid pollfd.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), 1, left.as_millis() as i32 + 1) };
+        if ready == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "bwrap did not set the sandbox up within 10 s",
+            ));
+        }
+        match info.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => {
+                text.extend_from_slice(&buffer[..n]);
+                // bwrap writes the whole report at once and keeps the pipe open.
+                if text.contains(&b'}') {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let pid = serde_json::from_slice::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|value| value.get("child-pid")?.as_i64())
+        .and_then(|pid| i32::try_from(pid).ok());
+    match pid {
+        Some(pid) => Ok(pid),
+        None => {
+            // bwrap failed before reporting: its message is on the bot's stderr.
+            let _ = wait_pid(spawned.pid);
+            let mut message = String::new();
+            if let Some(stderr) = spawned.stderr.as_mut() {
+                let _ = set_blocking(stderr.as_raw_fd());
+                let _ = stderr.read_to_string(&mut message);
+            }
+            Err(io::Error::other(format!(
+                "bwrap failed: {}",
+                message.trim().trim_start_matches("bwrap: ")
+            )))
+        }
+    }
+}
+
+/// Sets the resource limits on `pid` (the sandbox's init, before it starts anything).
+fn set_limits(pid: i32, limits: &Limits) -> io::Result<()> {
+    let set = |resource: libc::__rlimit_resource_t, value: u64| -> io::Result<()> {
+        let limit = libc::rlimit64 {
+            rlim_cur: value,
+            rlim_max: value,
+        };
+        // SAFETY: prlimit64 on a process of ours with a valid limit and no old-limit pointer.
+        if unsafe { libc::prlimit64(pid, resource, &limit, std::ptr::null_mut()) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    };
+    // No core files in the bot's folder.
+    set(libc::RLIMIT_CORE, 0)?;
+    if let Some(bytes) = limits.file_size {
+        set(libc::RLIMIT_FSIZE, bytes)?;
+    }
+    if let Some(files) = limits.open_files {
+        set(libc::RLIMIT_NOFILE, files)?;
+    }
+    if let Some(seconds) = limits.cpu_seconds {
+        // The soft limit sends SIGXCPU; the hard one, a second later, SIGKILL.
+        let limit = libc::rlimit64 {
+            rlim_cur: seconds,
+            rlim_max: seconds + 1,
+        };
+        // SAFETY: as above.
+        if unsafe { libc::prlimit64(pid, libc::RLIMIT_CPU, &limit, std::ptr::null_mut()) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// The arguments as the bot sees them, and the host paths they name that must be visible: a
+/// program or file named by the organiser's command outside the working folder is shown read-only
+/// at the same path (relative ones are made absolute: the bot's current folder differs), and a
+/// program found on arena's `PATH` outside the system folders is given by its full path.
+fn visible_paths(argv: &[String], base: &Path, workdir: &Path) -> (Vec<String>, Vec<PathBuf>) {
+    let mut out = Vec::with_capacity(argv.len());
+    let mut visible = Vec::new();
+    for (index, arg) in argv.iter().enumerate() {
+        let path = Path::new(arg);
+        let candidate = if path.is_absolute() {
+            Some(path.to_path_buf())
+        } else if index == 0 && !arg.contains('/') {
+            // The sandbox's own PATH first (the system's `python3`, not a shim in a home folder).
+            if find_in(SANDBOX_PATH, arg).is_some() {
+                None
+            } else {
+                find_on_path(arg).filter(|found| !is_system(found))
+            }
+        } else {
+            Some(base.join(path))
+        };
+        match candidate {
+            Some(found) if !arg.is_empty() && found.exists() => {
+                let mut found = std::path::absolute(&found).unwrap_or(found);
+                let outside = !found.starts_with(workdir) && !is_system(&found);
+                if outside {
+                    // A link (npm's `node_modules/.bin/tsc`) is followed: the program runs from
+                    // where it really is, as it expects (`../lib/tsc.js`), and only that is shown.
+                    if let Ok(real) = std::fs::canonicalize(&found)
+                        && real != found
+                    {
+                        found = real;
+                        out.push(found.to_string_lossy().into_owned());
+                        visible.push(found);
+                        continue;
+                    }
+                    visible.push(found.clone());
+                }
+                if path.is_absolute() || found.starts_with(workdir) && base == workdir {
+                    out.push(arg.clone());
+                } else {
+                    out.push(found.to_string_lossy().into_owned());
+                }
+            }
+            _ => out.push(arg.clone()),
+        }
+    }
+    visible.sort();
+    visible.dedup();
+    (out, visible)
+}
+
+/// Folders every sandbox shows read-only.
+const SYSTEM: [&str; 9] = [
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+];
+
+fn is_system(path: &Path) -> bool {
+    SYSTEM.iter().any(|dir| path.starts_with(dir))
+}
+
+/// bwrap arguments showing the system folders read-only (merged-/usr links as links).
+fn system_binds() -> Vec<String> {
+    let mut args = Vec::new();
+    for dir in SYSTEM {
+        let path = Path::new(dir);
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                if let Ok(target) = std::fs::read_link(path) {
+                    args.extend([
+                        "--symlink".into(),
+                        target.to_string_lossy().into_owned(),
+                        dir.to_string(),
+                    ]);
+                }
+            }
+            Ok(meta) if meta.is_dir() => {
+                args.extend(["--ro-bind".into(), dir.to_string(), dir.to_string()]);
+            }
+            _ => {}
+        }
+    }
+    args
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_program_and_files_are_made_absolute_and_visible() {
+        let dir = std::env::temp_dir().join(format!("arena-visible-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("bots")).expect("dir");
+        std::fs::write(dir.join("bots/a.py"), "").expect("file");
+        let work = dir.join("work");
+        let argv: Vec<String> = ["python3", "bots/a.py", "7"].map(String::from).into();
+        let (out, visible) = visible_paths(&argv, &dir, &work);
+        assert_eq!(out[0], "python3");
+        assert_eq!(out[1], dir.join("bots/a.py").to_string_lossy());
+        assert_eq!(out[2], "7");
+        assert_eq!(visible, vec![dir.join("bots/a.py")]);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
