@@ -9,6 +9,7 @@ pub fn all() -> Vec<Box<dyn GameEntry>> {
     games.extend(arena_langwars::definitions().into_iter().map(stream_entry));
     games.push(stream_entry(arena_spring2021::definition()));
     games.push(call_entry(arena_coup::definition()));
+    games.push(stream_entry(arena_connect4::definition()));
     games
 }
 

@@ -24,7 +24,22 @@ fn transcript(file: &str) -> String {
 fn list_names_every_game_and_bot() {
     let output = arena(&["list"]);
     assert!(output.status.success());
-    insta::assert_snapshot!(stdout(&output));
+    // The contest games' sections, word for word (their bots' descriptions say what each one
+    // follows of the originals). Games added later (the template game) are checked by
+    // tests/every_game.rs, so that adding one changes nothing here.
+    const CONTESTS: [&str; 5] = ["langwars", "langwars2", "negotiate", "spring2021", "coup"];
+    let mut kept = String::new();
+    let mut keep = false;
+    for line in stdout(&output).lines() {
+        if !line.starts_with(' ') {
+            keep = CONTESTS.iter().any(|id| line.starts_with(&format!("{id} (")));
+        }
+        if keep {
+            kept.push_str(line);
+            kept.push('\n');
+        }
+    }
+    insta::assert_snapshot!(kept);
 }
 
 #[test]

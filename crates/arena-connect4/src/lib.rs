@@ -1,0 +1,70 @@
+//! Connect Four, arena's template game: the smallest complete game, and the one to copy when
+//! adding a game (docs/adding-a-game.md walks through it). Everything the game brings lives in this
+//! folder, and the binary registers it with one line.
+//!
+//! - [`rules`]: the grid, the moves, the win; the opening drawn from the seed;
+//! - [`protocol`]: the text a bot reads and writes (one process for the whole game);
+//! - [`bots`]: the built-in bots;
+//! - `viewer.js`: the replay viewer's drawing; `protocol.md`: the rules page (`arena protocol`);
+//!   `starters/`: the starter bots (`arena new connect4 LANG`).
+
+pub mod bots;
+pub mod protocol;
+pub mod rules;
+
+use arena_game::game::BotEntry;
+use arena_game::{ConformanceCase, GameDef};
+
+pub use rules::{Config, Connect4, Frame, Obs};
+
+/// The game's definition (the run layer plays it on the stream protocol).
+pub struct Connect4Def {
+    bots: Vec<BotEntry<Connect4>>,
+}
+
+/// The definition of `connect4`.
+pub fn definition() -> Connect4Def {
+    Connect4Def {
+        bots: bots::catalog(),
+    }
+}
+
+impl GameDef for Connect4Def {
+    type Game = Connect4;
+
+    fn id(&self) -> &'static str {
+        "connect4"
+    }
+
+    fn about(&self) -> &'static str {
+        "Connect Four, arena's template game: 7 × 6 grid, four in a row wins, the first disc of each player from the seed"
+    }
+
+    fn rules(&self) -> &'static str {
+        include_str!("../protocol.md")
+    }
+
+    fn viewer_script(&self) -> &'static str {
+        include_str!("../viewer.js")
+    }
+
+    fn players(&self) -> usize {
+        2
+    }
+
+    fn config(&self, variant: Option<&str>) -> Result<Config, String> {
+        match variant {
+            None => Ok(Config::default()),
+            Some(v) => Err(format!("connect4 has no leagues (got `{v}`)")),
+        }
+    }
+
+    fn bots(&self) -> &[BotEntry<Connect4>] {
+        &self.bots
+    }
+
+    /// There is no official referee to compare with: the game is arena's own.
+    fn conformance(&self, _transcripts: &str) -> Result<Vec<ConformanceCase>, String> {
+        Err("connect4 is arena's own game: there are no official transcripts to check".into())
+    }
+}

@@ -1,0 +1,4 @@
+//! Helpers shared by the binary's integration tests.
+#![allow(dead_code)]
+
+pub mod schemas;

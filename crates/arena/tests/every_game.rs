@@ -1,0 +1,147 @@
+//! Every registered game, whatever it is, goes through the same paths: its rules page, a game of
+//! built-in bots and one with a process bot (`arena bot`, the game's real protocol), the replay in
+//! the viewer and against the schema, a tournament with its summary. The games are read from
+//! `arena list`, so a game added to the registry is tested here without touching this file (the
+//! template game, connect4, proves it).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+mod common;
+use common::schemas::{check, schemas};
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+
+fn arena(args: &[&str]) -> Output {
+    Command::new(ARENA).args(args).output().expect("arena runs")
+}
+
+fn succeeded(output: &Output, what: &str) -> String {
+    assert!(
+        output.status.success(),
+        "{what}: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn text(path: &Path) -> &str {
+    path.to_str().expect("utf-8 path")
+}
+
+/// (game, players, built-in bots) from `arena list`.
+fn registered() -> Vec<(String, usize, Vec<String>)> {
+    let listing = succeeded(&arena(&["list"]), "arena list");
+    let mut games: Vec<(String, usize, Vec<String>)> = Vec::new();
+    for line in listing.lines() {
+        if let Some(bot) = line.trim().strip_prefix("builtin:") {
+            let name = bot.split_whitespace().next().expect("a bot name");
+            games
+                .last_mut()
+                .expect("a game first")
+                .2
+                .push(name.to_string());
+        } else if let Some((id, rest)) = line.split_once(" (")
+            && let Some(players) = rest.split_once(" players)")
+        {
+            let players = players.0.parse().expect("a number of players");
+            games.push((id.to_string(), players, Vec::new()));
+        }
+    }
+    games
+}
+
+#[test]
+fn every_registered_game_plays_views_and_runs_a_tournament() {
+    let games = registered();
+    assert!(
+        games.iter().any(|(id, _, _)| id == "connect4"),
+        "the template game is registered: {games:?}"
+    );
+    let schemas = schemas();
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (game, players, bots) in &games {
+        // Untimed bots keep the test quick: a searching one is played by the game's own tests.
+        let plain: Vec<&str> = bots
+            .iter()
+            .map(String::as_str)
+            .filter(|bot| !["montecarlo", "search", "oracle"].contains(bot))
+            .collect();
+        assert!(plain.len() >= 2, "{game}: at least two built-in bots");
+        let seat = |i: usize| plain[i % plain.len()];
+
+        let rules = succeeded(&arena(&["protocol", game]), "arena protocol");
+        assert!(rules.len() > 500, "{game}: a rules page");
+
+        // Built-in bots, then the first seat as a process on the real protocol.
+        for process in [false, true] {
+            let replay = dir.path().join(format!("{game}-{process}.json"));
+            let command = format!("{ARENA} bot {game} {}", seat(0));
+            let mut args = vec![
+                "play",
+                game.as_str(),
+                "--seed",
+                "11",
+                "--replay",
+                text(&replay),
+            ];
+            for i in 0..*players {
+                args.push("--bot");
+                args.push(if process && i == 0 {
+                    command.as_str()
+                } else {
+                    seat(i)
+                });
+            }
+            succeeded(&arena(&args), &format!("{game}: arena play"));
+            let record: Value =
+                serde_json::from_str(&std::fs::read_to_string(&replay).expect("replay"))
+                    .expect("JSON");
+            check(&schemas.replay, &record, &format!("{game} replay"));
+            assert_eq!(record["game"], game.as_str());
+            assert!(
+                record["players"][0]["faults"]
+                    .as_array()
+                    .is_none_or(Vec::is_empty),
+                "{game}: the process bot played without faults: {}",
+                record["players"][0]
+            );
+            let page = dir.path().join(format!("{game}-{process}.html"));
+            succeeded(
+                &arena(&["export", text(&replay), "--output", text(&page)]),
+                &format!("{game}: arena export"),
+            );
+            let html = std::fs::read_to_string(&page).expect("page");
+            assert!(
+                html.contains(&format!("\"{game}\"")),
+                "{game}: the page carries the game's drawing"
+            );
+        }
+
+        let out = dir.path().join(format!("{game}-tournament"));
+        let mut args = vec!["tournament", game.as_str(), "--games", "8", "--jobs", "2"];
+        for bot in plain.iter().take(3) {
+            args.push("--bot");
+            args.push(bot);
+        }
+        args.extend_from_slice(&["--out", text(&out)]);
+        succeeded(&arena(&args), &format!("{game}: arena tournament"));
+        let summary: Value = serde_json::from_str(
+            &std::fs::read_to_string(out.join("summary.json")).expect("summary.json"),
+        )
+        .expect("JSON");
+        check(&schemas.summary, &summary, &format!("{game} summary"));
+        let journal = std::fs::read_to_string(out.join("results.jsonl")).expect("journal");
+        assert!(
+            journal.lines().count() >= 8,
+            "{game}: the games are journaled"
+        );
+        for line in journal.lines() {
+            let line: Value = serde_json::from_str(line).expect("JSON line");
+            check(&schemas.line, &line, &format!("{game} results line"));
+        }
+    }
+}
