@@ -230,15 +230,13 @@ impl Game for Connect4 {
     }
 
     fn record_frames(&mut self) {
-        let mut frames = Vec::new();
-        // The grid after the opening, before any player's move.
-        frames.push(Frame {
+        // The first frame is the grid after the opening, before any player's move.
+        self.frames = Some(vec![Frame {
             grid: self.rows(),
             player: None,
             column: 0,
             line: Vec::new(),
-        });
-        self.frames = Some(frames);
+        }]);
     }
 
     fn take_frames(&mut self) -> Vec<Frame> {

@@ -32,7 +32,9 @@ fn list_names_every_game_and_bot() {
     let mut keep = false;
     for line in stdout(&output).lines() {
         if !line.starts_with(' ') {
-            keep = CONTESTS.iter().any(|id| line.starts_with(&format!("{id} (")));
+            keep = CONTESTS
+                .iter()
+                .any(|id| line.starts_with(&format!("{id} (")));
         }
         if keep {
             kept.push_str(line);
