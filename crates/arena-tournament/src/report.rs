@@ -14,9 +14,9 @@ use crate::summary::{BotRow, NONE, RunSummary, SprtSummary, faults_text, sprt_ve
 use crate::text::{NAME_MAX, TEXT_WIDTH, truncate, wrapped};
 use crate::timing::TimingSummary;
 
-// Their old paths, which other crates use: `report::compute`, `report::SprtRule`, and
+// Their old paths, which other crates use: `report::compute` (arena-host, the benches), and
 // `report::SUMMARY_FILE` beside the other files' names.
-pub use crate::stats::{SprtRule, compute};
+pub use crate::stats::compute;
 pub use crate::summary::SUMMARY_FILE;
 
 /// The viewer page of the report's replay links (`viewer.html?game=N`), written by the caller
