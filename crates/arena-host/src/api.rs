@@ -21,7 +21,8 @@ use serde_json::{Value, json};
 
 use crate::HostError;
 use crate::host::{Host, gunzip, sha256_hex};
-use crate::store::{Role, Submission, User};
+use crate::records::Submission;
+use crate::store::{Role, User};
 
 type Shared = Arc<Host>;
 

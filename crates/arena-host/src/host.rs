@@ -18,9 +18,8 @@ use crate::archive;
 use crate::config::{Contest, Format, GameFacts};
 use crate::formats;
 use crate::ladder;
-use crate::store::{
-    Claimed, Finished, NewGame, Notice, Promotion, Role, Store, Submission, WorkerInfo,
-};
+use crate::records::{NewGame, Submission};
+use crate::store::{Claimed, Finished, Notice, Promotion, Role, Store, WorkerInfo};
 
 /// Whether every seat of a game is a built-in bot (deterministic from its seed: no replay kept).
 fn all_builtin(game: &Claimed) -> bool {

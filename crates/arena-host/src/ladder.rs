@@ -9,7 +9,7 @@ use skillratings::MultiTeamOutcome;
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 
 use crate::config::LadderOptions;
-use crate::store::{NewGame, Submission};
+use crate::records::{NewGame, Submission};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rating {

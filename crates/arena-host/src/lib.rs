@@ -4,6 +4,8 @@
 //! - [`store`]: SQLite or PostgreSQL through sqlx, versioned migrations, the game queue with
 //!   exactly-once completion;
 //! - [`archive`]: uploads unpacked safely (zip bombs, path traversal, links);
+//! - [`records`]: a submission and a game to queue, as the store keeps them and the ladder reads
+//!   and makes them;
 //! - [`ladder`]: ratings, promotion and matchmaking, pure;
 //! - [`formats`]: the qualifier's groups and final, KotH's pairs, their standings, pure;
 //! - [`host`]: submissions built as `--bot PATH` builds them, the scheduler and the workers;
@@ -17,6 +19,7 @@ pub mod config;
 pub mod formats;
 pub mod host;
 pub mod ladder;
+pub mod records;
 pub mod store;
 
 pub use config::Contest;

@@ -19,6 +19,9 @@ use sqlx::{Any, AnyPool, Executor, Row, Transaction};
 
 use crate::HostError;
 use crate::ladder::{self, Rating};
+use crate::records::Submission;
+// Outside the crate, games are queued as `store::NewGame` (as before records.rs).
+pub use crate::records::NewGame;
 
 /// Games written by one statement of [`Store::schedule_all`] (four bound texts each: well under
 /// SQLite's 32 766 parameters).
@@ -117,37 +120,6 @@ pub struct User {
     pub id: i64,
     pub name: String,
     pub role: Role,
-}
-
-/// A submission as the pages and the scheduler see it (its source is read separately).
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct Submission {
-    pub id: i64,
-    pub user_id: i64,
-    pub user: String,
-    pub kind: String,
-    pub source_name: String,
-    pub source_sha256: String,
-    pub state: String,
-    pub build_log: String,
-    pub active: bool,
-    pub league: i64,
-    pub mu: f64,
-    pub sigma: f64,
-    pub games: i64,
-    pub created_at: i64,
-}
-
-/// A game to put in the queue.
-#[derive(Clone, Debug)]
-pub struct NewGame {
-    pub kind: String,
-    pub league: i64,
-    pub variant: Option<String>,
-    /// Submission per seat.
-    pub seats: Vec<i64>,
-    /// The round (qualifier, final, koth); 0 in the ladder.
-    pub round: i64,
 }
 
 /// A game claimed by a worker.

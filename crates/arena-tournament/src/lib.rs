@@ -5,7 +5,9 @@
 //! - [`journal`]: `results.jsonl`, crash-safe appends and resume;
 //! - [`run`]: the worker pool;
 //! - [`rebuild`]: replays of games between built-in bots, played again when someone watches one;
-//! - [`report`]: the statistics of the journal, in one pass, and the reports made of them;
+//! - [`stats`]: the statistics of the journal, in one pass;
+//! - [`report`]: the reports made of them (text, CSV, `summary.json`, `report.html`);
+//! - [`text`]: the text reports' layout (width, names cut, lines wrapped);
 //! - [`summary`]: [`RunSummary`], those statistics as every view shows them (terminal,
 //!   `summary.json`, `report.html`, `arena serve`), each figure formatted once;
 //! - a tournament directory holds `tournament.json` (the plan), `results.jsonl`, `replays/`, and after
@@ -17,7 +19,9 @@ pub mod report;
 pub mod reproduce;
 pub mod run;
 pub mod schedule;
+pub mod stats;
 pub mod summary;
+pub mod text;
 pub mod timing;
 
 use std::path::Path;

@@ -73,7 +73,7 @@ pub struct RunSettings {
     /// Keep a compressed replay of every game that has a process bot.
     pub replays: bool,
     /// Store the replays of games between built-in bots too (otherwise they are rebuilt from the
-    /// seed when watched, see [`crate::rebuild`]).
+    /// seed when watched).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub builtin_replays: bool,
     /// How answer times are judged; `None`: the game's default.

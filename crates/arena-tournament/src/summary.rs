@@ -21,8 +21,12 @@ use arena_stats::{
 };
 
 use crate::TournamentError;
-use crate::report::{self, SUMMARY_FILE};
 use crate::schedule::Plan;
+use crate::stats;
+
+/// The file that keeps a run's summary (its `run` field) beside its raw statistics, written with
+/// the other reports after the run.
+pub const SUMMARY_FILE: &str = "summary.json";
 
 /// Bootstrap resamples of the rating intervals when the run does not say otherwise (the
 /// command's `--bootstrap` default, and what [`current`] uses when it computes a summary itself).
@@ -137,11 +141,11 @@ pub struct SprtSummary {
 }
 
 impl RunSummary {
-    /// The summary of `report`, the statistics of `plan`'s journal ([`report::compute`]) with
+    /// The summary of `report`, the statistics of `plan`'s journal ([`stats::compute`]) with
     /// `bootstrap` resamples.
     pub fn of(plan: &Plan, report: &StatsReport, bootstrap: usize) -> RunSummary {
-        let order = report::standings(report);
-        let places = report::places(report);
+        let order = stats::standings(report);
+        let places = stats::places(report);
         let fit = report.global_fit.as_ref().ok();
         let bots = order
             .iter()
@@ -278,7 +282,7 @@ pub fn current(dir: &Path, plan: &Plan) -> Result<(RunSummary, Source), Tourname
     {
         return Ok((saved, Source::Saved));
     }
-    let stats = report::statistics(dir, plan, DEFAULT_BOOTSTRAP)?;
+    let stats = stats::statistics(dir, plan, DEFAULT_BOOTSTRAP)?;
     Ok((
         RunSummary::of(plan, &stats, DEFAULT_BOOTSTRAP),
         Source::Computed,

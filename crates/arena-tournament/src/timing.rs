@@ -184,7 +184,7 @@ impl TimingSummary {
             .map(|b| b.bot.chars().count())
             .max()
             .unwrap_or(3)
-            .clamp(3, crate::report::NAME_MAX);
+            .clamp(3, crate::text::NAME_MAX);
         let _ = writeln!(
             out,
             "answer times, ms (limits judged on the {} clock):",
@@ -199,7 +199,7 @@ impl TimingSummary {
             let _ = writeln!(
                 out,
                 "  {:<width$} {:>8} {:>10} {:>10} {:>10} {:>10} {:>9}",
-                crate::report::truncate(&bot.bot, width),
+                crate::text::truncate(&bot.bot, width),
                 bot.answers,
                 cell(bot.wall_mean_ms),
                 cell(bot.wall_max_ms),
@@ -209,7 +209,7 @@ impl TimingSummary {
             );
         }
         if let Some(warning) = &self.warning {
-            out.push_str(&crate::report::wrapped(&format!("warning: {warning}")));
+            out.push_str(&crate::text::wrapped(&format!("warning: {warning}")));
         }
         out
     }

@@ -1,13 +1,17 @@
 //! Players as people bring them: built-in names (with suggestions when misspelt), commands whose
 //! program must exist, and submissions (a source file or a folder) built by `arena-submit`; the
-//! start-up probe that runs before a tournament; `arena languages`.
+//! `--bot` texts of a command turned into seats (`seat_requests`, labels, unique names); the
+//! start-up probe that runs before a tournament; `arena languages`, `arena new` and `arena bot`.
 
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Result, anyhow, bail};
 use arena_core::registry::{GameEntry, PlayerSpec, SeatRequest};
 use arena_core::sandbox::Sandbox;
+
+use crate::options::SandboxOptions;
 
 /// A seat as resolved from a `--bot`, with the submission it came from (tournaments keep the path in
 /// their plan and build it again, from the cache, when resumed).
@@ -227,7 +231,7 @@ pub fn probe(
     clock: arena_core::ClockKind,
     sandbox: Option<std::sync::Arc<arena_core::sandbox::Sandbox>>,
 ) -> Result<()> {
-    let runtime = crate::cli::runtime()?;
+    let runtime = crate::runtime::runtime()?;
     let mut probed: Vec<(String, Option<PathBuf>)> = Vec::new();
     for seat in seats {
         let PlayerSpec::Command(argv) = &seat.spec else {
@@ -239,7 +243,7 @@ pub fn probe(
         }
         probed.push(key);
         runtime
-            .block_on(crate::cli::interruptible(arena_submit::probe::probe(
+            .block_on(crate::runtime::interruptible(arena_submit::probe::probe(
                 game,
                 variant,
                 seat,
@@ -297,7 +301,7 @@ pub fn languages() -> Result<std::process::ExitCode> {
         out,
         "The same in later games: `python` -> python3. An arena.toml's [interpreters] overrides both."
     )?;
-    crate::cli::print_out(&out)?;
+    crate::output::print_out(&out)?;
     Ok(std::process::ExitCode::SUCCESS)
 }
 
@@ -387,7 +391,7 @@ const STARTERS: &[(&str, &str, &str, &str)] = &[
 
 /// `arena new GAME --lang LANG [DIR]`: writes a starter bot into DIR (default `GAME-LANG`).
 pub fn new_bot(game: &str, lang: &str, dir: Option<PathBuf>) -> Result<std::process::ExitCode> {
-    let entry = crate::cli::find_game(game)?;
+    let entry = crate::games::find_game(game)?;
     let protocol = if contest_2014(entry.id()) {
         "langwars"
     } else {
@@ -442,4 +446,71 @@ pub fn new_bot(game: &str, lang: &str, dir: Option<PathBuf>) -> Result<std::proc
         entry.id()
     );
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// Turns `--bot` texts into players: a built-in bot's name (a misspelt one is an error that
+/// suggests the closest), a source file or folder (built once, see `arena languages`), or a command
+/// whose program must exist.
+pub fn seat_requests(
+    game: &dyn GameEntry,
+    bots: &[(Option<String>, String)],
+    workdirs: &[PathBuf],
+    sandbox: &SandboxOptions,
+) -> Result<Vec<Player>> {
+    if !(workdirs.is_empty() || workdirs.len() == 1 || workdirs.len() == bots.len()) {
+        bail!(
+            "give --workdir once (for every command bot) or once per --bot ({} bots, {} workdirs)",
+            bots.len(),
+            workdirs.len()
+        );
+    }
+    let submissions = bots
+        .iter()
+        .any(|(_, text)| arena_submit::is_submission(Path::new(text.trim())));
+    let builds = sandbox.build_sandbox(submissions)?;
+    bots.iter()
+        .enumerate()
+        .map(|(index, (name, text))| {
+            let workdir = match workdirs.len() {
+                0 => None,
+                1 => Some(workdirs[0].as_path()),
+                _ => Some(workdirs[index].as_path()),
+            }
+            // `-`: this bot has none (when the others have one each).
+            .filter(|dir| dir.as_os_str() != "-");
+            resolve(game, name.as_deref(), text, workdir, builds.as_ref())
+        })
+        .collect()
+}
+
+/// `NAME=SPEC` names a player; a `=` inside a command (after a space or a slash) does not.
+pub fn split_name(text: &str) -> (Option<String>, String) {
+    match text.split_once('=') {
+        Some((name, spec)) if !name.is_empty() && !name.contains([' ', '/']) => {
+            (Some(name.to_string()), spec.to_string())
+        }
+        _ => (None, text.to_string()),
+    }
+}
+
+/// Makes display names unique (`random`, `random#2`, ...), so tables and statistics can tell seats apart.
+pub fn unique_names(seats: &mut [SeatRequest]) {
+    for index in 1..seats.len() {
+        let base = seats[index].name.clone();
+        let mut copy = 1;
+        while seats[..index].iter().any(|s| s.name == seats[index].name) {
+            copy += 1;
+            seats[index].name = format!("{base}#{copy}");
+        }
+    }
+}
+
+pub fn bot(game: &str, name: &str, args: &[String]) -> Result<ExitCode> {
+    let game = crate::games::find_game(game)?;
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut output = std::io::stdout().lock();
+    game.bot_main(name, args, &mut input, &mut output)
+        .map_err(|e| anyhow!(e))?;
+    Ok(ExitCode::SUCCESS)
 }

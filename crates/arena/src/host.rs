@@ -37,7 +37,7 @@ pub struct HostArgs {
     #[arg(long, value_name = "DIR")]
     export: Option<PathBuf>,
     #[command(flatten)]
-    sandbox: crate::cli::SandboxOptions,
+    sandbox: crate::options::SandboxOptions,
 }
 
 #[derive(clap::Args, Debug)]
@@ -46,7 +46,7 @@ pub struct WorkerArgs {
     #[arg(long)]
     db: String,
     /// Games at once (default: one per core).
-    #[arg(long, value_parser = crate::cli::parse_jobs)]
+    #[arg(long, value_parser = crate::options::parse_jobs)]
     jobs: Option<usize>,
     /// Seconds a claimed game stays this worker's without a heartbeat (renewed every third): a
     /// worker killed or cut off loses its games to the others after this long.
@@ -64,7 +64,7 @@ pub struct WorkerArgs {
     #[arg(long)]
     no_pin: bool,
     #[command(flatten)]
-    sandbox: crate::cli::SandboxOptions,
+    sandbox: crate::options::SandboxOptions,
 }
 
 fn parse_lease(text: &str) -> Result<f64, String> {
@@ -106,7 +106,7 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
         contest.workers = Some(workers);
     }
     let game: Arc<dyn arena_core::registry::GameEntry> =
-        Arc::from(crate::cli::find_game(&contest.game)?);
+        Arc::from(crate::games::find_game(&contest.game)?);
     let contest_path = std::path::absolute(&args.contest).context("the contest file's path")?;
     let db = args
         .db
@@ -182,7 +182,7 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
                 // Ctrl-C, SIGTERM, or a scheduler or worker that stopped (its error is reported
                 // below).
                 tokio::select! {
-                    _ = crate::cli::interruptible(std::future::pending::<()>()) => {}
+                    _ = crate::runtime::interruptible(std::future::pending::<()>()) => {}
                     _ = scheduler_ended.notified() => {}
                 }
             })
@@ -251,7 +251,7 @@ pub fn worker(args: WorkerArgs) -> Result<ExitCode> {
                 },
             },
             |id| {
-                crate::cli::find_game(id)
+                crate::games::find_game(id)
                     .map(Arc::from)
                     .map_err(|e| format!("{e:#}"))
             },
@@ -272,7 +272,7 @@ pub fn worker(args: WorkerArgs) -> Result<ExitCode> {
         let threads = host.spawn_workers(jobs, false);
         let errors = report_errors(&host);
         // SIGTERM or Ctrl-C: drain.
-        let _ = crate::cli::interruptible(async {
+        let _ = crate::runtime::interruptible(async {
             while host.workers_running() > 0 {
                 tokio::time::sleep(std::time::Duration::from_millis(200)).await;
             }

@@ -1,13 +1,21 @@
-//! The `arena` command: thin glue over the game crates (see `games.rs` for the registry).
+//! The `arena` command: thin glue over the game crates (see `games.rs` for the registry,
+//! `cli.rs` for the command line, `dispatch.rs` for what each command runs).
 
+mod bench;
 mod bots;
 mod cli;
+mod dispatch;
 mod games;
 mod host;
 mod koth;
+mod options;
+mod output;
+mod play;
 mod report;
+mod runtime;
 mod tournament;
 mod tournament_file;
+mod viewer;
 
 use std::process::ExitCode;
 
@@ -23,10 +31,10 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(error) => error.exit(),
     };
-    match cli::run(args, &matches) {
+    match dispatch::run(args, &matches) {
         Ok(code) => code,
         // `arena list | head -1`: the reader has what it wanted; nothing to say.
-        Err(error) if error.downcast_ref::<cli::StdoutClosed>().is_some() => ExitCode::from(141),
+        Err(error) if error.downcast_ref::<output::StdoutClosed>().is_some() => ExitCode::from(141),
         Err(error) => {
             eprintln!("arena: {}", error_text(&error));
             ExitCode::from(2)

@@ -3,11 +3,17 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use arena_tournament::report::{self, SprtRule};
+use arena_tournament::report;
+use arena_tournament::stats::{self, SprtRule};
 use arena_tournament::timing::MachineLoad;
 use arena_tournament::{Plan, RunSummary};
 
-use crate::tournament::FormatArg;
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatArg {
+    Text,
+    Json,
+    Csv,
+}
 
 /// The plan's SPRT stop rule, counting the games of an earlier run on resume.
 pub fn sprt_rule(plan: &Plan, dir: &Path) -> Result<Option<SprtRule>> {
@@ -25,11 +31,11 @@ pub fn finish(
     bootstrap: usize,
     machine: MachineLoad,
 ) -> Result<()> {
-    let (stats, first_games) = report::compute(dir, plan, bootstrap)?;
+    let (stats, first_games) = stats::compute(dir, plan, bootstrap)?;
     // The one summary every view shows: printed below, and in summary.json and report.html.
     let run = RunSummary::of(plan, &stats, bootstrap);
     // Built-ins that search are timed like process bots.
-    let game = crate::cli::find_game_of_plan(plan)?;
+    let game = crate::games::find_game_of_plan(plan)?;
     let timed = |bot: &arena_tournament::BotPlan| {
         bot.builtin().is_none_or(|name| game.builtin_thinks(name))
     };

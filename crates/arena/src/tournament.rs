@@ -15,10 +15,10 @@ use arena_tournament::{
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::cli::{
-    CoupOptions, TimingOptions, clock_seed, find_game_of_plan, find_game_with, seat_requests,
-    split_name, unique_names,
-};
+use crate::bots::{seat_requests, split_name, unique_names};
+use crate::games::{find_game_of_plan, find_game_with};
+use crate::options::{CoupOptions, SandboxOptions, TimingOptions, clock_seed};
+use crate::report::FormatArg;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ScheduleArg {
@@ -36,13 +36,6 @@ pub enum ReplaysArg {
     All,
     /// Store no replay (games between built-in bots can still be rebuilt).
     None,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    Text,
-    Json,
-    Csv,
 }
 
 #[derive(clap::Args, Debug)]
@@ -72,10 +65,10 @@ pub struct TournamentArgs {
     #[arg(long, alias = "rounds")]
     pub(crate) seeds: Option<u64>,
     /// Games at once, at least 1 (default: the number of cores).
-    #[arg(long, value_parser = crate::cli::parse_jobs)]
+    #[arg(long, value_parser = crate::options::parse_jobs)]
     pub(crate) jobs: Option<usize>,
     /// Tournament seed: every game seed and group draw derives from it (default: from the clock).
-    #[arg(long, value_parser = crate::cli::parse_seed, allow_negative_numbers = true)]
+    #[arg(long, value_parser = crate::options::parse_seed, allow_negative_numbers = true)]
     pub(crate) seed: Option<u64>,
     /// Where the journal, replays and reports go (default: arena-out/GAME-SEED).
     #[arg(long)]
@@ -110,7 +103,7 @@ pub struct TournamentArgs {
     #[arg(long)]
     pub(crate) no_pin: bool,
     /// Multiply every time limit (finite, above 0; slow machines, debugging).
-    #[arg(long, default_value_t = 1.0, value_parser = crate::cli::parse_time_scale)]
+    #[arg(long, default_value_t = 1.0, value_parser = crate::options::parse_time_scale)]
     pub(crate) time_scale: f64,
     /// Bytes of each bot's stderr kept in its replay.
     #[arg(long, default_value_t = DEFAULT_STDERR_CAP)]
@@ -140,7 +133,7 @@ pub struct TournamentArgs {
     #[command(flatten)]
     pub(crate) coup: CoupOptions,
     #[command(flatten)]
-    pub(crate) sandbox: crate::cli::SandboxOptions,
+    pub(crate) sandbox: SandboxOptions,
     /// The ids of the options the command line gave (not their defaults), for `--resume`.
     #[arg(skip)]
     pub(crate) given: Vec<String>,
@@ -157,7 +150,7 @@ pub struct KothArgs {
     #[arg(long, default_value_t = 10)]
     rounds: u32,
     /// Seed of the decks (default: from the clock, printed).
-    #[arg(long, value_parser = crate::cli::parse_seed, allow_negative_numbers = true)]
+    #[arg(long, value_parser = crate::options::parse_seed, allow_negative_numbers = true)]
     seed: Option<u64>,
     /// Where history files and the bots' working directories (DIR/NAME) go, as in the original
     /// (default: a scratch directory, removed afterwards).
@@ -169,7 +162,7 @@ pub struct KothArgs {
     #[command(flatten)]
     coup: CoupOptions,
     #[command(flatten)]
-    sandbox: crate::cli::SandboxOptions,
+    sandbox: SandboxOptions,
 }
 
 /// Set by the first Ctrl-C or SIGTERM: games stop starting, games in progress are abandoned.
@@ -395,7 +388,7 @@ fn print_faults(dir: &std::path::Path, plan: &Plan, shown: usize) {
             .as_deref()
             .and_then(|path| arena_viewer::read_replay(path).ok())
             .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-            .map(|record| crate::cli::fault_details_of(&names, &record));
+            .map(|record| crate::play::fault_details_of(&names, &record));
         eprintln!(
             "game {} (seed {}): {}",
             entry["index"],
@@ -474,11 +467,7 @@ fn print_lost(dir: &std::path::Path, plan: &Plan, bot: usize, shown: usize) {
 }
 
 /// The plan with every submission built (or found in the cache) and started from its build folder.
-fn runnable_plan(
-    plan: &Plan,
-    game: &dyn GameEntry,
-    sandbox: &crate::cli::SandboxOptions,
-) -> Result<Plan> {
+fn runnable_plan(plan: &Plan, game: &dyn GameEntry, sandbox: &SandboxOptions) -> Result<Plan> {
     let mut runnable = plan.clone();
     let builds = sandbox.build_sandbox(plan.bots.iter().any(|bot| bot.source.is_some()))?;
     for bot in &mut runnable.bots {

@@ -12,7 +12,8 @@ use clap::ValueEnum;
 use clap::parser::ValueSource;
 use serde::Deserialize;
 
-use crate::tournament::{FormatArg, ReplaysArg, ScheduleArg, TournamentArgs};
+use crate::report::FormatArg;
+use crate::tournament::{ReplaysArg, ScheduleArg, TournamentArgs};
 
 /// A tournament file. Unknown keys are errors (a misspelt key would otherwise be silently ignored).
 #[derive(Debug, Default, Deserialize)]
@@ -193,13 +194,13 @@ fn merge(
     }
     let jobs = file
         .jobs
-        .map(|jobs| crate::cli::parse_jobs(&jobs.to_string()).map_err(|e| anyhow!("jobs: {e}")))
+        .map(|jobs| crate::options::parse_jobs(&jobs.to_string()).map_err(|e| anyhow!("jobs: {e}")))
         .transpose()?;
     set(&mut args.jobs, "jobs", jobs.map(Some), given);
     let seed = match file.seed {
         Some(SeedValue::Number(n)) => Some(n as u64),
         Some(SeedValue::Text(text)) => {
-            Some(crate::cli::parse_seed(&text).map_err(|e| anyhow!("seed: {e}"))?)
+            Some(crate::options::parse_seed(&text).map_err(|e| anyhow!("seed: {e}"))?)
         }
         None => None,
     };
@@ -234,7 +235,8 @@ fn merge(
     let time_scale = file
         .time_scale
         .map(|scale| {
-            crate::cli::parse_time_scale(&scale.to_string()).map_err(|e| anyhow!("time-scale: {e}"))
+            crate::options::parse_time_scale(&scale.to_string())
+                .map_err(|e| anyhow!("time-scale: {e}"))
         })
         .transpose()?;
     set(&mut args.time_scale, "time_scale", time_scale, given);

@@ -1,0 +1,241 @@
+//! The option groups several commands share (the sandbox, timing, Coup's), their value parsers,
+//! and the clock's seed for runs given none.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, anyhow, bail};
+use arena_core::seed::derive_seed;
+use arena_core::{ClockKind, TimePolicy};
+
+/// The sandbox bot processes run in (see docs/sandbox.md).
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct SandboxOptions {
+    /// `bwrap`: every bot process in a bubblewrap sandbox with cgroup limits (the default on
+    /// Linux); `none`: bots run unconfined, with your privileges (only for bots you trust).
+    #[arg(long = "sandbox", value_name = "KIND", default_value = "bwrap", value_parser = ["bwrap", "none"])]
+    pub kind: String,
+    /// Memory of each bot, all its processes together, in MiB (sandboxed; exceeding it is the
+    /// fault `memory`).
+    #[arg(long, value_name = "MIB", default_value_t = arena_core::sandbox::DEFAULT_MEMORY >> 20)]
+    pub memory_mib: u64,
+    /// Processes and threads of each bot together (sandboxed).
+    #[arg(long, value_name = "N", default_value_t = arena_core::sandbox::DEFAULT_TASKS)]
+    pub max_tasks: u32,
+    /// CPU seconds per bot process (sandboxed; default: no limit beyond the game's clocks).
+    #[arg(long, value_name = "S")]
+    pub cpu_seconds: Option<u64>,
+    /// An environment variable given to every bot (sandboxed bots get only PATH, HOME, LANG, TMPDIR
+    /// and these); repeatable.
+    #[arg(long = "bot-env", value_name = "NAME=VALUE")]
+    pub env: Vec<String>,
+    /// A host folder or file shown read-only to every sandboxed bot (a compiler or runtime outside
+    /// /usr and /opt); repeatable.
+    #[arg(long = "sandbox-bind", value_name = "PATH")]
+    pub read_only: Vec<PathBuf>,
+}
+
+impl SandboxOptions {
+    /// The checked sandbox, or `None` with `--sandbox none` (and a warning) or when no seat is a
+    /// process. Fails with everything that is missing when the sandbox cannot be set up.
+    pub fn sandbox(
+        &self,
+        needed: bool,
+    ) -> Result<Option<std::sync::Arc<arena_core::sandbox::Sandbox>>> {
+        if !needed {
+            return Ok(None);
+        }
+        if self.kind == "none" {
+            eprintln!(
+                "warning: --sandbox none: bots run unconfined, with your privileges (they can read and \
+                 write your files, signal arena and other bots, use the network): only for bots you trust"
+            );
+            return Ok(None);
+        }
+        self.checked()
+    }
+
+    /// The sandbox submissions' build steps run in (arena-submit widens it for compilers), when
+    /// some bot is a submission; `None` with `--sandbox none` (the warning comes with the games').
+    pub fn build_sandbox(
+        &self,
+        submissions: bool,
+    ) -> Result<Option<std::sync::Arc<arena_core::sandbox::Sandbox>>> {
+        if !submissions || self.kind == "none" {
+            return Ok(None);
+        }
+        self.checked()
+    }
+
+    fn checked(&self) -> Result<Option<std::sync::Arc<arena_core::sandbox::Sandbox>>> {
+        let mut env = Vec::new();
+        for pair in &self.env {
+            let Some((name, value)) = pair.split_once('=') else {
+                bail!("--bot-env {pair:?}: give NAME=VALUE");
+            };
+            env.push((name.to_string(), value.to_string()));
+        }
+        let mut read_only = self
+            .read_only
+            .iter()
+            .map(std::path::absolute)
+            .collect::<std::io::Result<Vec<_>>>()
+            .context("--sandbox-bind")?;
+        // Toolchains the submissions' launchers name outside the system's folders (pyenv's Python
+        // 2, say), found while the bots were prepared: shown read-only, or the bots cannot start.
+        read_only.extend(arena_submit::languages::tool_roots());
+        let policy = arena_core::sandbox::SandboxPolicy {
+            limits: arena_core::sandbox::Limits {
+                memory: Some(self.memory_mib << 20),
+                tasks: Some(self.max_tasks),
+                cpu_seconds: self.cpu_seconds,
+                ..Default::default()
+            },
+            env,
+            read_only,
+            bwrap: None,
+            helper: std::env::current_exe().ok(),
+        };
+        let sandbox = arena_core::sandbox::Sandbox::new(policy).map_err(|e| anyhow!("{e}"))?;
+        Ok(Some(std::sync::Arc::new(sandbox)))
+    }
+}
+
+/// How answer times are judged against the game's limits.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct TimingOptions {
+    /// strict (the limit is the deadline), strikes (CodinGame's: +50 ms real deadline, an answer
+    /// over the limit is a strike, the third strike is the timeout), grace (+`--grace` ms on every
+    /// answer) or bank (a per-game bank of `--bank` ms for time over the limits). Default: the
+    /// game's own (spring2021: strikes; langwars, coup: strict).
+    #[arg(long, value_name = "POLICY", value_parser = ["strict", "strikes", "grace", "bank"])]
+    pub time_policy: Option<String>,
+    /// Milliseconds of grace on every answer (implies `--time-policy grace`).
+    #[arg(long, value_name = "MS", value_parser = parse_millis)]
+    pub grace: Option<u64>,
+    /// Milliseconds of per-game time bank (implies `--time-policy bank`; default 2000).
+    #[arg(long, value_name = "MS", value_parser = parse_millis)]
+    pub bank: Option<u64>,
+    /// The clock limits are judged on: `wall` (default: real time, as the original contests) or
+    /// `cpu` (CPU time the bot's processes used, the same on a loaded machine; every answer still
+    /// has a wall-clock cap of 3 × the limit + 1 s).
+    #[arg(long, value_name = "CLOCK", value_parser = ["wall", "cpu"])]
+    pub clock: Option<String>,
+}
+
+impl TimingOptions {
+    /// The policy asked for, `None` for the game's default.
+    pub fn policy(&self) -> Result<Option<TimePolicy>> {
+        let name = match (&self.time_policy, self.grace, self.bank) {
+            (Some(name), _, _) => name.as_str(),
+            (None, Some(_), None) => "grace",
+            (None, None, Some(_)) => "bank",
+            (None, None, None) => return Ok(None),
+            (None, Some(_), Some(_)) => bail!("--grace and --bank are two different time policies"),
+        };
+        TimePolicy::from_name(name, self.grace, self.bank)
+            .map(Some)
+            .map_err(|e| anyhow!(e))
+    }
+
+    /// The clock asked for (wall by default).
+    pub fn clock(&self) -> Result<ClockKind> {
+        match &self.clock {
+            Some(name) => ClockKind::from_name(name).map_err(|e| anyhow!(e)),
+            None => Ok(ClockKind::Wall),
+        }
+    }
+}
+
+/// Coup's reproducibility hooks (the reference arbiter's `COUP_DECK` and `COUP_NO_SHUFFLE`, which are
+/// read too when these are not given).
+#[derive(clap::Args, Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CoupOptions {
+    /// Coup: the deck before the deal, in surrender symbols (`_ ' < = 0`), dealt from its end.
+    #[arg(long)]
+    pub deck: Option<String>,
+    /// Coup: no shuffles after reveals and Exchanges (returned cards go on the deck's end).
+    #[arg(long)]
+    pub no_shuffle: bool,
+    /// Coup: per-call time limit in milliseconds (the original had none).
+    #[arg(long)]
+    pub call_limit_ms: Option<u64>,
+    /// Coup: demand exactly one legal move per call. By default a call may write one character
+    /// before a one-character legal move, as the original arbiter accepted (kept in the history,
+    /// recorded as a warning).
+    #[arg(long)]
+    pub strict_moves: bool,
+}
+
+impl CoupOptions {
+    pub fn given(&self) -> bool {
+        self.deck.is_some() || self.no_shuffle || self.call_limit_ms.is_some() || self.strict_moves
+    }
+
+    /// These options with the environment's `COUP_DECK` and `COUP_NO_SHUFFLE` folded in (as
+    /// `games::find_game_with` applies them), to be kept in a tournament's plan.
+    pub fn with_env(&self) -> Result<CoupOptions> {
+        let from_env = coup_config_from_env()?;
+        Ok(CoupOptions {
+            deck: self.deck.clone().or(from_env.deck),
+            no_shuffle: self.no_shuffle || from_env.no_shuffle,
+            ..self.clone()
+        })
+    }
+}
+
+/// Coup's rules as the reference arbiter's `COUP_DECK` and `COUP_NO_SHUFFLE` variables set them
+/// (what a conformance run against it uses).
+pub fn coup_config_from_env() -> Result<arena_coup::CoupConfig> {
+    let var = |name: &str| std::env::var(name).ok();
+    arena_coup::CoupConfig::from_arbiter_variables(
+        var("COUP_DECK").as_deref(),
+        var("COUP_NO_SHUFFLE").as_deref(),
+    )
+    .map_err(|e| anyhow!(e))
+}
+
+/// `--time-scale`: a finite factor above 0 (0, NaN or infinity would make every limit 0 or endless).
+pub fn parse_time_scale(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    if value.is_finite() && value > 0.0 {
+        Ok(value)
+    } else {
+        Err(format!(
+            "the time scale must be a finite number above 0 (got {text})"
+        ))
+    }
+}
+
+/// `--grace`, `--bank`: milliseconds, 0 or more.
+pub fn parse_millis(text: &str) -> Result<u64, String> {
+    text.parse::<u64>()
+        .map_err(|_| format!("takes a whole number of milliseconds, 0 or more (got {text})"))
+}
+
+/// `--jobs`: at least one game at a time.
+pub fn parse_jobs(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("at least 1 game must run at a time (--jobs 1 or more)".into()),
+        Ok(jobs) => Ok(jobs),
+        Err(_) => Err(format!(
+            "--jobs takes a whole number of games at once, 1 or more (got {text})"
+        )),
+    }
+}
+
+/// A seed: an unsigned 64-bit integer, or a signed one taken as its bit pattern.
+pub fn parse_seed(text: &str) -> Result<u64, String> {
+    arena_core::seed::parse(text)
+        .ok_or_else(|| format!("`{text}` is not a seed (a 64-bit integer)"))
+}
+
+/// A seed from the clock, for runs that were not given one (it is printed and recorded).
+pub fn clock_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    derive_seed(nanos, 0) >> 1
+}
