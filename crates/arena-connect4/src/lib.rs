@@ -13,7 +13,7 @@ pub mod protocol;
 pub mod rules;
 
 use arena_game::game::BotEntry;
-use arena_game::{ConformanceCase, GameDef};
+use arena_game::{ConformanceCase, GameDef, Starter};
 
 pub use rules::{Config, Connect4, Frame, Obs};
 
@@ -28,6 +28,30 @@ pub fn definition() -> Connect4Def {
         bots: bots::catalog(),
     }
 }
+
+/// The starter bots (`arena new`), from `starters/`.
+const STARTERS: &[Starter] = &[
+    Starter {
+        lang: "python3",
+        file: "bot.py",
+        text: include_str!("../starters/bot.py"),
+    },
+    Starter {
+        lang: "cpp",
+        file: "bot.cpp",
+        text: include_str!("../starters/bot.cpp"),
+    },
+    Starter {
+        lang: "java",
+        file: "Player.java",
+        text: include_str!("../starters/Player.java"),
+    },
+    Starter {
+        lang: "javascript",
+        file: "bot.js",
+        text: include_str!("../starters/bot.js"),
+    },
+];
 
 impl GameDef for Connect4Def {
     type Game = Connect4;
@@ -46,6 +70,10 @@ impl GameDef for Connect4Def {
 
     fn viewer_script(&self) -> &'static str {
         include_str!("../viewer.js")
+    }
+
+    fn starters(&self) -> &'static [Starter] {
+        STARTERS
     }
 
     fn players(&self) -> usize {

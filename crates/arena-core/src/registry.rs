@@ -261,6 +261,8 @@ pub trait DefinedGame: Send + Sync {
     fn about(&self) -> &'static str;
     fn rules(&self) -> &'static str;
     fn viewer_script(&self) -> &'static str;
+    fn starters(&self) -> &'static [crate::define::Starter];
+    fn conventions_2014(&self) -> bool;
     fn players(&self) -> usize;
     fn variants(&self) -> &'static [&'static str];
     fn bots(&self) -> Vec<(&'static str, &'static str)>;
@@ -287,6 +289,12 @@ impl<D: GameDef> DefinedGame for D {
     }
     fn viewer_script(&self) -> &'static str {
         GameDef::viewer_script(self)
+    }
+    fn starters(&self) -> &'static [crate::define::Starter] {
+        GameDef::starters(self)
+    }
+    fn conventions_2014(&self) -> bool {
+        GameDef::conventions_2014(self)
     }
     fn players(&self) -> usize {
         GameDef::players(self)
@@ -342,6 +350,14 @@ pub trait GameEntry: Send + Sync {
     /// The replay viewer's drawing of this game (JavaScript, see [`GameDef::viewer_script`]).
     fn viewer_script(&self) -> &'static str {
         self.definition().viewer_script()
+    }
+    /// The starter bots (`arena new`).
+    fn starters(&self) -> &'static [crate::define::Starter] {
+        self.definition().starters()
+    }
+    /// Whether submissions follow the 2014 contests' conventions (see [`GameDef::conventions_2014`]).
+    fn conventions_2014(&self) -> bool {
+        self.definition().conventions_2014()
     }
     fn players(&self) -> usize {
         self.definition().players()

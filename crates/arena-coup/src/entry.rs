@@ -2,7 +2,7 @@
 //! arbiter's history file and argv, for the run layer's call-per-move agent), and conformance
 //! against `coup.jsonl`.
 
-use arena_game::define::{CallProtocol, ConformanceCase, GameDef};
+use arena_game::define::{CallProtocol, ConformanceCase, GameDef, Starter};
 use arena_game::game::{Answer, BotEntry, Fault, Game};
 use serde::Deserialize;
 
@@ -31,6 +31,30 @@ pub fn definition_with(config: CoupConfig) -> CoupDef {
     }
 }
 
+/// The starter bots (`arena new`), from `starters/`.
+const STARTERS: &[Starter] = &[
+    Starter {
+        lang: "python3",
+        file: "bot.py",
+        text: include_str!("../starters/bot.py"),
+    },
+    Starter {
+        lang: "cpp",
+        file: "bot.cpp",
+        text: include_str!("../starters/bot.cpp"),
+    },
+    Starter {
+        lang: "java",
+        file: "Player.java",
+        text: include_str!("../starters/Player.java"),
+    },
+    Starter {
+        lang: "javascript",
+        file: "bot.js",
+        text: include_str!("../starters/bot.js"),
+    },
+];
+
 impl GameDef for CoupDef {
     type Game = Coup;
 
@@ -44,6 +68,10 @@ impl GameDef for CoupDef {
 
     fn viewer_script(&self) -> &'static str {
         include_str!("../viewer.js")
+    }
+
+    fn starters(&self) -> &'static [Starter] {
+        STARTERS
     }
 
     fn about(&self) -> &'static str {

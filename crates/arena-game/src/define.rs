@@ -15,6 +15,16 @@ pub struct ConformanceCase {
     pub difference: Option<String>,
 }
 
+/// A starter bot: what `arena new GAME LANG` writes, kept in the game's folder (`starters/`).
+#[derive(Clone, Copy, Debug)]
+pub struct Starter {
+    /// The language id (`python3`, `cpp`, `java`, `javascript`, `typescript`).
+    pub lang: &'static str,
+    /// The file name it is written as (`Player.java` must keep its name).
+    pub file: &'static str,
+    pub text: &'static str,
+}
+
 /// A game as its crate defines it: everything the front ends list and the run layer needs, and
 /// nothing about processes.
 pub trait GameDef: Send + Sync + 'static {
@@ -37,6 +47,13 @@ pub trait GameDef: Send + Sync + 'static {
     /// The replay viewer's drawing of this game: a script that calls `Arena.register([ids], draw)`
     /// (see the viewer's `viewer.js` for what `draw` is given). Kept in the game's folder.
     fn viewer_script(&self) -> &'static str;
+    /// The starter bots, one per language (each reads the whole input and plays a legal move).
+    fn starters(&self) -> &'static [Starter];
+    /// Whether submissions follow the 2014 contests' conventions: a folder's `run.sh` names an
+    /// interpreter as the 2014 servers had it (`python` is Python 2, ...).
+    fn conventions_2014(&self) -> bool {
+        false
+    }
     /// The built-in bots; the one named `random` is what `arena bench` plays.
     fn bots(&self) -> &[BotEntry<Self::Game>];
     /// Checks recorded games of the official referee (the text of a transcript file) against the

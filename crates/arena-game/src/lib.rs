@@ -25,7 +25,7 @@ pub mod seed;
 pub mod timing;
 
 pub use builtin::{BenchLength, BenchReport, bot_seed, call_answer, find_bot};
-pub use define::{CallProtocol, ConformanceCase, GameDef};
+pub use define::{CallProtocol, ConformanceCase, GameDef, Starter};
 pub use fault::{Fault, FaultKind};
 pub use game::{Answer, Bot, BotEntry, Game, Outcome, StreamProtocol, play_in_process, ranks_of};
 pub use record::{

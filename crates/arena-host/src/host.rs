@@ -576,7 +576,7 @@ impl Host {
     /// sandbox (arena-submit widens it for compilers), as `--bot PATH` builds them.
     fn submit_options(&self) -> Result<arena_submit::Options, String> {
         Ok(arena_submit::Options {
-            contest_2014: matches!(self.game.id(), "langwars" | "langwars2" | "negotiate"),
+            contest_2014: self.game.conventions_2014(),
             cache_dir: Some(self.data_dir.join("builds")),
             sandbox: self.current_sandbox()?,
             ..arena_submit::Options::default()

@@ -148,7 +148,7 @@ async fn upload(
 }
 
 fn bot_saying(secret: &str) -> Vec<u8> {
-    let starter = include_str!("../../arena/starters/spring2021/bot.py");
+    let starter = include_str!("../../arena-spring2021/starters/bot.py");
     format!("import sys\nsys.stderr.write('{secret}\\n')\nsys.stderr.flush()\n{starter}")
         .into_bytes()
 }
@@ -538,7 +538,7 @@ async fn uploads_are_limited_and_bad_archives_languages_and_builds_are_reported(
 
     let folder = zip_with(&[(
         "bot.py",
-        include_bytes!("../../arena/starters/spring2021/bot.py"),
+        include_bytes!("../../arena-spring2021/starters/bot.py"),
     )]);
     let (_, state, log) = upload(&f.host, ALICE, "folder.zip", folder).await;
     assert_eq!(state, "ready", "{log}");

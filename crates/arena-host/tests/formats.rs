@@ -167,7 +167,7 @@ async fn koth_plays_every_ordered_pair_and_reruns_when_a_submission_arrives() {
         .await
         .expect("db")
         .expect("alice");
-    let bot = include_bytes!("../../arena/starters/coup/bot.py").to_vec();
+    let bot = include_bytes!("../../arena-coup/starters/bot.py").to_vec();
     let mut submissions = Vec::new();
     for _ in 0..2 {
         let id = host

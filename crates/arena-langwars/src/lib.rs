@@ -15,7 +15,7 @@ pub mod mt;
 pub mod protocol;
 
 use arena_game::game::BotEntry;
-use arena_game::{ConformanceCase, GameDef};
+use arena_game::{ConformanceCase, GameDef, Starter};
 
 pub use engine::{Edition, LangWars, Move, Observation};
 
@@ -36,6 +36,30 @@ pub fn definitions() -> Vec<LangWarsDef> {
         .collect()
 }
 
+/// The starter bots (`arena new`), from `starters/`.
+const STARTERS: &[Starter] = &[
+    Starter {
+        lang: "python3",
+        file: "bot.py",
+        text: include_str!("../starters/bot.py"),
+    },
+    Starter {
+        lang: "cpp",
+        file: "bot.cpp",
+        text: include_str!("../starters/bot.cpp"),
+    },
+    Starter {
+        lang: "java",
+        file: "Player.java",
+        text: include_str!("../starters/Player.java"),
+    },
+    Starter {
+        lang: "javascript",
+        file: "bot.js",
+        text: include_str!("../starters/bot.js"),
+    },
+];
+
 impl GameDef for LangWarsDef {
     type Game = LangWars;
 
@@ -49,6 +73,14 @@ impl GameDef for LangWarsDef {
 
     fn viewer_script(&self) -> &'static str {
         include_str!("../viewer.js")
+    }
+
+    fn starters(&self) -> &'static [Starter] {
+        STARTERS
+    }
+
+    fn conventions_2014(&self) -> bool {
+        true
     }
 
     fn about(&self) -> &'static str {

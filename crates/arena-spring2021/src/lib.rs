@@ -21,7 +21,7 @@ pub mod pyrand;
 pub mod search;
 
 use arena_game::game::BotEntry;
-use arena_game::{ConformanceCase, GameDef};
+use arena_game::{ConformanceCase, GameDef, Starter};
 
 pub use game::{Action, Cmd, Frame, League, Obs, Spring2021};
 
@@ -37,6 +37,35 @@ pub fn definition() -> SpringDef {
     }
 }
 
+/// The starter bots (`arena new`), from `starters/`.
+const STARTERS: &[Starter] = &[
+    Starter {
+        lang: "python3",
+        file: "bot.py",
+        text: include_str!("../starters/bot.py"),
+    },
+    Starter {
+        lang: "cpp",
+        file: "bot.cpp",
+        text: include_str!("../starters/bot.cpp"),
+    },
+    Starter {
+        lang: "java",
+        file: "Player.java",
+        text: include_str!("../starters/Player.java"),
+    },
+    Starter {
+        lang: "javascript",
+        file: "bot.js",
+        text: include_str!("../starters/bot.js"),
+    },
+    Starter {
+        lang: "typescript",
+        file: "bot.ts",
+        text: include_str!("../starters/bot.ts"),
+    },
+];
+
 impl GameDef for SpringDef {
     type Game = Spring2021;
 
@@ -50,6 +79,10 @@ impl GameDef for SpringDef {
 
     fn viewer_script(&self) -> &'static str {
         include_str!("../viewer.js")
+    }
+
+    fn starters(&self) -> &'static [Starter] {
+        STARTERS
     }
 
     fn about(&self) -> &'static str {

@@ -20,11 +20,6 @@ pub struct Player {
     pub source: Option<PathBuf>,
 }
 
-/// Whether a game is one of the 2014 editions, whose `run.sh` names mean what the 2014 servers had.
-pub fn contest_2014(game: &str) -> bool {
-    matches!(game, "langwars" | "langwars2" | "negotiate")
-}
-
 /// Builds (or finds in the cache) the submission at `path`, telling the user when it builds. Build
 /// steps run in `sandbox` (made for builds by arena-submit), unconfined with `--sandbox none`.
 pub fn prepare_submission(
@@ -33,7 +28,7 @@ pub fn prepare_submission(
     sandbox: Option<&Arc<Sandbox>>,
 ) -> Result<arena_submit::Prepared> {
     let options = arena_submit::Options {
-        contest_2014: contest_2014(game),
+        contest_2014: crate::games::find_game(game).is_ok_and(|entry| entry.conventions_2014()),
         sandbox: sandbox.cloned(),
         ..arena_submit::Options::default()
     };
@@ -305,98 +300,9 @@ pub fn languages() -> Result<std::process::ExitCode> {
     Ok(std::process::ExitCode::SUCCESS)
 }
 
-/// The starter bots, by protocol and language: (folder of the protocol, language id, file name,
-/// text). Each parses the whole input and plays a legal move; the tests play each against every
-/// built-in bot.
-const STARTERS: &[(&str, &str, &str, &str)] = &[
-    (
-        "langwars",
-        "python3",
-        "bot.py",
-        include_str!("../starters/langwars/bot.py"),
-    ),
-    (
-        "langwars",
-        "cpp",
-        "bot.cpp",
-        include_str!("../starters/langwars/bot.cpp"),
-    ),
-    (
-        "langwars",
-        "java",
-        "Player.java",
-        include_str!("../starters/langwars/Player.java"),
-    ),
-    (
-        "langwars",
-        "javascript",
-        "bot.js",
-        include_str!("../starters/langwars/bot.js"),
-    ),
-    (
-        "spring2021",
-        "python3",
-        "bot.py",
-        include_str!("../starters/spring2021/bot.py"),
-    ),
-    (
-        "spring2021",
-        "cpp",
-        "bot.cpp",
-        include_str!("../starters/spring2021/bot.cpp"),
-    ),
-    (
-        "spring2021",
-        "java",
-        "Player.java",
-        include_str!("../starters/spring2021/Player.java"),
-    ),
-    (
-        "spring2021",
-        "javascript",
-        "bot.js",
-        include_str!("../starters/spring2021/bot.js"),
-    ),
-    (
-        "spring2021",
-        "typescript",
-        "bot.ts",
-        include_str!("../starters/spring2021/bot.ts"),
-    ),
-    (
-        "coup",
-        "python3",
-        "bot.py",
-        include_str!("../starters/coup/bot.py"),
-    ),
-    (
-        "coup",
-        "cpp",
-        "bot.cpp",
-        include_str!("../starters/coup/bot.cpp"),
-    ),
-    (
-        "coup",
-        "java",
-        "Player.java",
-        include_str!("../starters/coup/Player.java"),
-    ),
-    (
-        "coup",
-        "javascript",
-        "bot.js",
-        include_str!("../starters/coup/bot.js"),
-    ),
-];
-
 /// `arena new GAME --lang LANG [DIR]`: writes a starter bot into DIR (default `GAME-LANG`).
 pub fn new_bot(game: &str, lang: &str, dir: Option<PathBuf>) -> Result<std::process::ExitCode> {
     let entry = crate::games::find_game(game)?;
-    let protocol = if contest_2014(entry.id()) {
-        "langwars"
-    } else {
-        entry.id()
-    };
     let lang = match lang {
         "python" | "py" => "python3",
         "c++" => "cpp",
@@ -404,20 +310,16 @@ pub fn new_bot(game: &str, lang: &str, dir: Option<PathBuf>) -> Result<std::proc
         "ts" => "typescript",
         other => other,
     };
-    let available: Vec<&str> = STARTERS
-        .iter()
-        .filter(|(p, ..)| *p == protocol)
-        .map(|(_, l, ..)| *l)
-        .collect();
-    let Some((_, _, file, text)) = STARTERS
-        .iter()
-        .find(|(p, l, ..)| *p == protocol && *l == lang)
-    else {
+    // The game's own starters (its folder's `starters/`, registered with the game).
+    let starters = entry.starters();
+    let Some(starter) = starters.iter().find(|starter| starter.lang == lang) else {
+        let available: Vec<&str> = starters.iter().map(|starter| starter.lang).collect();
         bail!(
             "no {lang} starter for {game}; starters for {game}: {}",
             available.join(", ")
         );
     };
+    let (file, text) = (starter.file, starter.text);
     let dir = dir.unwrap_or_else(|| PathBuf::from(format!("{game}-{lang}")));
     std::fs::create_dir_all(&dir).map_err(|e| anyhow!("cannot make {}: {e}", dir.display()))?;
     let path = dir.join(file);
@@ -441,10 +343,7 @@ pub fn new_bot(game: &str, lang: &str, dir: Option<PathBuf>) -> Result<std::proc
         dir.display(),
         others.join(" ")
     );
-    println!(
-        "rules and protocol: arena protocol {} (docs/protocol-{protocol}.md in arena's repository)",
-        entry.id()
-    );
+    println!("rules and protocol: arena protocol {}", entry.id());
     Ok(std::process::ExitCode::SUCCESS)
 }
 

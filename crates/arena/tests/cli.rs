@@ -430,7 +430,10 @@ fn the_leaderboard_of_thirty_bots_fits_a_hundred_columns() {
 #[test]
 fn labels_default_to_the_folder_file_or_program_name() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let starter = format!("{}/starters/langwars/bot.py", env!("CARGO_MANIFEST_DIR"));
+    let starter = format!(
+        "{}/../arena-langwars/starters/bot.py",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::create_dir_all(dir.path().join("myfolder")).expect("folder");
     std::fs::copy(&starter, dir.path().join("myfolder/bot.py")).expect("copy");
     std::fs::copy(&starter, dir.path().join("solo.py")).expect("copy");

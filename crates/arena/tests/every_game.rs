@@ -1,6 +1,7 @@
 //! Every registered game, whatever it is, goes through the same paths: its rules page, a game of
 //! built-in bots and one with a process bot (`arena bot`, the game's real protocol), the replay in
-//! the viewer and against the schema, a tournament with its summary. The games are read from
+//! the viewer and against the schema, its Python starter (`arena new`) in a game, a tournament
+//! with its summary. The games are read from
 //! `arena list`, so a game added to the registry is tested here without touching this file (the
 //! template game, connect4, proves it).
 
@@ -120,6 +121,36 @@ fn every_registered_game_plays_views_and_runs_a_tournament() {
                 "{game}: the page carries the game's drawing"
             );
         }
+
+        // The game's Python starter, as `arena new` writes it, plays a game without a fault.
+        let starter = dir.path().join(format!("{game}-starter"));
+        succeeded(
+            &arena(&["new", game, "--lang", "python3", text(&starter)]),
+            &format!("{game}: arena new"),
+        );
+        let replay = dir.path().join(format!("{game}-starter.json"));
+        let mut args = vec![
+            "play",
+            game.as_str(),
+            "--seed",
+            "12",
+            "--replay",
+            text(&replay),
+        ];
+        args.extend(["--bot", text(&starter)]);
+        for i in 1..*players {
+            args.extend(["--bot", seat(i)]);
+        }
+        succeeded(&arena(&args), &format!("{game}: the starter plays"));
+        let record: Value =
+            serde_json::from_str(&std::fs::read_to_string(&replay).expect("replay")).expect("JSON");
+        assert!(
+            record["players"][0]["faults"]
+                .as_array()
+                .is_none_or(Vec::is_empty),
+            "{game}: the starter played without faults: {}",
+            record["players"][0]
+        );
 
         let out = dir.path().join(format!("{game}-tournament"));
         let mut args = vec!["tournament", game.as_str(), "--games", "8", "--jobs", "2"];

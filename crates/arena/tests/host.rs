@@ -98,7 +98,10 @@ bot = "builtin:planner"
         ),
     )
     .expect("contest file");
-    let starter = concat!(env!("CARGO_MANIFEST_DIR"), "/starters/spring2021/bot.py");
+    let starter = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../arena-spring2021/starters/bot.py"
+    );
     let bot = dir.path().join("mybot.py");
     // The starter, 15 ms slower an answer (well inside the 100 ms limit): its games must last long
     // enough (a second or two) for the kills below to find one running on any machine.

@@ -149,7 +149,7 @@ bot = "builtin:planner@50"
         ),
     )
     .expect("contest file");
-    let starter = include_str!("../starters/spring2021/bot.py");
+    let starter = include_str!("../../arena-spring2021/starters/bot.py");
     let with_secret = |secret: &str| {
         format!("import sys\nsys.stderr.write('{secret}\\n')\nsys.stderr.flush()\n{starter}")
     };

@@ -955,7 +955,7 @@ fn hostile_build_steps_are_contained() {
     std::fs::create_dir_all(&bot).expect("bot dir");
     std::fs::write(bot.join("evil.sh"), script).expect("script");
     std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("starters/langwars/bot.py"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../arena-langwars/starters/bot.py"),
         bot.join("bot.py"),
     )
     .expect("starter");

@@ -11,8 +11,9 @@ use std::process::{Command, Output, Stdio};
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 
-fn starters() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("starters")
+/// A game crate's starter bots (`crates/arena-FOLDER/starters`).
+fn starters(folder: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../arena-{folder}/starters"))
 }
 
 fn require(program: &str, how: &str) {
@@ -104,7 +105,7 @@ fn codingame_style_files_play_full_spring2021_games() {
     // JavaScript and TypeScript with the global readline()/print(), a Java `Player` class, and a
     // Python bot that prints without ever flushing (the CodinGame template).
     for file in ["bot.js", "bot.ts", "Player.java", "bot.py"] {
-        let path = starters().join("spring2021").join(file);
+        let path = starters("spring2021").join(file);
         let source = std::fs::read_to_string(&path).unwrap();
         match file {
             "bot.py" => assert!(!source.contains("flush=") && !source.contains(".flush(")),
@@ -147,8 +148,9 @@ fn every_starter_bot_plays_every_built_in_bot_of_every_game_without_a_fault() {
         ("negotiate", "langwars"),
         ("spring2021", "spring2021"),
         ("coup", "coup"),
+        ("connect4", "connect4"),
     ] {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(starters().join(folder))
+        let mut files: Vec<PathBuf> = std::fs::read_dir(starters(folder))
             .unwrap()
             .map(|entry| entry.unwrap().path())
             .collect();
@@ -362,7 +364,7 @@ fn builds_are_cached_by_content() {
     require("g++", "apt-get install g++");
     let root = tempfile::tempdir().unwrap();
     let cache = root.path().join("cache");
-    let source = starters().join("spring2021").join("bot.cpp");
+    let source = starters("spring2021").join("bot.cpp");
     let copy = root.path().join("bot.cpp");
     std::fs::copy(&source, &copy).unwrap();
     let args = [
@@ -428,7 +430,7 @@ fn arena_languages_lists_versions_and_packages() {
 #[test]
 fn a_file_bot_plays_coups_king_of_the_hill_from_the_folder_the_koth_gives_it() {
     let root = tempfile::tempdir().unwrap();
-    let bot = starters().join("coup").join("bot.py");
+    let bot = starters("coup").join("bot.py");
     let kd = root.path().join("koth");
     let output = arena(
         root.path(),

@@ -22,7 +22,7 @@ fn ok(output: &Output) {
 }
 
 fn starter() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("starters/langwars/bot.py")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../arena-langwars/starters/bot.py")
 }
 
 fn plan(dir: &Path) -> serde_json::Value {

@@ -274,7 +274,7 @@ async fn schedule_and_submit(dir: &Path, url: &str, pool: &sqlx::AnyPool) {
     })
     .await;
     // The starter, a little slower (its games last a second or two, so that kills land in them).
-    let starter = include_str!("../starters/spring2021/bot.py");
+    let starter = include_str!("../../arena-spring2021/starters/bot.py");
     let slow = starter.replace(
         "    print(action)",
         "    __import__('time').sleep(0.02)\n    print(action)",
@@ -746,7 +746,7 @@ async fn a_worker_builds_uploads_in_the_sandbox() {
     std::fs::create_dir_all(&folder).expect("folder");
     std::fs::write(
         folder.join("bot.py"),
-        include_str!("../starters/spring2021/bot.py"),
+        include_str!("../../arena-spring2021/starters/bot.py"),
     )
     .expect("bot");
     std::fs::write(
@@ -1008,7 +1008,7 @@ if breaches:
             .map(|path| path.display().to_string())
             .collect::<Vec<_>>(),
     );
-    let starter = include_str!("../starters/spring2021/bot.py");
+    let starter = include_str!("../../arena-spring2021/starters/bot.py");
     let hostile = starter.replacen("import sys\n", &format!("import sys\n{prologue}"), 1);
     assert_ne!(
         hostile, starter,
