@@ -13,7 +13,7 @@
 //! [`Sandbox::for_builds`]): a `compile.sh` is the stranger's code as much as the bot is. The bot's
 //! command is made in one place ([`run_argv`]) and started by the games, in the same sandbox.
 
-pub mod host;
+pub mod codingame_api;
 pub mod languages;
 pub mod probe;
 
@@ -487,10 +487,10 @@ fn language_recipe(
         .collect();
     let mut files = Vec::new();
     if matches!(language.id, "javascript" | "typescript") {
-        files.push(("cg_host.js", host::CG_HOST_JS));
+        files.push(("cg_host.js", codingame_api::CG_HOST_JS));
     }
     if language.id == "typescript" {
-        files.push(("cg.d.ts", host::CG_DECLARATIONS_TS));
+        files.push(("cg.d.ts", codingame_api::CG_DECLARATIONS_TS));
     }
     Ok(Recipe {
         kind: format!("{} ({file_name})", language.name),

@@ -130,12 +130,12 @@ pub enum Command {
     },
     /// Host a contest on this machine: submissions, a live ladder with leagues and bosses, web
     /// pages and a JSON API (see docs/contest.md).
-    Host(Box<crate::host::HostArgs>),
+    Host(Box<crate::contest::HostArgs>),
     /// Upload a bot to a contest server (`arena host`): a source file, a .zip or a folder.
-    Submit(crate::host::SubmitArgs),
+    Submit(crate::contest::SubmitArgs),
     /// Play a contest's games on this machine, claimed from its PostgreSQL database (any number
     /// of workers on any number of machines; see docs/contest.md).
-    Worker(Box<crate::host::WorkerArgs>),
+    Worker(Box<crate::contest::WorkerArgs>),
     /// Run a built-in bot as an external program speaking the game's real protocol.
     Bot {
         /// The game whose protocol the bot speaks.

@@ -71,8 +71,8 @@ pub fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<ExitCode> {
             view,
         } => crate::viewer::replay(&dir, index, output, view),
         Command::Koth(args) => crate::tournament::koth(args),
-        Command::Host(args) => crate::host::host(*args),
-        Command::Submit(args) => crate::host::submit(args),
-        Command::Worker(args) => crate::host::worker(*args),
+        Command::Host(args) => crate::contest::host(*args),
+        Command::Submit(args) => crate::contest::submit(args),
+        Command::Worker(args) => crate::contest::worker(*args),
     }
 }

@@ -1,26 +1,18 @@
-//! The one place where games are registered. A new game: its crate, one line in `all()` (a
-//! stream-protocol game with `stream_entry`, a call-per-move game with `call_entry`). Also: a game
-//! by its id (with Coup's options, or a tournament plan's), and the commands that describe or
+//! The registered games (arena-games, the one place where games are registered) as the commands
+//! use them: a game by its id (with Coup's options, or a tournament plan's), and the commands that describe or
 //! check the games (`arena list`, `arena conformance`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Result, anyhow, bail};
-use arena_core::call::call_entry;
-use arena_core::registry::{GameEntry, stream_entry};
+use arena_core::registry::GameEntry;
 
 use crate::options::{CoupOptions, coup_config_from_env};
 use crate::output::print_out;
 
-pub fn all() -> Vec<Box<dyn GameEntry>> {
-    let mut games = Vec::new();
-    games.extend(arena_langwars::definitions().into_iter().map(stream_entry));
-    games.push(stream_entry(arena_spring2021::definition()));
-    games.push(call_entry(arena_coup::definition()));
-    games.push(stream_entry(arena_connect4::definition()));
-    games
-}
+/// Every registered game (the registry is the arena-games crate).
+pub use arena_games::all;
 
 /// What the replay viewer draws: every registered game with its drawing script.
 pub fn viewer_games() -> arena_viewer::ViewerGames {
@@ -67,7 +59,7 @@ fn coup_game(mut config: arena_coup::CoupConfig, coup: &CoupOptions) -> Result<B
     config
         .validate()
         .map_err(|e| anyhow!("bad Coup options: {e}"))?;
-    Ok(call_entry(arena_coup::definition_with(config)))
+    Ok(arena_games::coup(config))
 }
 
 pub fn find_game(id: &str) -> Result<Box<dyn GameEntry>> {

@@ -1,12 +1,12 @@
-//! The `arena` command: thin glue over the game crates (see `games.rs` for the registry,
-//! `cli.rs` for the command line, `dispatch.rs` for what each command runs).
+//! The `arena` command: thin glue over the game registry (the arena-games crate; `games.rs` here
+//! looks games up), `cli.rs` for the command line, `dispatch.rs` for what each command runs.
 
 mod bench;
 mod bots;
 mod cli;
+mod contest;
 mod dispatch;
 mod games;
-mod host;
 mod koth;
 mod options;
 mod output;

@@ -9,7 +9,6 @@ use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use super::cgroup::{BotCgroups, CgroupRoot};
@@ -19,8 +18,8 @@ use super::policy::{
 };
 use super::seccomp::seccomp_memfd;
 use super::sys::{
-    MADE, chown_tree, cstring, find_in, find_on_path, pipe, set_blocking, socket_pair, spawn_raw,
-    wait_pid,
+    chown_tree, cstring, find_in, find_on_path, fresh_scratch_dir, pipe, set_blocking, socket_pair,
+    spawn_raw, wait_pid,
 };
 
 /// How long bwrap may take to set a sandbox up before the start counts as failed.
@@ -342,12 +341,7 @@ fn working_folder(launch: &Launch<'_>, jail: &mut Jail) -> io::Result<PathBuf> {
     let workdir = match launch.workdir {
         Some(dir) => std::path::absolute(dir)?,
         None => {
-            let dir = std::env::temp_dir().join(format!(
-                "arena-sandbox-{}-{}",
-                std::process::id(),
-                MADE.fetch_add(1, Ordering::Relaxed)
-            ));
-            std::fs::create_dir(&dir)?;
+            let dir = fresh_scratch_dir()?;
             jail.scratch = Some(dir.clone());
             dir
         }

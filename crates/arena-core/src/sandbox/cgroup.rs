@@ -209,7 +209,16 @@ impl CgroupRoot {
         };
         let mkdir = |made: &mut BotCgroups, base: &Path| -> Result<PathBuf, String> {
             let dir = base.join(&name);
-            std::fs::create_dir(&dir).map_err(|e| {
+            // A cgroup of this name is left by a killed earlier process with this pid: its
+            // processes are gone, so it is empty and can be removed.
+            let made_dir = std::fs::create_dir(&dir).or_else(|e| {
+                if e.kind() == std::io::ErrorKind::AlreadyExists {
+                    std::fs::remove_dir(&dir).and_then(|()| std::fs::create_dir(&dir))
+                } else {
+                    Err(e)
+                }
+            });
+            made_dir.map_err(|e| {
                 format!(
                     "cgroups: cannot make {} ({e}): arena needs to be root, or to own a delegated cgroup",
                     dir.display()

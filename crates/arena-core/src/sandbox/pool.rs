@@ -4,13 +4,12 @@ use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use super::bwrap::{Jail, Launch, Sandbox, Spawned, kill_all, launch_begin};
 use super::helper::{CLEAN, END, GAME, RESET, announced_groups, helper_request, send_with_fds};
 use super::resident::{Resident, ResidentCall, call_or_end, helper_argv};
-use super::sys::{MADE, chown_tree, pipe, wait_pid};
+use super::sys::{chown_tree, fresh_scratch_dir, pipe, wait_pid};
 
 /// How long a reused sandbox may take to end a game and empty itself before it is thrown away.
 const RESET_WAIT: Duration = Duration::from_secs(5);
@@ -130,14 +129,14 @@ impl Reusable {
         cpu: Option<usize>,
         with_calls: bool,
     ) -> io::Result<Reusable> {
-        let folder = std::env::temp_dir().join(format!(
-            "arena-sandbox-{}-{}",
-            std::process::id(),
-            MADE.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir(&folder)?;
+        let folder = fresh_scratch_dir()?;
         // Inside the bot's scratch folder (removed with the sandbox), beside its own folder.
         let calls = with_calls.then(|| folder.with_extension("calls"));
+        if let Some(dir) = &calls {
+            // The folder is new, so a calls folder of its name is a leftover of a killed earlier
+            // process with this pid, not one of ours.
+            let _ = std::fs::remove_dir_all(dir);
+        }
         let made_calls = match &calls {
             Some(dir) => std::fs::create_dir(dir).and_then(|()| {
                 // Only the referee's files are put here; the bot's user may change them (a call

@@ -12,6 +12,24 @@ use std::sync::atomic::AtomicU64;
 
 pub(super) static MADE: AtomicU64 = AtomicU64::new(0);
 
+/// A new, empty scratch folder `arena-sandbox-PID-N` in the temporary directory. A folder of that
+/// name may be left by an earlier process that had this pid and was killed (kill -9 leaves its
+/// scratch folders): the next number is taken then, never the leftover.
+pub(super) fn fresh_scratch_dir() -> io::Result<PathBuf> {
+    loop {
+        let dir = std::env::temp_dir().join(format!(
+            "arena-sandbox-{}-{}",
+            std::process::id(),
+            MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// A connected pair of Unix stream sockets, both close-on-exec.
 pub(super) fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0 as libc::c_int; 2];

@@ -1,4 +1,4 @@
-//! `arena host CONTEST.toml` (the contest server, `arena_host`) and `arena submit` (its client).
+//! `arena host CONTEST.toml` (the contest server, `arena_host`), `arena worker` and `arena submit` (its client): the commands of a contest.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
