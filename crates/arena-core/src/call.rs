@@ -364,6 +364,23 @@ pub struct CallReport<A> {
     pub pgid: Option<i32>,
 }
 
+impl<A> CallReport<A> {
+    /// A call that did not run (or whose outcome is lost): `fault`, nothing read.
+    fn failed(args: Vec<String>, fault: Fault) -> Self {
+        CallReport {
+            answer: Answer::Fault(fault),
+            args,
+            appended: String::new(),
+            stdout: String::new(),
+            stderr: Vec::new(),
+            elapsed: Duration::ZERO,
+            cpu: None,
+            exit_status: None,
+            pgid: None,
+        }
+    }
+}
+
 /// Makes one call for `obs`: writes the history file, runs the bot, judges what it did. Sandboxed,
 /// every call builds a sandbox of its own (see [`call_bot_in`] for one per game).
 pub fn call_bot<G: CallProtocol>(
@@ -479,17 +496,7 @@ pub fn call_bot_in<G: CallProtocol>(
 ) -> CallReport<G::Action> {
     let args = G::call_args(obs);
     let before = G::call_file(obs).as_bytes();
-    let mut report = CallReport {
-        answer: Answer::Fault(Fault::new(FaultKind::SpawnFailed, "not run")),
-        args,
-        appended: String::new(),
-        stdout: String::new(),
-        stderr: Vec::new(),
-        elapsed: Duration::ZERO,
-        cpu: None,
-        exit_status: None,
-        pgid: None,
-    };
+    let mut report = CallReport::failed(args, Fault::new(FaultKind::SpawnFailed, "not run"));
     let history = match kept.history_path(&spec.history) {
         Ok(path) => path,
         Err(e) => {
@@ -702,20 +709,13 @@ impl<G: CallProtocol> Agent<G> for CallAgent {
                             self.kept = kept;
                             report
                         }
-                        Err(e) => CallReport {
-                            answer: Answer::Fault(Fault::new(
+                        Err(e) => CallReport::failed(
+                            G::call_args(obs),
+                            Fault::new(
                                 FaultKind::SpawnFailed,
                                 format!("spawn failed: the call task failed: {e}"),
-                            )),
-                            args: G::call_args(obs),
-                            appended: String::new(),
-                            stdout: String::new(),
-                            stderr: Vec::new(),
-                            elapsed: Duration::ZERO,
-                            cpu: None,
-                            exit_status: None,
-                            pgid: None,
-                        },
+                            ),
+                        ),
                     }
                 }
                 Err(_) => call_bot_in::<G>(&self.spec, obs, limit, cap, &mut self.kept),

@@ -118,13 +118,8 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
         .unwrap_or_else(|| beside(&contest_path, "-data"));
     // Submissions are processes: the sandbox is needed from the start, and made again when a
     // build finds a toolchain outside the system's folders (it shows them read-only).
-    let options = args.sandbox.clone();
-    let sandbox_factory: arena_host::host::SandboxFactory =
-        Arc::new(move || options.sandbox(true).map_err(|e| format!("{e:#}")));
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let sandbox_factory = sandbox_factory(&args.sandbox);
+    let runtime = crate::runtime::server_runtime()?;
     runtime.block_on(async move {
         let host = Host::open(HostOptions {
             contest,
@@ -229,13 +224,8 @@ pub fn worker(args: WorkerArgs) -> Result<ExitCode> {
             .map(|n| n.get())
             .unwrap_or(1)
     });
-    let options = args.sandbox.clone();
-    let sandbox_factory: arena_host::host::SandboxFactory =
-        Arc::new(move || options.sandbox(true).map_err(|e| format!("{e:#}")));
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let sandbox_factory = sandbox_factory(&args.sandbox);
+    let runtime = crate::runtime::server_runtime()?;
     runtime.block_on(async move {
         let host = arena_host::Host::attach(
             arena_host::host::AttachOptions {
@@ -472,4 +462,11 @@ async fn join_workers(
     .await
     .context("the workers")??;
     Ok(joined.into_iter().collect())
+}
+
+/// How a contest's server or worker makes the bots' sandbox: from the command line's options,
+/// again whenever a build finds a toolchain outside the system's folders.
+fn sandbox_factory(options: &crate::options::SandboxOptions) -> arena_host::host::SandboxFactory {
+    let options = options.clone();
+    Arc::new(move || options.sandbox(true).map_err(|e| format!("{e:#}")))
 }
