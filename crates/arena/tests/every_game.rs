@@ -1,7 +1,7 @@
 //! Every registered game, whatever it is, goes through the same paths: its rules page, a game of
 //! built-in bots and one with a process bot (`arena bot`, the game's real protocol), the replay in
 //! the viewer and against the schema, its Python starter (`arena new`) in a game, a tournament
-//! with its summary. The games are read from
+//! with its summary, and a contest (`arena host`, a starter uploaded with `arena submit`). The games are read from
 //! `arena list`, so a game added to the registry is tested here without touching this file (the
 //! template game, connect4, proves it).
 
@@ -173,6 +173,120 @@ fn every_registered_game_plays_views_and_runs_a_tournament() {
         for line in journal.lines() {
             let line: Value = serde_json::from_str(line).expect("JSON line");
             check(&schemas.line, &line, &format!("{game} results line"));
+        }
+    }
+}
+
+/// Every registered game runs as a contest: `arena host` with the game's built-in bots as house
+/// bots and a contestant's starter (`arena new`) uploaded with `arena submit`; her games are played
+/// and recorded without a fault.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_registered_game_runs_as_a_contest() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    const ALICE: &str = "alice-token-0123456789ab";
+    for (game, players, bots) in registered() {
+        let plain: Vec<&str> = bots
+            .iter()
+            .map(String::as_str)
+            .filter(|bot| !["montecarlo", "search", "oracle"].contains(bot))
+            .collect();
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut house = String::new();
+        for i in 0..players.max(2) {
+            house.push_str(&format!(
+                "\n[[bots]]\nname = \"house{i}\"\nbot = \"builtin:{}\"\n",
+                plain[i % plain.len()]
+            ));
+        }
+        std::fs::write(
+            dir.path().join("contest.toml"),
+            format!(
+                "name = \"{game}\"\ngame = \"{game}\"\nformat = \"ladder\"\nworkers = 1\n\
+                 time_scale = 3.0\n\n[ladder]\nplacement_games = 1\nmax_games = 2\n\n\
+                 [[contestants]]\nname = \"alice\"\ntoken = \"{ALICE}\"\n{house}"
+            ),
+        )
+        .expect("contest file");
+        let starter = dir.path().join("starter");
+        succeeded(
+            &arena(&["new", &game, "--lang", "python3", text(&starter)]),
+            &format!("{game}: arena new"),
+        );
+        let mut host = Command::new(ARENA)
+            .args(["host", "contest.toml", "--listen", "127.0.0.1:0"])
+            .current_dir(dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("arena host starts");
+        let mut line = String::new();
+        BufReader::new(host.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("the address line");
+        let url = line
+            .trim()
+            .strip_prefix("arena host: ")
+            .unwrap_or_else(|| panic!("{game}: unexpected first line {line:?}"))
+            .trim_end_matches('/')
+            .to_string();
+        let submitted = arena(&[
+            "submit",
+            "--server",
+            &url,
+            "--token",
+            ALICE,
+            "--wait",
+            text(&starter),
+        ]);
+        succeeded(&submitted, &format!("{game}: arena submit"));
+        let db = format!("sqlite://{}", dir.path().join("contest.db").display());
+        let store = arena_host::store::Store::open(&db, None)
+            .await
+            .expect("the contest's database");
+        let alice = store
+            .players()
+            .await
+            .expect("players")
+            .into_iter()
+            .find(|p| p.user == "alice")
+            .expect("alice's submission plays")
+            .id;
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let done = loop {
+            let done: Vec<_> = store
+                .games(Some(alice), 100)
+                .await
+                .expect("games")
+                .into_iter()
+                .filter(|g| g.state == "done")
+                .collect();
+            if done.len() >= 2 {
+                break done;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{game}: alice's games were not played"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        let _ = host.kill();
+        let _ = host.wait();
+        for played in done {
+            let entry = played.entry.expect("a journal line");
+            let seat = played
+                .seats
+                .iter()
+                .position(|&s| s == alice)
+                .expect("her seat");
+            assert_eq!(
+                entry["faults"][seat],
+                serde_json::json!([]),
+                "{game}, game {}: her starter played every turn: {entry}",
+                played.id
+            );
         }
     }
 }
