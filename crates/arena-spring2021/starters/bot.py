@@ -11,7 +11,10 @@ for _ in range(number_of_cells):
 ORDER = {"COMPLETE": 0, "GROW": 1, "SEED": 2, "WAIT": 3}
 
 while True:
-    day = int(input())
+    try:
+        day = int(input())
+    except EOFError:
+        break  # the game is over: the referee closed the input
     nutrients = int(input())
     sun, score = map(int, input().split())
     opp_sun, opp_score, opp_is_waiting = map(int, input().split())

@@ -151,6 +151,15 @@ fn every_registered_game_plays_views_and_runs_a_tournament() {
             "{game}: the starter played without faults: {}",
             record["players"][0]
         );
+        // And it ends cleanly when the game is over (the referee closes its input), not with an
+        // error at the read after the last turn.
+        if let Some(status) = record["players"][0]["exit_status"].as_str() {
+            assert_eq!(
+                status, "exited (code 0)",
+                "{game}: {}",
+                record["players"][0]
+            );
+        }
 
         let out = dir.path().join(format!("{game}-tournament"));
         let mut args = vec!["tournament", game.as_str(), "--games", "8", "--jobs", "2"];
