@@ -33,6 +33,70 @@ pub struct MatchOptions {
     pub clock: ClockKind,
 }
 
+/// How a run treats and judges its bots, whatever plays its games (`arena play`, a tournament and
+/// its rebuilt replays, a contest, the start-up probe): the one place [`MatchOptions`] are made.
+/// Kept in a tournament's plan, so that a resumed run plays the same way.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RunRules {
+    /// Freeze idle process bots (SIGSTOP) while another one thinks.
+    pub pause_idle: bool,
+    /// Multiplies every time limit.
+    pub time_scale: f64,
+    /// How answer times are judged; `None`: the game's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_policy: Option<TimePolicy>,
+    /// The clock answers are judged on (absent: wall).
+    #[serde(default, skip_serializing_if = "ClockKind::is_wall")]
+    pub clock: ClockKind,
+}
+
+impl Default for RunRules {
+    fn default() -> Self {
+        RunRules {
+            pause_idle: true,
+            time_scale: 1.0,
+            time_policy: None,
+            clock: ClockKind::Wall,
+        }
+    }
+}
+
+impl RunRules {
+    /// One game's options under these rules: whether it keeps frames (a replay is wanted), the CPU
+    /// its bots are pinned to, the sandbox its process bots start in.
+    pub fn match_options(
+        &self,
+        record_frames: bool,
+        cpu: Option<usize>,
+        sandbox: Option<std::sync::Arc<crate::sandbox::Sandbox>>,
+    ) -> MatchOptions {
+        MatchOptions {
+            pause_idle: self.pause_idle,
+            time_scale: self.time_scale,
+            record_frames,
+            cpu,
+            time_policy: self.time_policy,
+            probe: false,
+            sandbox,
+            clock: self.clock,
+        }
+    }
+
+    /// The start-up probe's options (a bot's first answer before a run, see `arena-submit`):
+    /// three times the time (cold caches: a JVM, first imports), no frames, stop once every process
+    /// bot has answered.
+    pub fn probe_options(
+        &self,
+        sandbox: Option<std::sync::Arc<crate::sandbox::Sandbox>>,
+    ) -> MatchOptions {
+        MatchOptions {
+            time_scale: self.time_scale * 3.0,
+            probe: true,
+            ..self.match_options(false, None, sandbox)
+        }
+    }
+}
+
 impl Default for MatchOptions {
     fn default() -> Self {
         MatchOptions {

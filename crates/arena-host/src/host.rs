@@ -7,9 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use arena_core::TimePolicy;
 use arena_core::registry::{GameEntry, GameRequest, PlayerSpec, SeatRequest};
 use arena_core::sandbox::Sandbox;
-use arena_core::{MatchOptions, TimePolicy};
 use sha2::{Digest, Sha256};
 use tokio::sync::Notify;
 
@@ -287,6 +287,17 @@ impl std::fmt::Display for NotPlayed {
 const PREPARE_ATTEMPTS: i64 = 3;
 
 impl Host {
+    /// How the contest's games treat and judge bots: its time scale and policy, idle bots paused,
+    /// the wall clock (a contest file has no clock setting yet).
+    fn run_rules(&self) -> arena_core::runner::RunRules {
+        arena_core::runner::RunRules {
+            pause_idle: true,
+            time_scale: self.contest.time_scale,
+            time_policy: self.time_policy,
+            clock: arena_core::ClockKind::Wall,
+        }
+    }
+
     /// What the replay viewer draws for this contest: its game.
     pub fn viewer_games(&self) -> arena_viewer::ViewerGames {
         arena_viewer::ViewerGames::new([(self.game.id(), self.game.viewer_script())])
@@ -711,8 +722,7 @@ impl Host {
             self.game.as_ref(),
             variant.as_deref(),
             &seat,
-            self.contest.time_scale,
-            arena_core::ClockKind::Wall,
+            &self.run_rules(),
             self.current_sandbox()?,
         ));
         match probed {
@@ -1583,16 +1593,9 @@ impl Host {
             variant: claimed.variant.clone(),
             seed: claimed.seed,
             seats,
-            options: MatchOptions {
-                pause_idle: true,
-                time_scale: self.contest.time_scale,
-                record_frames: record,
-                cpu,
-                time_policy: self.time_policy,
-                probe: false,
-                sandbox: self.current_sandbox()?,
-                clock: arena_core::ClockKind::Wall,
-            },
+            options: self
+                .run_rules()
+                .match_options(record, cpu, self.current_sandbox()?),
             stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
             prepared: Default::default(),
         };
@@ -1769,14 +1772,11 @@ impl Host {
             rounds: 1,
             seed: self.contest.seed,
             settings: arena_tournament::RunSettings {
-                pause_idle: true,
-                time_scale: self.contest.time_scale,
+                rules: self.run_rules(),
                 stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
                 replays: true,
                 builtin_replays: true,
-                time_policy: self.time_policy,
                 game_options: None,
-                clock: arena_core::ClockKind::Wall,
             },
             groups: Vec::new(),
             groups_per_round: 0,

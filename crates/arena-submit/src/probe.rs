@@ -5,9 +5,9 @@
 
 use std::sync::Arc;
 
+use arena_core::FaultKind;
 use arena_core::registry::{GameEntry, GameRequest, PlayerSpec, SeatRequest};
 use arena_core::sandbox::Sandbox;
-use arena_core::{FaultKind, MatchOptions};
 
 /// The last `lines` lines of a bot's stderr, indented, or nothing.
 pub fn stderr_tail(stderr: &str, lines: usize) -> String {
@@ -26,8 +26,7 @@ pub async fn probe(
     game: &dyn GameEntry,
     variant: Option<&str>,
     seat: &SeatRequest,
-    time_scale: f64,
-    clock: arena_core::ClockKind,
+    rules: &arena_core::runner::RunRules,
     sandbox: Option<Arc<Sandbox>>,
 ) -> Result<(), String> {
     let PlayerSpec::Command(argv) = &seat.spec else {
@@ -50,15 +49,7 @@ pub async fn probe(
         variant: variant.map(str::to_string),
         seed: 1,
         seats: request_seats,
-        options: MatchOptions {
-            // Cold caches (a JVM, first imports) make a first start slower than later ones.
-            time_scale: time_scale * 3.0,
-            record_frames: false,
-            probe: true,
-            sandbox,
-            clock,
-            ..MatchOptions::default()
-        },
+        options: rules.probe_options(sandbox),
         stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
         prepared: Default::default(),
     };

@@ -11,7 +11,6 @@
 use std::path::Path;
 
 use arena_core::registry::{GameEntry, GameRequest, PlayerSpec, SeatRequest};
-use arena_core::runner::MatchOptions;
 
 use crate::journal::{self, Entry};
 use crate::schedule::Plan;
@@ -84,17 +83,8 @@ pub async fn rebuild_replay(
         variant: plan.variant.clone(),
         seed: scheduled.seed,
         seats,
-        options: MatchOptions {
-            pause_idle: plan.settings.pause_idle,
-            time_scale: plan.settings.time_scale,
-            record_frames: true,
-            cpu: None,
-            time_policy: plan.settings.time_policy,
-            clock: plan.settings.clock,
-            probe: false,
-            // Only games between built-in bots are rebuilt: no process to sandbox.
-            sandbox: None,
-        },
+        // Only games between built-in bots are rebuilt: no process to sandbox.
+        options: plan.settings.rules.match_options(true, None, None),
         stderr_cap: plan.settings.stderr_cap,
         prepared: Default::default(),
     };

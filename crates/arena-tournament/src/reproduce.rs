@@ -37,10 +37,10 @@ pub fn play_command(plan: &Plan, seats: &[usize], seed: u64) -> String {
     }
     args.extend(["--seed".into(), seed.to_string()]);
     let settings = &plan.settings;
-    if settings.time_scale != 1.0 {
-        args.extend(["--time-scale".into(), settings.time_scale.to_string()]);
+    if settings.rules.time_scale != 1.0 {
+        args.extend(["--time-scale".into(), settings.rules.time_scale.to_string()]);
     }
-    match settings.time_policy {
+    match settings.rules.time_policy {
         None => {}
         Some(TimePolicy::Strict) => args.extend(["--time-policy".into(), "strict".into()]),
         Some(TimePolicy::Strikes { .. }) => {
@@ -53,10 +53,10 @@ pub fn play_command(plan: &Plan, seats: &[usize], seed: u64) -> String {
             args.extend(["--bank".into(), bank_ms.to_string()]);
         }
     }
-    if !settings.clock.is_wall() {
-        args.extend(["--clock".into(), settings.clock.name().into()]);
+    if !settings.rules.clock.is_wall() {
+        args.extend(["--clock".into(), settings.rules.clock.name().into()]);
     }
-    if !settings.pause_idle {
+    if !settings.rules.pause_idle {
         args.push("--no-pause".into());
     }
     if let Some(options) = &settings.game_options {

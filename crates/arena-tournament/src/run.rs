@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use arena_core::registry::{self, GameEntry, GameRequest, PlayerSpec, SeatRequest};
-use arena_core::{MatchOptions, Outcome, RecordJson};
+use arena_core::{Outcome, RecordJson};
 use flate2::{Compress, Compression, Crc, FlushCompress, Status};
 
 use crate::TournamentError;
@@ -385,16 +385,11 @@ impl Worker<'_> {
             variant: plan.variant.clone(),
             seed: game.seed,
             seats,
-            options: MatchOptions {
-                pause_idle: plan.settings.pause_idle,
-                time_scale: plan.settings.time_scale,
-                record_frames: self.stores_replay(game),
-                cpu: self.cpu,
-                time_policy: plan.settings.time_policy,
-                probe: false,
-                sandbox: self.sandbox.clone(),
-                clock: plan.settings.clock,
-            },
+            options: plan.settings.rules.match_options(
+                self.stores_replay(game),
+                self.cpu,
+                self.sandbox.clone(),
+            ),
             stderr_cap: plan.settings.stderr_cap,
             prepared: Default::default(),
         })

@@ -67,8 +67,9 @@ impl BotPlan {
 /// How games are run (recorded so that a resumed run uses the same settings).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunSettings {
-    pub pause_idle: bool,
-    pub time_scale: f64,
+    /// How the games treat and judge their bots: what every game of the run is played with.
+    #[serde(flatten)]
+    pub rules: arena_core::runner::RunRules,
     pub stderr_cap: usize,
     /// Keep a compressed replay of every game that has a process bot.
     pub replays: bool,
@@ -76,12 +77,6 @@ pub struct RunSettings {
     /// seed when watched).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub builtin_replays: bool,
-    /// How answer times are judged; `None`: the game's default.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub time_policy: Option<arena_core::TimePolicy>,
-    /// The clock answers are judged on (absent: wall).
-    #[serde(default, skip_serializing_if = "arena_core::ClockKind::is_wall")]
-    pub clock: arena_core::ClockKind,
     /// The game's own options (Coup's deck and move check), as the command line gave them, so
     /// that a resumed run and a rebuilt replay play the same games.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -462,13 +457,10 @@ mod tests {
             games: None,
             seed: 9,
             settings: RunSettings {
-                pause_idle: true,
-                time_scale: 1.0,
+                rules: arena_core::runner::RunRules::default(),
                 stderr_cap: 1024,
                 replays: false,
                 builtin_replays: false,
-                time_policy: None,
-                clock: arena_core::ClockKind::Wall,
                 game_options: None,
             },
             sprt: None,
@@ -581,13 +573,10 @@ mod tests {
             games: Some(7),
             seed: 1,
             settings: RunSettings {
-                pause_idle: true,
-                time_scale: 1.0,
+                rules: arena_core::runner::RunRules::default(),
                 stderr_cap: 1,
                 replays: false,
                 builtin_replays: false,
-                time_policy: None,
-                clock: arena_core::ClockKind::Wall,
                 game_options: None,
             },
             sprt: None,

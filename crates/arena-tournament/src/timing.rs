@@ -147,7 +147,7 @@ pub fn summarize(
                  core, unless the bot sleeps or waits on something)"
             ));
         }
-        let advice = if plan.settings.clock == ClockKind::Cpu {
+        let advice = if plan.settings.rules.clock == ClockKind::Cpu {
             "run fewer games at once (--jobs 1), or on an idle machine"
         } else {
             "run fewer games at once (--jobs 1), or judge answers on CPU time (--clock cpu)"
@@ -160,7 +160,7 @@ pub fn summarize(
         )
     });
     Ok(TimingSummary {
-        clock: plan.settings.clock,
+        clock: plan.settings.rules.clock,
         bots,
         machine,
         warning,

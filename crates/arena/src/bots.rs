@@ -222,8 +222,7 @@ pub fn probe(
     game: &dyn GameEntry,
     variant: Option<&str>,
     seats: &[SeatRequest],
-    time_scale: f64,
-    clock: arena_core::ClockKind,
+    rules: &arena_core::runner::RunRules,
     sandbox: Option<std::sync::Arc<arena_core::sandbox::Sandbox>>,
 ) -> Result<()> {
     let runtime = crate::runtime::runtime()?;
@@ -242,8 +241,7 @@ pub fn probe(
                 game,
                 variant,
                 seat,
-                time_scale,
-                clock,
+                rules,
                 sandbox.clone(),
             )))?
             .map_err(|e| anyhow!(e))?;

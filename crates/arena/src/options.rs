@@ -144,6 +144,17 @@ impl TimingOptions {
             None => Ok(ClockKind::Wall),
         }
     }
+
+    /// The run's rules from the command line: these timing options, `--no-pause` and
+    /// `--time-scale` (`arena play` and `arena tournament` build them here, the one way).
+    pub fn rules(&self, no_pause: bool, time_scale: f64) -> Result<arena_core::runner::RunRules> {
+        Ok(arena_core::runner::RunRules {
+            pause_idle: !no_pause,
+            time_scale,
+            time_policy: self.policy()?,
+            clock: self.clock()?,
+        })
+    }
 }
 
 /// Coup's reproducibility hooks (the reference arbiter's `COUP_DECK` and `COUP_NO_SHUFFLE`, which are

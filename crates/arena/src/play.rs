@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, anyhow, bail};
 use arena_core::process::DEFAULT_STDERR_CAP;
 use arena_core::registry::{GameRequest, GameResult, PlayerSpec, SeatRequest};
-use arena_core::{ClockKind, MatchOptions, TimePolicy};
+use arena_core::{ClockKind, TimePolicy};
 
 use crate::bots::{seat_requests, split_name, unique_names};
 use crate::games::find_game_with;
@@ -82,16 +82,10 @@ pub fn play(args: PlayArgs) -> Result<ExitCode> {
         variant: args.league.clone(),
         seed,
         seats,
-        options: MatchOptions {
-            pause_idle: !args.no_pause,
-            time_scale: args.time_scale,
-            record_frames: true,
-            cpu: None,
-            time_policy: args.timing.policy()?,
-            probe: false,
-            sandbox: args.sandbox.sandbox(processes)?,
-            clock: args.timing.clock()?,
-        },
+        options: args
+            .timing
+            .rules(args.no_pause, args.time_scale)?
+            .match_options(true, None, args.sandbox.sandbox(processes)?),
         stderr_cap: args.stderr_cap,
         prepared: Default::default(),
     };

@@ -220,8 +220,7 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
             game.as_ref(),
             plan.variant.as_deref(),
             &seats,
-            plan.settings.time_scale,
-            plan.settings.clock,
+            &plan.settings.rules,
             sandbox.clone(),
         )?;
     }
@@ -644,7 +643,7 @@ fn resume_differences(args: &TournamentArgs, plan: &Plan) -> Result<Vec<String>>
             &mut out,
             "time-scale",
             args.time_scale.to_string(),
-            plan.settings.time_scale.to_string(),
+            plan.settings.rules.time_scale.to_string(),
         );
     }
     if given("stderr_cap") {
@@ -655,7 +654,7 @@ fn resume_differences(args: &TournamentArgs, plan: &Plan) -> Result<Vec<String>>
             plan.settings.stderr_cap.to_string(),
         );
     }
-    if args.no_pause && plan.settings.pause_idle {
+    if args.no_pause && plan.settings.rules.pause_idle {
         out.push("--no-pause (the plan's: idle bots are paused)".to_string());
     }
     let timing = &args.timing;
@@ -674,15 +673,15 @@ fn resume_differences(args: &TournamentArgs, plan: &Plan) -> Result<Vec<String>>
             &mut out,
             option,
             show(timing.policy()?),
-            show(plan.settings.time_policy),
+            show(plan.settings.rules.time_policy),
         );
     }
     if let Some(clock) = &timing.clock
-        && timing.clock()? != plan.settings.clock
+        && timing.clock()? != plan.settings.rules.clock
     {
         out.push(format!(
             "--clock {clock} (the plan's: {})",
-            if plan.settings.clock.is_wall() {
+            if plan.settings.rules.clock.is_wall() {
                 "wall"
             } else {
                 "cpu"
@@ -826,13 +825,10 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
         games: args.games,
         seed,
         settings: RunSettings {
-            pause_idle: !args.no_pause,
-            time_scale: args.time_scale,
+            rules: args.timing.rules(args.no_pause, args.time_scale)?,
             stderr_cap: args.stderr_cap,
             replays: args.replays != ReplaysArg::None,
             builtin_replays: args.replays == ReplaysArg::All,
-            time_policy: args.timing.policy()?,
-            clock: args.timing.clock()?,
             game_options: if game.id() == "coup" {
                 let options = args.coup.with_env()?;
                 options
