@@ -70,15 +70,11 @@ fn kill_9_at_random_moments_then_resume_loses_and_repeats_nothing() {
         "--jobs",
         "2",
     ];
-    let reference_started = Instant::now();
     let status = tournament(&common)
         .args(["--out", reference.to_str().expect("utf-8 path")])
         .status()
         .expect("arena runs");
     assert!(status.success());
-    // The kills come at moments drawn within the time a whole run takes here, so that most of them
-    // land mid-run on a fast machine and on a loaded one alike.
-    let whole_run = reference_started.elapsed();
     let expected = journal(&reference);
     assert_eq!(expected.len(), 2400);
     assert_eq!(*expected.keys().last().expect("games"), 2399);
@@ -92,8 +88,7 @@ fn kill_9_at_random_moments_then_resume_loses_and_repeats_nothing() {
         .args(["--out", killed_arg])
         .spawn()
         .expect("starts");
-    // Up to KILLS kills at random moments, then the last resumed run is left to finish (its final
-    // statistics take longer than the longest delay in a debug build).
+    // Up to KILLS kills, then the last resumed run is left to finish.
     const KILLS: u32 = 12;
     loop {
         if kills == KILLS {
@@ -101,15 +96,29 @@ fn kill_9_at_random_moments_then_resume_loses_and_repeats_nothing() {
             assert!(status.success(), "the last resumed run ends normally");
             break;
         }
-        let delay = whole_run.mul_f64(0.05 + (next(&mut rng) % 1000) as f64 / 2000.0);
+        // Every other kill comes once the journal reaches a random point of what is left (so it
+        // lands mid-run however fast this machine is); the others after a random short delay
+        // (start-up, a batch being written, the final statistics).
+        let lines_now = journaled_lines(&killed);
+        let target = lines_now + 1 + next(&mut rng) % ((2400 - lines_now.min(2400)) / 2).max(1);
+        let delay = Duration::from_millis(20 + next(&mut rng) % 200);
+        let by_progress = kills % 2 == 0;
         let started = Instant::now();
         let mut finished = None;
-        while started.elapsed() < delay {
+        loop {
             if let Some(status) = child.try_wait().expect("wait") {
                 finished = Some(status);
                 break;
             }
-            std::thread::sleep(Duration::from_millis(5));
+            let due = if by_progress {
+                journaled_lines(&killed) >= target
+            } else {
+                started.elapsed() >= delay
+            };
+            if due {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(3));
         }
         if let Some(status) = finished {
             assert!(status.success(), "a resumed run ends normally");
@@ -118,10 +127,7 @@ fn kill_9_at_random_moments_then_resume_loses_and_repeats_nothing() {
         child.kill().expect("SIGKILL");
         child.wait().expect("reaped");
         kills += 1;
-        let journaled = std::fs::read_to_string(killed.join("results.jsonl"))
-            .map(|text| text.lines().count())
-            .unwrap_or(0);
-        if journaled < 2400 {
+        if journaled_lines(&killed) < 2400 {
             kills_mid_run += 1;
         }
         child = tournament(&["--resume", killed_arg])
@@ -309,4 +315,11 @@ fn resume_refuses_options_that_change_the_plan_and_accepts_equal_ones() {
     ]);
     assert!(ok, "{stderr}");
     assert_eq!(journal_lines(&dir).len(), 12);
+}
+
+/// Whole lines in the tournament's journal so far (a torn last line is not counted).
+fn journaled_lines(dir: &std::path::Path) -> u64 {
+    std::fs::read(dir.join("results.jsonl"))
+        .map(|bytes| bytes.iter().filter(|&&b| b == b'\n').count() as u64)
+        .unwrap_or(0)
 }
