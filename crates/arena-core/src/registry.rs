@@ -267,6 +267,9 @@ pub trait DefinedGame: Send + Sync {
     fn variants(&self) -> &'static [&'static str];
     fn bots(&self) -> Vec<(&'static str, &'static str)>;
     fn builtin_thinks(&self, name: &str) -> bool;
+    /// Whether `variant` (a league, `None` for the default) is one of this game's, with the
+    /// error that names the accepted ones.
+    fn check_variant(&self, variant: Option<&str>) -> Result<(), String>;
     fn play_builtin(
         &self,
         variant: Option<&str>,
@@ -310,6 +313,9 @@ impl<D: GameDef> DefinedGame for D {
     }
     fn builtin_thinks(&self, name: &str) -> bool {
         bot_thinks(GameDef::bots(self), name)
+    }
+    fn check_variant(&self, variant: Option<&str>) -> Result<(), String> {
+        self.config(variant).map(|_| ())
     }
     fn play_builtin(
         &self,
@@ -385,6 +391,10 @@ pub trait GameEntry: Send + Sync {
     /// game with it never takes the untimed fast path of [`GameEntry::play_builtin`]).
     fn builtin_thinks(&self, name: &str) -> bool {
         self.definition().builtin_thinks(name)
+    }
+    /// Whether `variant` is one of this game's leagues (checked before a run makes anything).
+    fn check_variant(&self, variant: Option<&str>) -> Result<(), String> {
+        self.definition().check_variant(variant)
     }
     /// Plays a game between built-in bots only, without recording it (tournaments' fast path).
     fn play_builtin(

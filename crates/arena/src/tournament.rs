@@ -230,12 +230,23 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
     }
     install_stop_handler()?;
     let total = plan.total_games();
+    if let Some(asked) = args
+        .games
+        .filter(|&asked| asked != total && args.resume.is_none())
+    {
+        eprintln!(
+            "--games {asked}: {total} games, whole rounds (every seed is played in every seat \
+             order of its group, {} games a round)",
+            total / plan.rounds.max(1)
+        );
+    }
     eprintln!(
-        "{}: {} bots, {} games ({} rounds), {jobs} at a time, seed {}, in {}",
+        "{}: {} bots, {} games ({} round{}), {jobs} at a time, seed {}, in {}",
         plan.game,
         plan.bots.len(),
         total,
         plan.rounds,
+        if plan.rounds == 1 { "" } else { "s" },
         plan.seed,
         dir.display()
     );
@@ -747,6 +758,9 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
         bail!("name the game (arena tournament GAME ...) or give --resume DIR");
     };
     let game = find_game_with(game_id, &args.coup)?;
+    // A wrong league is said before anything is made (it left an empty output folder).
+    game.check_variant(args.league.as_deref())
+        .map_err(|e| anyhow!(e))?;
     let texts: Vec<(Option<String>, String)> = if args.bots.is_empty() {
         game.bots()
             .into_iter()

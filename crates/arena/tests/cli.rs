@@ -792,3 +792,44 @@ fn missing_files_and_unknown_languages_are_said_before_any_game() {
         }
     }
 }
+
+/// A tournament says when `--games` was rounded up to whole rounds, and a wrong league is refused
+/// before the output folder is made.
+#[test]
+fn tournaments_say_what_they_round_and_refuse_before_making_anything() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bots = [
+        "--bot", "random", "--bot", "greedy", "--bot", "spread", "--bot", "focus",
+    ];
+    let out = dir.path().join("rounded");
+    let mut args = vec!["tournament", "langwars2", "--games", "2", "--jobs", "1"];
+    args.extend(bots);
+    args.extend(["--out", out.to_str().expect("utf-8 path")]);
+    let output = arena(&args);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("--games 2: 4 games, whole rounds") && said.contains("4 games (1 round)"),
+        "{said}"
+    );
+
+    let wrong = dir.path().join("wrong-league");
+    let mut args = vec!["tournament", "langwars2", "--league", "platinum"];
+    args.extend(bots);
+    args.extend(["--out", wrong.to_str().expect("utf-8 path")]);
+    let output = arena(&args);
+    assert!(!output.status.success());
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("has no leagues (got `platinum`)"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        !wrong.exists(),
+        "nothing is made for a run that cannot start"
+    );
+}
