@@ -29,7 +29,8 @@ pub struct PlayArgs {
     /// their 64-bit pattern (Spring 2021 seeds are Java longs).
     #[arg(long, value_parser = parse_seed, allow_negative_numbers = true)]
     seed: Option<u64>,
-    /// Where to write the replay (default: GAME-SEED.replay.json).
+    /// Where to write the replay: a file, a folder (GAME-SEED.replay.json in it; a name ending in
+    /// `/` is made), or `none` (default: GAME-SEED.replay.json in the current folder)
     #[arg(long)]
     replay: Option<PathBuf>,
     /// Working directory of the command bots: once for all, or once per --bot (`-` for a bot
@@ -75,6 +76,7 @@ pub fn play(args: PlayArgs) -> Result<ExitCode> {
             seats.len()
         );
     }
+    let replay = replay_path(args.replay.as_deref(), game.id(), seed)?;
     let processes = seats
         .iter()
         .any(|seat| matches!(seat.spec, PlayerSpec::Command(_)));
@@ -85,7 +87,7 @@ pub fn play(args: PlayArgs) -> Result<ExitCode> {
         options: args
             .timing
             .rules(args.no_pause, args.time_scale)?
-            .match_options(true, None, args.sandbox.sandbox(processes)?),
+            .match_options(replay.is_some(), None, args.sandbox.sandbox(processes)?),
         stderr_cap: args.stderr_cap,
         prepared: Default::default(),
     };
@@ -95,12 +97,32 @@ pub fn play(args: PlayArgs) -> Result<ExitCode> {
             request,
         )))?
         .map_err(|e| anyhow!(e))?;
-    let replay = args
-        .replay
-        .unwrap_or_else(|| PathBuf::from(format!("{}-{seed}.replay.json", game.id())));
-    write_replay(&replay, &result)?;
-    print_out(&result_table(game.id(), seed, &result, &replay))?;
+    if let Some(replay) = &replay {
+        write_replay(replay, &result)?;
+    }
+    print_out(&result_table(game.id(), seed, &result, replay.as_deref()))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where `--replay` puts the replay: `None` for `none`; in a folder (one ending in `/` is made)
+/// under the default name; else the file given. The default: the default name here.
+fn replay_path(asked: Option<&Path>, game: &str, seed: u64) -> Result<Option<PathBuf>> {
+    let name = format!("{game}-{seed}.replay.json");
+    let Some(asked) = asked else {
+        return Ok(Some(PathBuf::from(name)));
+    };
+    if asked == Path::new("none") {
+        return Ok(None);
+    }
+    if asked.as_os_str().to_string_lossy().ends_with('/') {
+        std::fs::create_dir_all(asked)
+            .with_context(|| format!("cannot make the folder {}", asked.display()))?;
+    }
+    Ok(Some(if asked.is_dir() {
+        asked.join(name)
+    } else {
+        asked.to_path_buf()
+    }))
 }
 
 fn write_replay(path: &Path, result: &GameResult) -> Result<()> {
@@ -113,7 +135,7 @@ fn write_replay(path: &Path, result: &GameResult) -> Result<()> {
 }
 
 /// The result of one game as a table: seats, names, exact scores, ranks, faults, winner.
-pub fn result_table(game: &str, seed: u64, result: &GameResult, replay: &Path) -> String {
+pub fn result_table(game: &str, seed: u64, result: &GameResult, replay: Option<&Path>) -> String {
     let mut text = if seed > i64::MAX as u64 {
         format!(
             "{game}  seed {seed} (= {} as a signed 64-bit seed)\n",
@@ -177,7 +199,10 @@ pub fn result_table(game: &str, seed: u64, result: &GameResult, replay: &Path) -
     }
     text.push_str(&timing_table(result, width));
     text.push_str(&fault_details(result));
-    text.push_str(&format!("replay: {}\n", replay.display()));
+    match replay {
+        Some(replay) => text.push_str(&format!("replay: {}\n", replay.display())),
+        None => text.push_str("replay: not written (--replay none)\n"),
+    }
     text
 }
 

@@ -833,3 +833,50 @@ fn tournaments_say_what_they_round_and_refuse_before_making_anything() {
         "nothing is made for a run that cannot start"
     );
 }
+
+/// `arena play --replay`: a file, a folder (the default name in it; one ending in `/` is made), or
+/// `none` (nothing written, and the game not recorded).
+#[test]
+fn play_writes_the_replay_where_asked_or_not_at_all() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let play = |replay: &str| {
+        let output = Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args([
+                "play",
+                "coup",
+                "--bot",
+                "calculator",
+                "--bot",
+                "lawyer",
+                "--seed",
+                "4",
+                "--replay",
+                replay,
+            ])
+            .current_dir(dir.path())
+            .output()
+            .expect("arena runs");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let said = play("none");
+    assert!(
+        said.contains("replay: not written (--replay none)"),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).expect("folder").count(),
+        0,
+        "nothing written"
+    );
+    play("games/");
+    assert!(dir.path().join("games/coup-4.replay.json").is_file());
+    play("games");
+    assert!(dir.path().join("games/coup-4.replay.json").is_file());
+    play("mine.json");
+    assert!(dir.path().join("mine.json").is_file());
+}
