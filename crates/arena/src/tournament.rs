@@ -437,6 +437,9 @@ fn print_lost(dir: &std::path::Path, plan: &Plan, bot: usize, shown: usize) {
     };
     let name = &plan.bots[bot].name;
     let mut lost = 0usize;
+    // One game per seed: the seat orders of one seed (a pair) are the same deal, and listing its
+    // four rotations as the first four lost games showed one position four times.
+    let mut seeds_shown = std::collections::HashSet::new();
     for entry in entries.flatten() {
         let Some(seat) = entry.seats.iter().position(|&b| b == bot) else {
             continue;
@@ -445,7 +448,7 @@ fn print_lost(dir: &std::path::Path, plan: &Plan, bot: usize, shown: usize) {
             continue;
         }
         lost += 1;
-        if lost > shown {
+        if seeds_shown.len() >= shown || !seeds_shown.insert(entry.pair) {
             continue;
         }
         let scores: Vec<String> = entry
@@ -465,10 +468,11 @@ fn print_lost(dir: &std::path::Path, plan: &Plan, bot: usize, shown: usize) {
             arena_tournament::reproduce::entry_command(plan, &entry)
         );
     }
-    if lost > shown {
+    if lost > seeds_shown.len() {
         eprintln!(
-            "{} more games {name} lost: `arena serve --dir {}` lists them (bot {name}, result lost)",
-            lost - shown,
+            "{} more games {name} lost (other seat orders of these seeds included): `arena serve \
+             --dir {}` lists them (bot {name}, result lost)",
+            lost - seeds_shown.len(),
             dir.display()
         );
     } else if lost == 0 {

@@ -880,3 +880,40 @@ fn play_writes_the_replay_where_asked_or_not_at_all() {
     play("mine.json");
     assert!(dir.path().join("mine.json").is_file());
 }
+
+/// `--show-lost` lists lost games of different seeds (the seat orders of one seed are one deal).
+#[test]
+fn show_lost_lists_one_game_per_seed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("t");
+    let output = arena(&[
+        "tournament",
+        "langwars2",
+        "--bot",
+        "random",
+        "--bot",
+        "greedy",
+        "--bot",
+        "spread",
+        "--bot",
+        "focus",
+        "--games",
+        "40",
+        "--jobs",
+        "1",
+        "--show-lost",
+        "random",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    assert!(output.status.success());
+    let said = String::from_utf8_lossy(&output.stderr);
+    let seeds: Vec<&str> = said
+        .lines()
+        .filter(|line| line.starts_with("random lost game"))
+        .filter_map(|line| line.split("(seed ").nth(1))
+        .collect();
+    assert_eq!(seeds.len(), 3, "{said}");
+    let distinct: std::collections::HashSet<&&str> = seeds.iter().collect();
+    assert_eq!(distinct.len(), seeds.len(), "one game per seed: {said}");
+}
