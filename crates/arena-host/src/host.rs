@@ -22,7 +22,7 @@ use crate::records::{NewGame, Submission};
 use crate::store::{Claimed, Finished, Notice, Promotion, Role, Store, WorkerInfo};
 
 /// Whether every seat of a game is a built-in bot (deterministic from its seed: no replay kept).
-fn all_builtin(game: &Claimed) -> bool {
+pub(crate) fn all_builtin(game: &Claimed) -> bool {
     game.seats.iter().all(|seat| seat.kind == "builtin")
 }
 
@@ -160,54 +160,54 @@ struct ContestView {
 const CONTEST_SETTING: &str = "contest";
 
 /// One host at a time schedules; another takes over 10 s after it stops renewing.
-const SCHEDULER_LEASE: &str = "scheduler";
-const SCHEDULER_LEASE_MS: i64 = 10_000;
+pub(crate) const SCHEDULER_LEASE: &str = "scheduler";
+pub(crate) const SCHEDULER_LEASE_MS: i64 = 10_000;
 
 /// A contest being hosted.
 pub struct Host {
     pub contest: Contest,
     pub store: Store,
     pub game: Arc<dyn GameEntry>,
-    data_dir: PathBuf,
+    pub(crate) data_dir: PathBuf,
     /// The sandbox and the toolchain folders it was made with.
-    sandbox: std::sync::Mutex<(Vec<PathBuf>, Option<Arc<Sandbox>>)>,
-    sandbox_factory: Option<SandboxFactory>,
-    pin_cpus: bool,
-    promotion: Promotion,
-    time_policy: Option<TimePolicy>,
+    pub(crate) sandbox: std::sync::Mutex<(Vec<PathBuf>, Option<Arc<Sandbox>>)>,
+    pub(crate) sandbox_factory: Option<SandboxFactory>,
+    pub(crate) pin_cpus: bool,
+    pub(crate) promotion: Promotion,
+    pub(crate) time_policy: Option<TimePolicy>,
     /// Wakes the scheduler (a game finished, a submission built) and idle workers (games queued).
     pub changed: Notify,
     pub queued: Notify,
-    stopping: AtomicBool,
+    pub(crate) stopping: AtomicBool,
     /// Games a previous process left running, put back in the queue when this one opened.
     pub requeued: u64,
     /// People and house bots the contest file no longer lists: signed out, their bots stopped.
     pub revoked: Vec<String>,
     /// Worker threads running (one that stops on an error is no longer counted).
-    workers_running: std::sync::atomic::AtomicUsize,
+    pub(crate) workers_running: std::sync::atomic::AtomicUsize,
     /// Worker threads `spawn_workers` started, as registered.
-    jobs: std::sync::atomic::AtomicUsize,
+    pub(crate) jobs: std::sync::atomic::AtomicUsize,
     /// Whether the task that turns other processes' notices into wake-ups runs ([`Host::listen`]).
-    listening: AtomicBool,
+    pub(crate) listening: AtomicBool,
     /// The KotH players this process last queued every game of (ids, as `players` lists them).
-    koth_scheduled_for: std::sync::Mutex<Option<Vec<i64>>>,
+    pub(crate) koth_scheduled_for: std::sync::Mutex<Option<Vec<i64>>>,
     /// Set once this process is registered as a worker. Its workers wait for it before their
     /// first claim: a game completed before the row exists would not be counted on it.
-    registered: tokio::sync::OnceCell<()>,
+    pub(crate) registered: tokio::sync::OnceCell<()>,
     /// This process as a worker: `MACHINE:PID:START_MS`, the `worker` of the games it claims.
     pub worker_id: String,
-    lease_ms: i64,
+    pub(crate) lease_ms: i64,
     /// `,builtin,folder,python3,...,`: what this process's workers can play.
-    languages: String,
+    pub(crate) languages: String,
     /// Games this process's workers hold now: only these leases are renewed (a claim whose answer
     /// was lost on the network is not held, and runs out).
-    held: std::sync::Mutex<std::collections::HashSet<i64>>,
+    pub(crate) held: std::sync::Mutex<std::collections::HashSet<i64>>,
     /// Built folders of uploads, by submission: built once per process (and cached by content
     /// hash on disk across processes).
-    prepared: std::sync::Mutex<std::collections::HashMap<i64, PathBuf>>,
+    pub(crate) prepared: std::sync::Mutex<std::collections::HashMap<i64, PathBuf>>,
     /// Submissions this process could not prepare (fetch, unpack or build), and until when its
     /// workers leave their games to other workers.
-    unprepared: std::sync::Mutex<std::collections::HashMap<i64, std::time::Instant>>,
+    pub(crate) unprepared: std::sync::Mutex<std::collections::HashMap<i64, std::time::Instant>>,
     /// The last database error the workers met and retried, for the front end to say.
     pub last_error: std::sync::Mutex<Option<String>>,
 }
@@ -260,7 +260,7 @@ pub struct WorkerCounts {
 
 /// Why a claimed game was not played.
 #[derive(Debug)]
-enum NotPlayed {
+pub(crate) enum NotPlayed {
     /// The game itself could not be played: it is kept failed, with the reason.
     Failed(String),
     /// This worker could not prepare a seat's submission (fetch, unpack or build): the game goes
@@ -289,7 +289,7 @@ const PREPARE_ATTEMPTS: i64 = 3;
 impl Host {
     /// How the contest's games treat and judge bots: its time scale and policy, idle bots paused,
     /// the wall clock (a contest file has no clock setting yet).
-    fn run_rules(&self) -> arena_core::runner::RunRules {
+    pub(crate) fn run_rules(&self) -> arena_core::runner::RunRules {
         arena_core::runner::RunRules {
             pause_idle: true,
             time_scale: self.contest.time_scale,
@@ -738,7 +738,7 @@ impl Host {
     /// this machine does not have it (checked against its SHA-256), unpacked with the contest's
     /// limits and built in the sandbox, once per process (the build cache keeps it by content
     /// hash across processes).
-    fn prepared_folder(
+    pub(crate) fn prepared_folder(
         &self,
         submission: &Submission,
         handle: &tokio::runtime::Handle,
@@ -1085,7 +1085,7 @@ impl Host {
     }
 
     /// Remembers a database error the workers or the scheduler met and will retry.
-    fn note_error(&self, error: &HostError) {
+    pub(crate) fn note_error(&self, error: &HostError) {
         if let Ok(mut last) = self.last_error.lock() {
             *last = Some(error.to_string());
         }
@@ -1201,7 +1201,7 @@ impl Host {
     /// scheduler. Without it a ladder of short games on `arena worker`s waited for the scheduler's
     /// second and the workers' idle looks (up to 2 s): its workers sat idle nine tenths of the
     /// time. The periodic looks remain, for notices lost while the connection was down.
-    fn listen(self: &Arc<Self>, handle: &tokio::runtime::Handle) {
+    pub(crate) fn listen(self: &Arc<Self>, handle: &tokio::runtime::Handle) {
         if self.listening.swap(true, Ordering::SeqCst) {
             return;
         }
@@ -1539,7 +1539,7 @@ impl Host {
 
     /// Plays one claimed game: every seat resolved as `--bot` resolves it (a built-in bot in
     /// process, an upload as its built folder run by its launcher), in the sandbox.
-    fn play(
+    pub(crate) fn play(
         &self,
         claimed: &Claimed,
         cpu: Option<usize>,
@@ -1819,7 +1819,7 @@ impl Host {
 
     /// The sandbox for the next game: made again when builds have found toolchains it does not
     /// show yet (as `arena tournament` makes its sandbox after preparing its bots).
-    fn current_sandbox(&self) -> Result<Option<Arc<Sandbox>>, String> {
+    pub(crate) fn current_sandbox(&self) -> Result<Option<Arc<Sandbox>>, String> {
         let mut current = self
             .sandbox
             .lock()
