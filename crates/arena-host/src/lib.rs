@@ -8,19 +8,27 @@
 //!   and makes them;
 //! - [`ladder`]: ratings, promotion and matchmaking, pure;
 //! - [`formats`]: the qualifier's groups and final, KotH's pairs, their standings, pure;
-//! - [`host`]: submissions built as `--bot PATH` builds them, the scheduler and the workers;
+//! - [`host`]: the running contest, opened from the contest file or attached to its database;
+//! - `builds`: submissions built as `--bot PATH` builds them, and probed;
+//! - `scheduling`: what each format queues, and the scheduler;
+//! - `workers`: threads that claim, play and record games, and their heartbeats;
+//! - `publishing`: replays, and the export of a contest as a tournament folder;
 //! - [`api`]: the JSON API and the web pages.
 //!
 //! It prints nothing: errors are values, and the front end says them.
 
 pub mod api;
 pub mod archive;
+mod builds;
 pub mod config;
 pub mod formats;
 pub mod host;
 pub mod ladder;
+mod publishing;
 pub mod records;
+mod scheduling;
 pub mod store;
+mod workers;
 
 pub use config::Contest;
 pub use host::{Host, HostOptions};

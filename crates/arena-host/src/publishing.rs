@@ -1,0 +1,166 @@
+//! What the contest server publishes of its games: a finished game's replay (played again for
+//! built-in bots, which keep none) and the export of every finished game as an `arena tournament`
+//! folder.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::HostError;
+use crate::host::Host;
+use crate::workers::all_builtin;
+
+impl Host {
+    /// A finished game's gzipped replay: the stored one, or, for a game of built-in bots (which
+    /// keeps none), the game played again from its seed, recording.
+    pub async fn replay(self: &Arc<Self>, game: i64) -> Result<Option<Vec<u8>>, HostError> {
+        if let Some(replay) = self.store.replay(game).await? {
+            return Ok(Some(replay));
+        }
+        let Some(claimed) = self.store.finished_game(game).await? else {
+            return Ok(None);
+        };
+        if !all_builtin(&claimed) {
+            return Ok(None);
+        }
+        let host = Arc::clone(self);
+        let handle = tokio::runtime::Handle::current();
+        tokio::task::spawn_blocking(move || {
+            let local = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| format!("cannot start a runtime: {e}"))?;
+            host.play(&claimed, None, &handle, &local, true)
+                .map(|finished| finished.replay)
+                .map_err(|not_played| not_played.to_string())
+        })
+        .await
+        .map_err(|e| HostError::Io(format!("replaying game {game}: {e}")))?
+        .map_err(|e| HostError::Io(format!("replaying game {game}: {e}")))
+    }
+
+    /// Writes every finished game as an `arena tournament` folder in `dir` (made; refused when it
+    /// holds a journal already): `tournament.json`, `results.jsonl` (games in completion order,
+    /// bots numbered by first appearance, named `user#submission`), the replays with their
+    /// publishable twins, `summary.json`, `leaderboard.csv`, `report.html` and `viewer.html`. The
+    /// folder opens in `arena serve` and from disk like a tournament's. Returns the games written.
+    pub async fn export(
+        self: &Arc<Self>,
+        dir: &Path,
+        bootstrap: usize,
+    ) -> Result<usize, HostError> {
+        use arena_tournament::report;
+        let results = self.store.results().await?;
+        let mut bots: Vec<(i64, String)> = Vec::new();
+        let mut entries = Vec::new();
+        for (position, (game, _, line)) in results.iter().enumerate() {
+            let mut entry: arena_tournament::Entry = serde_json::from_str(line)
+                .map_err(|e| HostError::Database(format!("the result of game {game}: {e}")))?;
+            let seats = self.store.seats(*game).await?;
+            let mut indices = Vec::new();
+            for submission in &seats {
+                let index = match bots.iter().position(|(id, _)| id == submission) {
+                    Some(index) => index,
+                    None => {
+                        let user = self
+                            .store
+                            .submission(*submission)
+                            .await?
+                            .map_or_else(|| "?".to_string(), |s| s.user);
+                        bots.push((*submission, format!("{user}#{submission}")));
+                        bots.len() - 1
+                    }
+                };
+                indices.push(index);
+            }
+            entry.index = position as u64;
+            entry.pair = position as u64;
+            entry.bots = indices.iter().map(|&i| bots[i].1.clone()).collect();
+            entry.seats = indices;
+            entry.replay = None;
+            if let Some(replay) = self.replay(*game).await? {
+                let name = format!("{}/{position}.json.gz", arena_tournament::run::REPLAY_DIR);
+                let folder = dir.join(arena_tournament::run::REPLAY_DIR);
+                let io = |e: std::io::Error| {
+                    HostError::Io(format!("cannot write in {}: {e}", folder.display()))
+                };
+                std::fs::create_dir_all(&folder).map_err(io)?;
+                std::fs::write(dir.join(&name), &replay).map_err(io)?;
+                std::fs::write(
+                    folder.join(format!("{position}.js")),
+                    arena_tournament::run::replay_script(&replay),
+                )
+                .map_err(io)?;
+                entry.replay = Some(name);
+            }
+            entries.push(entry);
+        }
+        if bots.len() < 2 {
+            return Err(HostError::Refused(
+                "nothing to export yet: no game has finished between two submissions".into(),
+            ));
+        }
+        let plan = arena_tournament::Plan {
+            format: arena_tournament::schedule::PLAN_FORMAT,
+            arena: Some(arena_core::format::ARENA_VERSION.to_string()),
+            game: self.game.id().to_string(),
+            variant: self.contest.leagues.first().and_then(|l| l.variant.clone()),
+            players: self.game.players(),
+            bots: bots
+                .iter()
+                .map(|(_, name)| arena_tournament::BotPlan {
+                    name: name.clone(),
+                    spec: format!("contest submission {name}"),
+                    workdir: None,
+                    source: None,
+                })
+                .collect(),
+            schedule: arena_tournament::Schedule::RoundRobin,
+            seat_orders: arena_tournament::SeatOrders::Rotations,
+            rounds: 1,
+            seed: self.contest.seed,
+            settings: arena_tournament::RunSettings {
+                rules: self.run_rules(),
+                stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
+                replays: true,
+                builtin_replays: true,
+                game_options: None,
+            },
+            groups: Vec::new(),
+            groups_per_round: 0,
+            sprt: None,
+        };
+        let failed = |e: arena_tournament::TournamentError| HostError::Io(e.to_string());
+        arena_tournament::create(dir, &plan).map_err(failed)?;
+        let mut journal = String::new();
+        for entry in &entries {
+            journal.push_str(
+                &serde_json::to_string(entry)
+                    .map_err(|e| HostError::Io(format!("cannot encode a result: {e}")))?,
+            );
+            journal.push('\n');
+        }
+        let path = dir.join(arena_tournament::journal::RESULTS_FILE);
+        std::fs::write(&path, journal)
+            .map_err(|e| HostError::Io(format!("cannot write {}: {e}", path.display())))?;
+        let (stats, first) = report::compute(dir, &plan, bootstrap).map_err(failed)?;
+        let machine = arena_tournament::timing::MachineLoad {
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            max_load: None,
+        };
+        let game = self.game.clone();
+        let timed = |bot: &arena_tournament::BotPlan| {
+            bot.builtin().is_none_or(|name| game.builtin_thinks(name))
+        };
+        let timing =
+            arena_tournament::timing::summarize(dir, &plan, machine, &timed).map_err(failed)?;
+        let run = arena_tournament::RunSummary::of(&plan, &stats, bootstrap);
+        report::write_outputs(dir, &plan, &stats, &run, &first, &timing).map_err(failed)?;
+        let viewer = dir.join(report::VIEWER_FILE);
+        std::fs::write(
+            &viewer,
+            arena_viewer::published_viewer_page(&self.viewer_games()),
+        )
+        .map_err(|e| HostError::Io(format!("cannot write {}: {e}", viewer.display())))?;
+        Ok(entries.len())
+    }
+}
