@@ -305,6 +305,9 @@ pub fn load_tournament(dir: &Path) -> Tournament {
             }
         }
     }
+    // The journal is in the order games finished (parallel workers interleave them); the pages
+    // list games in schedule order, as `--show-lost` and `arena replay` number them.
+    results.sort_by_key(|result| result.index);
     Tournament {
         info,
         info_error,
@@ -345,6 +348,19 @@ pub fn url_path(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn games_are_listed_in_schedule_order() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lines: String = [0, 2, 1, 4, 5, 3]
+            .iter()
+            .map(|index| format!("{{\"index\":{index},\"game\":\"coup\"}}\n"))
+            .collect();
+        fs::write(dir.path().join(RESULTS_FILE), lines).expect("journal");
+        let tournament = load_tournament(dir.path());
+        let order: Vec<u64> = tournament.results.iter().map(|r| r.index).collect();
+        assert_eq!(order, [0, 1, 2, 3, 4, 5]);
+    }
 
     #[test]
     fn resolve_refuses_escapes() {
