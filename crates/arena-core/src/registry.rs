@@ -429,7 +429,7 @@ pub fn check_seats(id: &str, players: usize, given: usize) -> Result<(), String>
         return Ok(());
     }
     Err(format!(
-        "{id} is a {players}-player game: give {players} --bot options (got {given})"
+        "{id} is a {players}-player game: give --bot {players} times (got {given})"
     ))
 }
 

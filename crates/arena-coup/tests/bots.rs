@@ -1,8 +1,8 @@
-//! Built-in bots: always legal, in process and as external programs, and sensible against each other.
+//! Built-in bots: always legal, as programs (`call_bot_main`), and sensible against each other; as
+//! processes through the call agent: `crates/arena/tests/coup_processes.rs`.
 
 use arena_core::game::{Game, play_in_process};
-use arena_core::registry::{GameRequest, PlayerSpec, SeatRequest, bot_seed};
-use arena_core::runner::MatchOptions;
+use arena_core::registry::bot_seed;
 use arena_coup::catalog;
 use arena_coup::rules::{Coup, CoupConfig, CoupObs};
 
@@ -73,75 +73,6 @@ fn calculator_beats_random_and_income() {
             calculator > 220,
             "calculator won {calculator}/400 against {opponent}"
         );
-    }
-}
-
-/// The same bots called once per move through `coup-bot` give the same game as in process (every bot
-/// decides from its arguments and the history alone; random is seeded from them, so it is left out).
-#[test]
-fn external_bots_play_like_in_process_ones() {
-    let exe = env!("CARGO_BIN_EXE_coup-bot");
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let entry = arena_core::call::call_entry(arena_coup::definition());
-    for (seed, names) in [
-        (1u64, ["calculator", "lawyer"]),
-        (2, ["taxman", "challenger"]),
-        (3, ["bandit", "assassin"]),
-        (4, ["income", "calculator"]),
-    ] {
-        let request = |external: bool| GameRequest {
-            variant: None,
-            seed,
-            seats: names
-                .iter()
-                .map(|name| SeatRequest {
-                    name: name.to_string(),
-                    spec: if external {
-                        PlayerSpec::Command(vec![exe.to_string(), name.to_string()])
-                    } else {
-                        PlayerSpec::Builtin(name.to_string())
-                    },
-                    workdir: None,
-                })
-                .collect(),
-            options: MatchOptions {
-                pause_idle: true,
-                time_scale: 1.0,
-                record_frames: true,
-                cpu: None,
-                time_policy: None,
-                probe: false,
-                sandbox: None,
-                clock: arena_core::ClockKind::Wall,
-            },
-            stderr_cap: 4096,
-            prepared: Default::default(),
-        };
-        let inside = runtime.block_on(entry.play(request(false))).unwrap();
-        let outside = runtime.block_on(entry.play(request(true))).unwrap();
-        assert!(
-            outside.faults.iter().all(Vec::is_empty),
-            "{names:?}: {:?}",
-            outside.faults
-        );
-        let moves = |record: &serde_json::Value| -> Vec<serde_json::Value> {
-            record["steps"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|s| s["action"].clone())
-                .collect()
-        };
-        assert_eq!(moves(&inside.record), moves(&outside.record), "{names:?}");
-        assert_eq!(inside.outcome.winner, outside.outcome.winner);
-        // Frames for viewers: one per call, with coins and cards.
-        let frames = outside.record["frames"].as_array().unwrap();
-        assert_eq!(frames.len(), moves(&outside.record).len());
-        assert!(frames[0]["cards"].as_array().unwrap().len() == 2);
     }
 }
 

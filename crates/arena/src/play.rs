@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow};
 use arena_core::process::DEFAULT_STDERR_CAP;
 use arena_core::registry::{GameRequest, GameResult, PlayerSpec, SeatRequest};
 use arena_core::{ClockKind, TimePolicy};
@@ -67,15 +67,8 @@ pub fn play(args: PlayArgs) -> Result<ExitCode> {
             .map(|player| player.seat)
             .collect();
     unique_names(&mut seats);
-    if seats.len() != game.players() {
-        bail!(
-            "{} is a {}-player game: give --bot {} times (got {})",
-            game.id(),
-            game.players(),
-            game.players(),
-            seats.len()
-        );
-    }
+    arena_core::registry::check_seats(game.id(), game.players(), seats.len())
+        .map_err(|e| anyhow!(e))?;
     let replay = replay_path(args.replay.as_deref(), game.id(), seed)?;
     let processes = seats
         .iter()
