@@ -13,7 +13,7 @@ pub mod protocol;
 pub mod rules;
 
 use arena_game::game::BotEntry;
-use arena_game::{ConformanceCase, GameDef, Starter};
+use arena_game::{ConformanceCase, GameDef, GameError, GameOptions, Starter};
 
 pub use rules::{Config, Connect4, Frame, Obs};
 
@@ -80,10 +80,14 @@ impl GameDef for Connect4Def {
         2
     }
 
-    fn config(&self, variant: Option<&str>) -> Result<Config, String> {
+    fn config(&self, variant: Option<&str>, _options: &GameOptions) -> Result<Config, GameError> {
         match variant {
             None => Ok(Config::default()),
-            Some(v) => Err(format!("connect4 has no leagues (got `{v}`)")),
+            Some(v) => Err(GameError::NoLeagues {
+                game: "connect4",
+                got: v.to_string(),
+                hint: None,
+            }),
         }
     }
 
@@ -92,7 +96,7 @@ impl GameDef for Connect4Def {
     }
 
     /// There is no official referee to compare with: the game is arena's own.
-    fn conformance(&self, _transcripts: &str) -> Result<Vec<ConformanceCase>, String> {
-        Err("connect4 is arena's own game: there are no official transcripts to check".into())
+    fn conformance(&self, _transcripts: &str) -> Result<Vec<ConformanceCase>, GameError> {
+        Err(GameError::NoOfficialReferee { game: "connect4" })
     }
 }

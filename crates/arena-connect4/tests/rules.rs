@@ -107,7 +107,7 @@ fn greedy_beats_random() {
             names("random", "greedy")
         };
         let outcome = arena_game::builtin::play_builtin_game(
-            &def.config(None).expect("no league"),
+            &def.config(None, &Default::default()).expect("no league"),
             def.bots(),
             &seats,
             seed,

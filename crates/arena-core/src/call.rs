@@ -36,8 +36,8 @@ use nix::unistd::Pid;
 
 use crate::agent::Agent;
 use crate::registry::{
-    DefinedGame, GameEntry, GameRequest, GameResult, PlayerSpec, builtin_agent, check_seats,
-    play_seats,
+    Configured, DefinedGame, GameEntry, GameRequest, GameResult, PlayerSpec, builtin_agent,
+    check_seats, play_seats,
 };
 use crate::runner::Seat;
 use crate::sandbox::{Jail, Launch, Lease, Resident, ResidentCall, Sandbox, read_available};
@@ -858,14 +858,14 @@ where
 }
 
 /// A call-per-move game as the front ends see it: a [`GameDef`] whose game speaks [`CallProtocol`].
-pub struct CallEntry<D>(pub D);
+pub struct CallEntry<D>(pub Configured<D>);
 
 /// The registry entry of a call-per-move game.
 pub fn call_entry<D: GameDef>(def: D) -> Box<dyn GameEntry>
 where
     D::Game: CallProtocol,
 {
-    Box::new(CallEntry(def))
+    Box::new(CallEntry(Configured::new(def)))
 }
 
 impl<D: GameDef> GameEntry for CallEntry<D>
@@ -887,16 +887,23 @@ where
         &self.0
     }
 
+    fn definition_mut(&mut self) -> &mut dyn DefinedGame {
+        &mut self.0
+    }
+
     fn play(&self, request: GameRequest) -> BoxFuture<'static, Result<GameResult, String>> {
-        let config = self.0.config(request.variant.as_deref());
-        let players = self.0.players();
-        let id = self.0.id();
+        let config = self
+            .0
+            .config(request.variant.as_deref())
+            .map_err(|e| e.to_string());
+        let players = self.0.def.players();
+        let id = self.0.def.id();
         let prepared = config.and_then(|config| {
             check_seats(id, players, request.seats.len())?;
             let dir = game_dir().map_err(|e| format!("cannot make a scratch dir: {e}"))?;
             let names: Vec<&str> = request.seats.iter().map(|s| s.name.as_str()).collect();
             let history = dir.0.join(D::Game::call_file_name(&names));
-            let seats = call_seats(&self.0, &request, &history);
+            let seats = call_seats(&self.0.def, &request, &history);
             Ok((config, dir, history, seats))
         });
         Box::pin(async move {
@@ -920,7 +927,7 @@ where
         _input: &mut dyn BufRead,
         output: &mut dyn Write,
     ) -> Result<(), String> {
-        call_bot_main(self.0.bots(), name, args, output)
+        call_bot_main(self.0.def.bots(), name, args, output)
     }
 }
 

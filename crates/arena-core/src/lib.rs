@@ -26,7 +26,7 @@ mod watchdog;
 
 // The pure side lives in arena-game (what the rule crates depend on); the run layer re-exports it
 // so that a front end needs one import path.
-pub use arena_game::{builtin, define, format, game, record, score, seed, timing};
+pub use arena_game::{builtin, define, error, format, game, options, record, score, seed, timing};
 
 pub use agent::{Agent, AgentLog, BuiltinAgent, Reply};
 pub use game::{

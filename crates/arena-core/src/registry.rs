@@ -21,6 +21,7 @@ pub use arena_game::builtin::{
     play_builtin_game, split_handicap, stream_bot_main,
 };
 pub use arena_game::define::ConformanceCase;
+use arena_game::{GameError, GameOption, GameOptions};
 
 /// A player as given on the command line: `builtin:NAME` or a command line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -254,8 +255,28 @@ pub struct GameResult {
     pub record: RecordJson,
 }
 
+/// A game's definition with the options a run set (none: every default).
+pub struct Configured<D> {
+    pub def: D,
+    options: GameOptions,
+}
+
+impl<D: GameDef> Configured<D> {
+    pub fn new(def: D) -> Self {
+        Configured {
+            def,
+            options: GameOptions::default(),
+        }
+    }
+
+    /// The rules' configuration for `variant` with this run's options.
+    pub fn config(&self, variant: Option<&str>) -> Result<<D::Game as Game>::Config, GameError> {
+        self.def.config(variant, &self.options)
+    }
+}
+
 /// A game's definition with its types erased: what every entry answers the same way, whatever
-/// runs its process bots. Implemented for every [`GameDef`].
+/// runs its process bots. Implemented for every [`GameDef`] with its options ([`Configured`]).
 pub trait DefinedGame: Send + Sync {
     fn id(&self) -> &'static str;
     fn about(&self) -> &'static str;
@@ -269,53 +290,72 @@ pub trait DefinedGame: Send + Sync {
     fn builtin_thinks(&self, name: &str) -> bool;
     /// Whether `variant` (a league, `None` for the default) is one of this game's, with the
     /// error that names the accepted ones.
-    fn check_variant(&self, variant: Option<&str>) -> Result<(), String>;
+    fn check_variant(&self, variant: Option<&str>) -> Result<(), GameError>;
+    /// The options the game declares.
+    fn options(&self) -> &'static [GameOption];
+    /// The options this run set.
+    fn options_set(&self) -> &GameOptions;
+    /// Sets this run's options, once checked against the declarations and the rules.
+    fn set_options(&mut self, options: GameOptions) -> Result<(), GameError>;
     fn play_builtin(
         &self,
         variant: Option<&str>,
         bots: &[String],
         seed: u64,
     ) -> Result<Outcome, String>;
-    fn conformance(&self, path: &Path) -> Result<Vec<ConformanceCase>, String>;
+    fn conformance(&self, path: &Path) -> Result<Vec<ConformanceCase>, GameError>;
     fn bench(&self, variant: Option<&str>, length: BenchLength) -> Result<BenchReport, String>;
 }
 
-impl<D: GameDef> DefinedGame for D {
+impl<D: GameDef> DefinedGame for Configured<D> {
     fn id(&self) -> &'static str {
-        GameDef::id(self)
+        self.def.id()
     }
     fn about(&self) -> &'static str {
-        GameDef::about(self)
+        self.def.about()
     }
     fn rules(&self) -> &'static str {
-        GameDef::rules(self)
+        self.def.rules()
     }
     fn viewer_script(&self) -> &'static str {
-        GameDef::viewer_script(self)
+        self.def.viewer_script()
     }
     fn starters(&self) -> &'static [crate::define::Starter] {
-        GameDef::starters(self)
+        self.def.starters()
     }
     fn conventions_2014(&self) -> bool {
-        GameDef::conventions_2014(self)
+        self.def.conventions_2014()
     }
     fn players(&self) -> usize {
-        GameDef::players(self)
+        self.def.players()
     }
     fn variants(&self) -> &'static [&'static str] {
-        GameDef::variants(self)
+        self.def.variants()
     }
     fn bots(&self) -> Vec<(&'static str, &'static str)> {
-        GameDef::bots(self)
+        self.def
+            .bots()
             .iter()
             .map(|bot| (bot.name, bot.about))
             .collect()
     }
     fn builtin_thinks(&self, name: &str) -> bool {
-        bot_thinks(GameDef::bots(self), name)
+        bot_thinks(self.def.bots(), name)
     }
-    fn check_variant(&self, variant: Option<&str>) -> Result<(), String> {
+    fn check_variant(&self, variant: Option<&str>) -> Result<(), GameError> {
         self.config(variant).map(|_| ())
+    }
+    fn options(&self) -> &'static [GameOption] {
+        self.def.options()
+    }
+    fn options_set(&self) -> &GameOptions {
+        &self.options
+    }
+    fn set_options(&mut self, options: GameOptions) -> Result<(), GameError> {
+        options.check(self.def.id(), self.def.options())?;
+        self.def.config(None, &options)?;
+        self.options = options;
+        Ok(())
     }
     fn play_builtin(
         &self,
@@ -323,16 +363,19 @@ impl<D: GameDef> DefinedGame for D {
         bots: &[String],
         seed: u64,
     ) -> Result<Outcome, String> {
-        play_builtin_game(&self.config(variant)?, GameDef::bots(self), bots, seed)
+        let config = self.config(variant).map_err(|e| e.to_string())?;
+        play_builtin_game(&config, self.def.bots(), bots, seed)
     }
-    fn conformance(&self, path: &Path) -> Result<Vec<ConformanceCase>, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        GameDef::conformance(self, &text)
+    fn conformance(&self, path: &Path) -> Result<Vec<ConformanceCase>, GameError> {
+        let text = std::fs::read_to_string(path).map_err(|e| GameError::Unreadable {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        self.def.conformance(&text)
     }
     fn bench(&self, variant: Option<&str>, length: BenchLength) -> Result<BenchReport, String> {
-        let config = self.config(variant)?;
-        let random = find_bot(GameDef::bots(self), "random")?;
+        let config = self.config(variant).map_err(|e| e.to_string())?;
+        let random = find_bot(self.def.bots(), "random")?;
         Ok(bench_in_process(&config, random, length))
     }
 }
@@ -340,8 +383,10 @@ impl<D: GameDef> DefinedGame for D {
 /// A game as the front ends see it: its definition, and how its process bots are played (one
 /// process per game on a stream: [`StreamEntry`]; one per move: `call::CallEntry`).
 pub trait GameEntry: Send + Sync {
-    /// The game crate's definition (identity, rules, bots, conformance, benchmark).
+    /// The game crate's definition (identity, rules, bots, conformance, benchmark) with this
+    /// run's options.
     fn definition(&self) -> &dyn DefinedGame;
+    fn definition_mut(&mut self) -> &mut dyn DefinedGame;
     fn id(&self) -> &'static str {
         self.definition().id()
     }
@@ -393,8 +438,16 @@ pub trait GameEntry: Send + Sync {
         self.definition().builtin_thinks(name)
     }
     /// Whether `variant` is one of this game's leagues (checked before a run makes anything).
-    fn check_variant(&self, variant: Option<&str>) -> Result<(), String> {
+    fn check_variant(&self, variant: Option<&str>) -> Result<(), GameError> {
         self.definition().check_variant(variant)
+    }
+    /// The options the game declares (`--deck`, ...), for the front ends to offer.
+    fn options(&self) -> &'static [GameOption] {
+        self.definition().options()
+    }
+    /// The options this entry plays with (see [`with_options`]).
+    fn options_set(&self) -> &GameOptions {
+        self.definition().options_set()
     }
     /// Plays a game between built-in bots only, without recording it (tournaments' fast path).
     fn play_builtin(
@@ -405,7 +458,7 @@ pub trait GameEntry: Send + Sync {
     ) -> Result<Outcome, String> {
         self.definition().play_builtin(variant, bots, seed)
     }
-    fn conformance(&self, path: &Path) -> Result<Vec<ConformanceCase>, String> {
+    fn conformance(&self, path: &Path) -> Result<Vec<ConformanceCase>, GameError> {
         self.definition().conformance(path)
     }
     /// In-process games of the `random` bot on this thread, for about a time or an exact count
@@ -423,6 +476,16 @@ pub trait GameEntry: Send + Sync {
     ) -> Result<(), String>;
 }
 
+/// `entry` playing with `options` (a run's or a plan's), once they are checked against what the
+/// game declares and what its rules accept.
+pub fn with_options(
+    mut entry: Box<dyn GameEntry>,
+    options: GameOptions,
+) -> Result<Box<dyn GameEntry>, GameError> {
+    entry.definition_mut().set_options(options)?;
+    Ok(entry)
+}
+
 /// The one check of a game's number of players.
 pub fn check_seats(id: &str, players: usize, given: usize) -> Result<(), String> {
     if given == players {
@@ -435,14 +498,14 @@ pub fn check_seats(id: &str, players: usize, given: usize) -> Result<(), String>
 
 /// A stream-protocol game as the front ends see it: a [`GameDef`] whose process bots play a whole
 /// game on stdin/stdout.
-pub struct StreamEntry<D>(pub D);
+pub struct StreamEntry<D>(pub Configured<D>);
 
 /// The registry entry of a stream-protocol game.
 pub fn stream_entry<D: GameDef>(def: D) -> Box<dyn GameEntry>
 where
     D::Game: StreamProtocol,
 {
-    Box::new(StreamEntry(def))
+    Box::new(StreamEntry(Configured::new(def)))
 }
 
 impl<D: GameDef> GameEntry for StreamEntry<D>
@@ -453,12 +516,20 @@ where
         &self.0
     }
 
+    fn definition_mut(&mut self) -> &mut dyn DefinedGame {
+        &mut self.0
+    }
+
     fn play(&self, request: GameRequest) -> BoxFuture<'static, Result<GameResult, String>> {
-        let def = &self.0;
-        let prepared = def.config(request.variant.as_deref()).and_then(|config| {
-            check_seats(GameDef::id(def), GameDef::players(def), request.seats.len())?;
-            Ok((config, stream_seats(GameDef::bots(def), &request)?))
-        });
+        let def = &self.0.def;
+        let prepared = self
+            .0
+            .config(request.variant.as_deref())
+            .map_err(|e| e.to_string())
+            .and_then(|config| {
+                check_seats(def.id(), def.players(), request.seats.len())?;
+                Ok((config, stream_seats(def.bots(), &request)?))
+            });
         Box::pin(async move {
             let (config, seats) = prepared?;
             play_seats::<D::Game>(config, request.seed, seats, request.options).await
@@ -473,7 +544,7 @@ where
         input: &mut dyn BufRead,
         output: &mut dyn Write,
     ) -> Result<(), String> {
-        let bot = find_bot(GameDef::bots(&self.0), name)?;
+        let bot = find_bot(self.0.def.bots(), name)?;
         let seed = match args {
             [] => 0,
             [seed] | [_, seed] if args.len() == 1 || args[0] == "--seed" => seed

@@ -4,6 +4,7 @@
 
 use arena_game::define::{CallProtocol, ConformanceCase, GameDef, Starter};
 use arena_game::game::{Answer, BotEntry, Fault, Game};
+use arena_game::{GameError, GameOption, GameOptions, OptionKind};
 use serde::Deserialize;
 
 use crate::bots;
@@ -11,24 +12,66 @@ use crate::catalog::catalog;
 use crate::protocol::decode_answer;
 use crate::rules::{Cards, Coup, CoupAction, CoupConfig, CoupObs, Move};
 
-/// Coup with its rules' options (the CLI's `--deck`, `--no-shuffle`, `--call-limit-ms`, ...).
+/// Coup: its rules' options are [`OPTIONS`] (`--deck`, `--no-shuffle`, ...).
 pub struct CoupDef {
-    config: CoupConfig,
     bots: Vec<BotEntry<Coup>>,
 }
 
-/// The definition with the default rules (shuffled deck from the game seed, shuffles on).
+/// The definition; a run's rules come from its options (default: a standard deck shuffled from
+/// the game seed, shuffles on).
 pub fn definition() -> CoupDef {
-    definition_with(CoupConfig::default())
+    CoupDef { bots: catalog() }
 }
 
-/// The definition with explicit rules; they are checked ([`CoupConfig::validate`]) before every
-/// game.
-pub fn definition_with(config: CoupConfig) -> CoupDef {
-    CoupDef {
-        config,
-        bots: catalog(),
-    }
+/// Coup's options: the reference arbiter's reproducibility hooks (`COUP_DECK`, `COUP_NO_SHUFFLE`,
+/// read from the environment when not given) and arena's own stricter checks.
+pub const OPTIONS: &[GameOption] = &[
+    GameOption {
+        name: "deck",
+        kind: OptionKind::Text,
+        help: "the deck before the deal, in surrender symbols (`_ ' < = 0`), dealt from its end",
+        env: Some("COUP_DECK"),
+    },
+    GameOption {
+        name: "no_shuffle",
+        kind: OptionKind::Flag,
+        help: "no shuffles after reveals and Exchanges (returned cards go on the deck's end)",
+        env: Some("COUP_NO_SHUFFLE"),
+    },
+    GameOption {
+        name: "call_limit_ms",
+        kind: OptionKind::Number,
+        help: "per-call time limit in milliseconds (the original had none; default 10000)",
+        env: None,
+    },
+    GameOption {
+        name: "strict_moves",
+        kind: OptionKind::Flag,
+        help: "demand exactly one legal move per call; by default a call may write one character \
+               before a one-character legal move, as the original arbiter accepted (kept in the \
+               history, recorded as a warning)",
+        env: None,
+    },
+];
+
+/// The rules `options` (checked against [`OPTIONS`]) set.
+pub fn config_of(options: &GameOptions) -> Result<CoupConfig, GameError> {
+    let defaults = CoupConfig::default();
+    let config = CoupConfig {
+        deck: options.text("deck").map(str::to_string),
+        no_shuffle: options.flag("no_shuffle"),
+        time_limit_ms: options
+            .number("call_limit_ms")
+            .unwrap_or(defaults.time_limit_ms),
+        strict_moves: options.flag("strict_moves"),
+        ..defaults
+    };
+    config.validate().map_err(|reason| GameError::OptionValue {
+        game: Coup::ID,
+        option: "deck".into(),
+        reason,
+    })?;
+    Ok(config)
 }
 
 /// The starter bots (`arena new`), from `starters/`.
@@ -84,17 +127,31 @@ impl GameDef for CoupDef {
         2
     }
 
-    fn config(&self, _variant: Option<&str>) -> Result<CoupConfig, String> {
-        self.config.validate()?;
-        Ok(self.config.clone())
+    fn options(&self) -> &'static [GameOption] {
+        OPTIONS
+    }
+
+    fn config(
+        &self,
+        variant: Option<&str>,
+        options: &GameOptions,
+    ) -> Result<CoupConfig, GameError> {
+        if let Some(got) = variant {
+            return Err(GameError::NoLeagues {
+                game: Coup::ID,
+                got: got.to_string(),
+                hint: None,
+            });
+        }
+        config_of(options)
     }
 
     fn bots(&self) -> &[BotEntry<Coup>] {
         &self.bots
     }
 
-    fn conformance(&self, transcripts: &str) -> Result<Vec<ConformanceCase>, String> {
-        conformance_text(transcripts)
+    fn conformance(&self, transcripts: &str) -> Result<Vec<ConformanceCase>, GameError> {
+        conformance_text(transcripts).map_err(GameError::Transcripts)
     }
 }
 

@@ -12,12 +12,13 @@
 //! No processes here: arena-core runs a command bot once per move through the game's call protocol
 //! (`arena_game::CallProtocol`), and the binary holds the original's KotH tournament.
 //!
-//! Reproducibility: `CoupConfig { deck: Some("_0'<..."), no_shuffle: true, .. }` matches the reference
-//! arbiter run with `COUP_DECK=... COUP_NO_SHUFFLE=1` ([`CoupConfig::from_arbiter_variables`] takes those values);
-//! otherwise the deck and every shuffle come from the game seed (PCG64 MCG). The config is serde, so a
-//! front end can also take it as JSON (`{"deck": "...", "no_shuffle": true, "time_limit_ms": 10000}`).
+//! Reproducibility: the options `--deck "_0'<..." --no-shuffle` ([`OPTIONS`]; the front ends read
+//! the arbiter's `COUP_DECK` and `COUP_NO_SHUFFLE` for them when they are not given) match the
+//! reference arbiter run with `COUP_DECK=... COUP_NO_SHUFFLE=1`; otherwise the deck and every shuffle
+//! come from the game seed (PCG64 MCG).
 //!
-//! Front-end wiring: `arena_core::call::call_entry(arena_coup::definition_with(config))`.
+//! Front-end wiring: `arena_core::call::call_entry(arena_coup::definition())`; a run's rules come
+//! from the options it sets ([`OPTIONS`], [`config_of`]).
 
 pub mod bots;
 pub mod catalog;
@@ -26,7 +27,7 @@ pub mod protocol;
 pub mod rules;
 pub mod search;
 
-pub use entry::{CoupDef, check_transcript, conformance_text, definition, definition_with};
+pub use entry::{CoupDef, OPTIONS, check_transcript, config_of, conformance_text, definition};
 pub use protocol::{ForfeitKind, decode_answer};
 pub use rules::{
     Card, Cards, Coup, CoupAction, CoupConfig, CoupObs, Event, Frame, Hand, Legal, Move,

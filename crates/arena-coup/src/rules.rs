@@ -469,10 +469,8 @@ impl CoupObs {
     }
 }
 
-/// Rule parameters and the reproducibility hooks.
-///
-/// From the CLI: `--config '{"deck":"_0'<...","no_shuffle":true}'` style JSON, or
-/// [`CoupConfig::from_arbiter_variables`] for the reference arbiter's `COUP_DECK` / `COUP_NO_SHUFFLE` variables.
+/// Rule parameters and the reproducibility hooks, as the game's options set them
+/// ([`crate::entry::config_of`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CoupConfig {
@@ -504,22 +502,6 @@ impl Default for CoupConfig {
 }
 
 impl CoupConfig {
-    /// The rules the reference arbiter plays for the values of its `COUP_DECK` and
-    /// `COUP_NO_SHUFFLE` variables (unset or empty `COUP_DECK`: a shuffled standard deck;
-    /// `COUP_NO_SHUFFLE` must be exactly `1`). The front end reads the environment.
-    pub fn from_arbiter_variables(
-        coup_deck: Option<&str>,
-        coup_no_shuffle: Option<&str>,
-    ) -> Result<Self, String> {
-        let config = CoupConfig {
-            deck: coup_deck.filter(|d| !d.is_empty()).map(str::to_string),
-            no_shuffle: coup_no_shuffle == Some("1"),
-            ..CoupConfig::default()
-        };
-        config.validate()?;
-        Ok(config)
-    }
-
     /// Checks the deck; every front end calls this before building a game.
     pub fn validate(&self) -> Result<(), String> {
         if let Some(deck) = &self.deck {

@@ -267,10 +267,17 @@ fn play_reports_forfeits_on_both_runtimes() {
     let dir = common::temp_dir("play");
     let slow = script(&dir, "slow", r#"sleep 3; printf 'I\n' >> "$1""#);
     let wrong = script(&dir, "wrong", r#"printf 'q' >> "$1""#);
-    let entry = arena_core::call::call_entry(arena_coup::definition_with(CoupConfig {
-        time_limit_ms: 200,
-        ..CoupConfig::default()
-    }));
+    // The limit as users set it: the game's option `--call-limit-ms`.
+    let mut options = arena_core::options::GameOptions::default();
+    options.set(
+        "call_limit_ms",
+        arena_core::options::OptionValue::Number(200),
+    );
+    let entry = arena_core::registry::with_options(
+        arena_core::call::call_entry(arena_coup::definition()),
+        options,
+    )
+    .expect("a known option");
     let request = |bot: &Path| GameRequest {
         variant: None,
         seed: 9,

@@ -5,7 +5,9 @@
 //! shared file and arguments, as Coup's arbiter). The run layer turns either into a playable game;
 //! the game crate itself never starts, times or waits for a process.
 
+use crate::error::GameError;
 use crate::game::{BotEntry, Fault, Game};
+use crate::options::{GameOption, GameOptions};
 
 /// One conformance game checked.
 #[derive(Clone, Debug)]
@@ -41,9 +43,18 @@ pub trait GameDef: Send + Sync + 'static {
     fn variants(&self) -> &'static [&'static str] {
         &[]
     }
-    /// The rules' configuration for a league (`None`: the default), or an error naming the
-    /// accepted ones.
-    fn config(&self, variant: Option<&str>) -> Result<<Self::Game as Game>::Config, String>;
+    /// The options of this game's rules that users may set (`--deck`, ...; none by default): every
+    /// command that plays the game offers them, and a tournament's plan keeps those given.
+    fn options(&self) -> &'static [GameOption] {
+        &[]
+    }
+    /// The rules' configuration for a league (`None`: the default) and the options given (checked
+    /// against [`GameDef::options`] before), or an error naming what is accepted.
+    fn config(
+        &self,
+        variant: Option<&str>,
+        options: &GameOptions,
+    ) -> Result<<Self::Game as Game>::Config, GameError>;
     /// The replay viewer's drawing of this game: a script that calls `Arena.register([ids], draw)`
     /// (see the viewer's `viewer.js` for what `draw` is given). Kept in the game's folder.
     fn viewer_script(&self) -> &'static str;
@@ -58,7 +69,7 @@ pub trait GameDef: Send + Sync + 'static {
     fn bots(&self) -> &[BotEntry<Self::Game>];
     /// Checks recorded games of the official referee (the text of a transcript file) against the
     /// rules.
-    fn conformance(&self, transcripts: &str) -> Result<Vec<ConformanceCase>, String>;
+    fn conformance(&self, transcripts: &str) -> Result<Vec<ConformanceCase>, GameError>;
 }
 
 /// A protocol with one process per move: the referee keeps a shared file (the game so far), runs

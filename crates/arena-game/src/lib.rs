@@ -11,14 +11,18 @@
 //! - [`builtin`]: built-in bots by name (handicaps), played in process, benchmarked, run as programs;
 //! - [`record`]: the replay record and what an agent reports; [`timing`]: time policies (strict,
 //!   CodinGame's strikes, grace, a per-game bank) and the one judgement of an answer's time;
+//! - [`error`]: why a game cannot be set up as asked ([`GameError`]);
+//! - [`options`]: a game's own options as it declares them, and the values a run sets;
 //! - [`format`]: the one check of a file format's version (newer formats refused, clearly);
 //! - [`score`]: exact scores; [`seed`]: seed derivation and the bots' generator.
 
 pub mod builtin;
 pub mod define;
+pub mod error;
 pub mod fault;
 pub mod format;
 pub mod game;
+pub mod options;
 pub mod record;
 pub mod score;
 pub mod seed;
@@ -26,8 +30,10 @@ pub mod timing;
 
 pub use builtin::{BenchLength, BenchReport, bot_seed, call_answer, find_bot};
 pub use define::{CallProtocol, ConformanceCase, GameDef, Starter};
+pub use error::GameError;
 pub use fault::{Fault, FaultKind};
 pub use game::{Answer, Bot, BotEntry, Game, Outcome, StreamProtocol, play_in_process, ranks_of};
+pub use options::{GameOption, GameOptions, OptionKind, OptionValue};
 pub use record::{
     AgentLog, MatchRecord, PlayerRecord, RecordJson, Reply, SeatTiming, Step, StepFault,
 };

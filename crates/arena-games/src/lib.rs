@@ -15,13 +15,7 @@ pub fn all() -> Vec<Box<dyn GameEntry>> {
     let mut games = Vec::new();
     games.extend(arena_langwars::definitions().into_iter().map(stream_entry));
     games.push(stream_entry(arena_spring2021::definition()));
-    games.push(coup(arena_coup::CoupConfig::default()));
+    games.push(call_entry(arena_coup::definition()));
     games.push(stream_entry(arena_connect4::definition()));
     games
-}
-
-/// Coup with explicit rules (the CLI's `--deck`, `--no-shuffle`, ...): the config must have passed
-/// `CoupConfig::validate`.
-pub fn coup(config: arena_coup::CoupConfig) -> Box<dyn GameEntry> {
-    call_entry(arena_coup::definition_with(config))
 }

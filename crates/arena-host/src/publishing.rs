@@ -123,7 +123,7 @@ impl Host {
                 stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
                 replays: true,
                 builtin_replays: true,
-                game_options: None,
+                game_options: Default::default(),
             },
             groups: Vec::new(),
             groups_per_round: 0,

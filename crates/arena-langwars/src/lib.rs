@@ -15,7 +15,7 @@ pub mod mt;
 pub mod protocol;
 
 use arena_game::game::BotEntry;
-use arena_game::{ConformanceCase, GameDef, Starter};
+use arena_game::{ConformanceCase, GameDef, GameError, GameOptions, Starter};
 
 pub use engine::{Edition, LangWars, Move, Observation};
 
@@ -91,13 +91,14 @@ impl GameDef for LangWarsDef {
         engine::PLAYERS
     }
 
-    fn config(&self, variant: Option<&str>) -> Result<Edition, String> {
+    fn config(&self, variant: Option<&str>, _options: &GameOptions) -> Result<Edition, GameError> {
         match variant {
             None => Ok(self.edition),
-            Some(v) => Err(format!(
-                "{} has no leagues (got `{v}`); the editions are the games langwars, langwars2 and negotiate",
-                self.edition.game_id()
-            )),
+            Some(v) => Err(GameError::NoLeagues {
+                game: self.edition.game_id(),
+                got: v.to_string(),
+                hint: Some("the editions are the games langwars, langwars2 and negotiate"),
+            }),
         }
     }
 
@@ -105,7 +106,7 @@ impl GameDef for LangWarsDef {
         &self.bots
     }
 
-    fn conformance(&self, transcripts: &str) -> Result<Vec<ConformanceCase>, String> {
-        conformance::check_file(self.edition, transcripts)
+    fn conformance(&self, transcripts: &str) -> Result<Vec<ConformanceCase>, GameError> {
+        conformance::check_file(self.edition, transcripts).map_err(GameError::Transcripts)
     }
 }

@@ -32,7 +32,7 @@ pub enum League {
 impl League {
     pub const NAMES: [&'static str; 6] = ["bronze", "wood2", "wood1", "silver", "gold", "legend"];
 
-    pub fn parse(name: &str) -> Result<League, String> {
+    pub fn parse(name: &str) -> Result<League, arena_game::GameError> {
         match name.to_ascii_lowercase().as_str() {
             "wood2" | "1" => Ok(League::Wood2),
             "wood1" | "2" => Ok(League::Wood1),
@@ -40,10 +40,10 @@ impl League {
             "silver" | "4" => Ok(League::Silver),
             "gold" => Ok(League::Gold),
             "legend" => Ok(League::Legend),
-            _ => Err(format!(
-                "unknown league `{name}` (leagues: {})",
-                League::NAMES.join(", ")
-            )),
+            _ => Err(arena_game::GameError::UnknownLeague {
+                got: name.to_string(),
+                accepted: League::NAMES.to_vec(),
+            }),
         }
     }
 

@@ -21,7 +21,7 @@ pub mod pyrand;
 pub mod search;
 
 use arena_game::game::BotEntry;
-use arena_game::{ConformanceCase, GameDef, Starter};
+use arena_game::{ConformanceCase, GameDef, GameError, GameOptions, Starter};
 
 pub use game::{Action, Cmd, Frame, League, Obs, Spring2021};
 
@@ -97,7 +97,7 @@ impl GameDef for SpringDef {
         &League::NAMES
     }
 
-    fn config(&self, variant: Option<&str>) -> Result<League, String> {
+    fn config(&self, variant: Option<&str>, _options: &GameOptions) -> Result<League, GameError> {
         variant.map_or(Ok(League::Bronze), League::parse)
     }
 
@@ -105,7 +105,7 @@ impl GameDef for SpringDef {
         &self.bots
     }
 
-    fn conformance(&self, transcripts: &str) -> Result<Vec<ConformanceCase>, String> {
-        conformance::check_text(transcripts)
+    fn conformance(&self, transcripts: &str) -> Result<Vec<ConformanceCase>, GameError> {
+        conformance::check_text(transcripts).map_err(GameError::Transcripts)
     }
 }

@@ -59,20 +59,7 @@ pub fn play_command(plan: &Plan, seats: &[usize], seed: u64) -> String {
     if !settings.rules.pause_idle {
         args.push("--no-pause".into());
     }
-    if let Some(options) = &settings.game_options {
-        if let Some(deck) = options.get("deck").and_then(|d| d.as_str()) {
-            args.extend(["--deck".into(), deck.to_string()]);
-        }
-        if options.get("no_shuffle").and_then(|v| v.as_bool()) == Some(true) {
-            args.push("--no-shuffle".into());
-        }
-        if let Some(limit) = options.get("call_limit_ms").and_then(|v| v.as_u64()) {
-            args.extend(["--call-limit-ms".into(), limit.to_string()]);
-        }
-        if options.get("strict_moves").and_then(|v| v.as_bool()) == Some(true) {
-            args.push("--strict-moves".into());
-        }
-    }
+    args.extend(settings.game_options.to_args());
     args.iter()
         .map(|arg| shell_quote(arg))
         .collect::<Vec<_>>()

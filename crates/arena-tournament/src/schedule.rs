@@ -7,6 +7,7 @@
 
 use std::path::PathBuf;
 
+use arena_core::options::GameOptions;
 use arena_core::seed::derive_seed;
 use arena_stats::{SprtConfig, SprtSetup};
 use serde::{Deserialize, Serialize};
@@ -77,10 +78,11 @@ pub struct RunSettings {
     /// seed when watched).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub builtin_replays: bool,
-    /// The game's own options (Coup's deck and move check), as the command line gave them, so
-    /// that a resumed run and a rebuilt replay play the same games.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub game_options: Option<serde_json::Value>,
+    /// The game's own options (Coup's deck and move check) the run played with, as the command
+    /// line, a tournament file or the environment set them, so that a resumed run and a rebuilt
+    /// replay play the same games. Not written when none was set.
+    #[serde(default, skip_serializing_if = "GameOptions::is_empty")]
+    pub game_options: GameOptions,
 }
 
 /// Everything that defines a tournament; written to `DIR/tournament.json`.
@@ -461,7 +463,7 @@ mod tests {
                 stderr_cap: 1024,
                 replays: false,
                 builtin_replays: false,
-                game_options: None,
+                game_options: GameOptions::default(),
             },
             sprt: None,
         })
@@ -577,7 +579,7 @@ mod tests {
                 stderr_cap: 1,
                 replays: false,
                 builtin_replays: false,
-                game_options: None,
+                game_options: GameOptions::default(),
             },
             sprt: None,
         })

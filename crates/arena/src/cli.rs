@@ -169,7 +169,11 @@ pub fn command() -> clap::Command {
         }
         command
     }
-    numbers_allowed(<Cli as clap::CommandFactory>::command())
+    let command = <Cli as clap::CommandFactory>::command()
+        .mut_subcommand("play", crate::options::with_game_options)
+        .mut_subcommand("tournament", crate::options::with_game_options)
+        .mut_subcommand("koth", crate::options::with_game_options);
+    numbers_allowed(command)
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Result;
+use arena_core::options::GameOptions;
 use arena_core::registry::BenchLength;
 
 use crate::cli::{Cli, Command};
@@ -22,7 +23,10 @@ pub fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<ExitCode> {
         }
         Command::Languages => crate::bots::languages(),
         Command::New { game, lang, dir } => crate::bots::new_bot(&game, &lang, dir),
-        Command::Play(args) => crate::play::play(args),
+        Command::Play(mut args) => {
+            args.game_options = game_options_of(matches, "play");
+            crate::play::play(args)
+        }
         Command::Conformance { game, files } => crate::games::conformance(&game, &files),
         Command::Bench {
             game,
@@ -40,6 +44,7 @@ pub fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<ExitCode> {
         }
         Command::Bot { game, name, args } => crate::bots::bot(&game, &name, &args),
         Command::Tournament(mut args) => {
+            args.game_options = game_options_of(matches, "tournament");
             if let Some(matches) = matches.subcommand_matches("tournament") {
                 crate::tournament_file::apply(&mut args, matches)?;
             }
@@ -70,9 +75,20 @@ pub fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<ExitCode> {
             output,
             view,
         } => crate::viewer::replay(&dir, index, output, view),
-        Command::Koth(args) => crate::tournament::koth(args),
+        Command::Koth(mut args) => {
+            args.game_options = game_options_of(matches, "koth");
+            crate::tournament::koth(args)
+        }
         Command::Host(args) => crate::contest::host(*args),
         Command::Submit(args) => crate::contest::submit(args),
         Command::Worker(args) => crate::contest::worker(*args),
     }
+}
+
+/// The game options the command line of `subcommand` gave.
+fn game_options_of(matches: &clap::ArgMatches, subcommand: &str) -> GameOptions {
+    matches
+        .subcommand_matches(subcommand)
+        .map(crate::options::game_options_given)
+        .unwrap_or_default()
 }

@@ -1,9 +1,10 @@
-//! The option groups several commands share (the sandbox, timing, Coup's), their value parsers,
+//! The option groups several commands share (the sandbox, timing, the games' own), their value parsers,
 //! and the clock's seed for runs given none.
 
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, anyhow, bail};
+use arena_core::options::GameOptions;
 use arena_core::seed::derive_seed;
 use arena_core::{ClockKind, TimePolicy};
 
@@ -157,52 +158,70 @@ impl TimingOptions {
     }
 }
 
-/// Coup's reproducibility hooks (the reference arbiter's `COUP_DECK` and `COUP_NO_SHUFFLE`, which are
-/// read too when these are not given).
-#[derive(clap::Args, Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct CoupOptions {
-    /// Coup: the deck before the deal, in surrender symbols (`_ ' < = 0`), dealt from its end.
-    #[arg(long)]
-    pub deck: Option<String>,
-    /// Coup: no shuffles after reveals and Exchanges (returned cards go on the deck's end).
-    #[arg(long)]
-    pub no_shuffle: bool,
-    /// Coup: per-call time limit in milliseconds (the original had none).
-    #[arg(long)]
-    pub call_limit_ms: Option<u64>,
-    /// Coup: demand exactly one legal move per call. By default a call may write one character
-    /// before a one-character legal move, as the original arbiter accepted (kept in the history,
-    /// recorded as a warning).
-    #[arg(long)]
-    pub strict_moves: bool,
+/// Every registered game's own options (`arena_game::GameOption`) as options of `command` (`play`,
+/// `tournament`, `koth`): one per name, its help saying which games have it. Which game they are for
+/// is known only once the command line is read; [`game_options_given`] collects them and the game
+/// checks them ([`crate::games::find_game_with`]).
+pub fn with_game_options(mut command: clap::Command) -> clap::Command {
+    use arena_core::options::OptionKind;
+    let games = crate::games::all();
+    let mut seen: Vec<&str> = Vec::new();
+    for game in &games {
+        for option in game.options() {
+            if seen.contains(&option.name) {
+                continue;
+            }
+            seen.push(option.name);
+            let owners: Vec<&str> = games
+                .iter()
+                .filter(|g| g.options().iter().any(|o| o.name == option.name))
+                .map(|g| g.id())
+                .collect();
+            let mut help = format!("{}: {}", owners.join(", "), option.help);
+            if let Some(env) = option.env {
+                help.push_str(&format!(" [read from {env} when not given]"));
+            }
+            let arg = clap::Arg::new(option.name)
+                .long(option.flag())
+                .help(help)
+                .help_heading("Game options");
+            command = command.arg(match option.kind {
+                OptionKind::Flag => arg.action(clap::ArgAction::SetTrue),
+                OptionKind::Number => arg.value_name("N").value_parser(clap::value_parser!(u64)),
+                OptionKind::Text => arg.value_name("TEXT"),
+            });
+        }
+    }
+    command
 }
 
-impl CoupOptions {
-    pub fn given(&self) -> bool {
-        self.deck.is_some() || self.no_shuffle || self.call_limit_ms.is_some() || self.strict_moves
+/// The game options the command line of one command gave (see [`with_game_options`]), not yet
+/// checked against any game.
+pub fn game_options_given(matches: &clap::ArgMatches) -> GameOptions {
+    use arena_core::options::{OptionKind, OptionValue};
+    let mut given = GameOptions::default();
+    for game in crate::games::all() {
+        for option in game.options() {
+            let from_command_line =
+                matches.value_source(option.name) == Some(clap::parser::ValueSource::CommandLine);
+            if !from_command_line || given.get(option.name).is_some() {
+                continue;
+            }
+            let value = match option.kind {
+                OptionKind::Flag => Some(OptionValue::Flag),
+                OptionKind::Number => matches
+                    .get_one::<u64>(option.name)
+                    .map(|n| OptionValue::Number(*n)),
+                OptionKind::Text => matches
+                    .get_one::<String>(option.name)
+                    .map(|text| OptionValue::Text(text.clone())),
+            };
+            if let Some(value) = value {
+                given.set(option.name, value);
+            }
+        }
     }
-
-    /// These options with the environment's `COUP_DECK` and `COUP_NO_SHUFFLE` folded in (as
-    /// `games::find_game_with` applies them), to be kept in a tournament's plan.
-    pub fn with_env(&self) -> Result<CoupOptions> {
-        let from_env = coup_config_from_env()?;
-        Ok(CoupOptions {
-            deck: self.deck.clone().or(from_env.deck),
-            no_shuffle: self.no_shuffle || from_env.no_shuffle,
-            ..self.clone()
-        })
-    }
-}
-
-/// Coup's rules as the reference arbiter's `COUP_DECK` and `COUP_NO_SHUFFLE` variables set them
-/// (what a conformance run against it uses).
-pub fn coup_config_from_env() -> Result<arena_coup::CoupConfig> {
-    let var = |name: &str| std::env::var(name).ok();
-    arena_coup::CoupConfig::from_arbiter_variables(
-        var("COUP_DECK").as_deref(),
-        var("COUP_NO_SHUFFLE").as_deref(),
-    )
-    .map_err(|e| anyhow!(e))
+    given
 }
 
 /// `--time-scale`: a finite factor above 0 (0, NaN or infinity would make every limit 0 or endless).

@@ -5,15 +5,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, anyhow};
+use arena_core::options::GameOptions;
 use arena_core::process::DEFAULT_STDERR_CAP;
 use arena_core::registry::{GameRequest, GameResult, PlayerSpec, SeatRequest};
 use arena_core::{ClockKind, TimePolicy};
 
 use crate::bots::{seat_requests, split_name, unique_names};
 use crate::games::find_game_with;
-use crate::options::{
-    CoupOptions, SandboxOptions, TimingOptions, clock_seed, parse_seed, parse_time_scale,
-};
+use crate::options::{SandboxOptions, TimingOptions, clock_seed, parse_seed, parse_time_scale};
 use crate::output::print_out;
 use crate::runtime::{interruptible, runtime};
 
@@ -51,14 +50,15 @@ pub struct PlayArgs {
     stderr_cap: usize,
     #[command(flatten)]
     timing: TimingOptions,
-    #[command(flatten)]
-    coup: CoupOptions,
+    /// The game's own options given (see `options::with_game_options`).
+    #[arg(skip)]
+    pub(crate) game_options: GameOptions,
     #[command(flatten)]
     sandbox: SandboxOptions,
 }
 
 pub fn play(args: PlayArgs) -> Result<ExitCode> {
-    let game = find_game_with(&args.game, &args.coup)?;
+    let game = find_game_with(&args.game, &args.game_options)?;
     let seed = args.seed.unwrap_or_else(clock_seed);
     let named: Vec<(Option<String>, String)> = args.bots.iter().map(|b| split_name(b)).collect();
     let mut seats: Vec<SeatRequest> =

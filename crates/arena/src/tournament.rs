@@ -17,8 +17,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::bots::{seat_requests, split_name, unique_names};
 use crate::games::{find_game_of_plan, find_game_with};
-use crate::options::{CoupOptions, SandboxOptions, TimingOptions, clock_seed};
+use crate::options::{SandboxOptions, TimingOptions, clock_seed};
 use crate::report::FormatArg;
+use arena_core::options::GameOptions;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ScheduleArg {
@@ -130,8 +131,10 @@ pub struct TournamentArgs {
     pub(crate) show_lost: Option<String>,
     #[command(flatten)]
     pub(crate) timing: TimingOptions,
-    #[command(flatten)]
-    pub(crate) coup: CoupOptions,
+    /// The game's own options given (see `options::with_game_options`), from the command line
+    /// and the tournament file.
+    #[arg(skip)]
+    pub(crate) game_options: GameOptions,
     #[command(flatten)]
     pub(crate) sandbox: SandboxOptions,
     /// The ids of the options the command line gave (not their defaults), for `--resume`.
@@ -159,8 +162,9 @@ pub struct KothArgs {
     /// Bytes of each bot's stderr kept per call.
     #[arg(long, default_value_t = DEFAULT_STDERR_CAP)]
     stderr_cap: usize,
-    #[command(flatten)]
-    coup: CoupOptions,
+    /// Coup's options given (see `options::with_game_options`).
+    #[arg(skip)]
+    pub(crate) game_options: GameOptions,
     #[command(flatten)]
     sandbox: SandboxOptions,
 }
@@ -728,20 +732,14 @@ fn resume_differences(args: &TournamentArgs, plan: &Plan) -> Result<Vec<String>>
             }
         }
     }
-    if args.coup.given() {
-        let kept: Option<CoupOptions> = plan
-            .settings
-            .game_options
-            .clone()
-            .and_then(|value| serde_json::from_value(value).ok());
-        if Some(&args.coup) != kept.as_ref() {
+    let kept = &plan.settings.game_options;
+    for (name, value) in args.game_options.iter() {
+        if kept.get(name) != Some(value) {
+            let flag = name.replace('_', "-");
             out.push(format!(
-                "Coup options {} (the plan's: {})",
-                serde_json::to_string(&args.coup)?,
-                plan.settings
-                    .game_options
-                    .as_ref()
-                    .map_or("none".into(), ToString::to_string)
+                "--{flag} {value} (the plan's: {})",
+                kept.get(name)
+                    .map_or("not set".to_string(), ToString::to_string)
             ));
         }
     }
@@ -761,7 +759,7 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
     let Some(game_id) = &args.game else {
         bail!("name the game (arena tournament GAME ...) or give --resume DIR");
     };
-    let game = find_game_with(game_id, &args.coup)?;
+    let game = find_game_with(game_id, &args.game_options)?;
     // A wrong league is said before anything is made (it left an empty output folder).
     game.check_variant(args.league.as_deref())
         .map_err(|e| anyhow!(e))?;
@@ -847,15 +845,7 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
             stderr_cap: args.stderr_cap,
             replays: args.replays != ReplaysArg::None,
             builtin_replays: args.replays == ReplaysArg::All,
-            game_options: if game.id() == "coup" {
-                let options = args.coup.with_env()?;
-                options
-                    .given()
-                    .then(|| serde_json::to_value(options))
-                    .transpose()?
-            } else {
-                None
-            },
+            game_options: game.options_set().clone(),
         },
         sprt: args.sprt.as_deref().map(|bounds| SprtConfig {
             elo0: bounds[0],
@@ -879,7 +869,7 @@ pub fn koth(args: KothArgs) -> Result<ExitCode> {
             args.game
         );
     }
-    let game = find_game_with("coup", &args.coup)?;
+    let game = find_game_with("coup", &args.game_options)?;
     let texts: Vec<(Option<String>, String)> = args.bots.iter().map(|b| split_name(b)).collect();
     let players = seat_requests(game.as_ref(), &texts, &[], &args.sandbox)?;
     // The KotH runs every bot in a folder of its own: a built bot's is a copy of its build.
@@ -917,14 +907,7 @@ pub fn koth(args: KothArgs) -> Result<ExitCode> {
             .iter()
             .any(|bot| matches!(bot.spec, arena_core::registry::PlayerSpec::Command(_))),
     )?;
-    if let Some(deck) = &args.coup.deck {
-        spec.config.deck = Some(deck.clone());
-    }
-    spec.config.no_shuffle |= args.coup.no_shuffle;
-    spec.config.strict_moves |= args.coup.strict_moves;
-    if let Some(limit) = args.coup.call_limit_ms {
-        spec.config.time_limit_ms = limit;
-    }
+    spec.config = arena_coup::config_of(game.options_set())?;
     let report = crate::koth::run_koth(&spec).map_err(|e| anyhow!(e))?;
     print!("{}", crate::koth::format_koth(&report));
     eprintln!("seed {}", spec.seed);

@@ -53,7 +53,10 @@ struct TournamentFile {
     bot_env: Vec<String>,
     #[serde(default)]
     sandbox_bind: Vec<PathBuf>,
-    coup: Option<CoupEntry>,
+    /// The game's own options (`[options]`; `[coup]` in files of arena 0.2), named as on the
+    /// command line without the dashes (`deck`, `no-shuffle`).
+    #[serde(alias = "coup")]
+    options: Option<toml::Table>,
 }
 
 /// One `[[bot]]`: what `--bot` takes (a built-in bot, a source file, a folder or a command), an
@@ -83,13 +86,28 @@ struct SprtEntry {
     beta: Option<f64>,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct CoupEntry {
-    deck: Option<String>,
-    no_shuffle: Option<bool>,
-    call_limit_ms: Option<u64>,
-    strict_moves: Option<bool>,
+/// The options of an `[options]` table, for those the command line did not give (the game checks
+/// them when it is found). A flag is `true` or `false` (not set).
+fn game_options(table: toml::Table, args: &mut TournamentArgs) -> Result<()> {
+    use arena_core::options::OptionValue;
+    for (key, value) in table {
+        let name = key.replace('-', "_");
+        if args.game_options.get(&name).is_some() {
+            continue;
+        }
+        let value = match value {
+            toml::Value::Boolean(false) => continue,
+            toml::Value::Boolean(true) => OptionValue::Flag,
+            toml::Value::String(text) => OptionValue::Text(text),
+            toml::Value::Integer(n) if n >= 0 => OptionValue::Number(n as u64),
+            other => bail!(
+                "[options] {key} = {other}: a game option is true/false, a whole number 0 or more, \
+                 or a text"
+            ),
+        };
+        args.game_options.set(&name, value);
+    }
+    Ok(())
 }
 
 /// Reads the tournament file of `arena tournament run FILE` into `args` (where the command line
@@ -304,26 +322,8 @@ fn merge(
             .read_only
             .extend(file.sandbox_bind.into_iter().map(path));
     }
-    if let Some(coup) = file.coup {
-        set(&mut args.coup.deck, "deck", coup.deck.map(Some), given);
-        set(
-            &mut args.coup.no_shuffle,
-            "no_shuffle",
-            coup.no_shuffle,
-            given,
-        );
-        set(
-            &mut args.coup.call_limit_ms,
-            "call_limit_ms",
-            coup.call_limit_ms.map(Some),
-            given,
-        );
-        set(
-            &mut args.coup.strict_moves,
-            "strict_moves",
-            coup.strict_moves,
-            given,
-        );
+    if let Some(table) = file.options {
+        game_options(table, args)?;
     }
     if !given("bots_dir") {
         args.bots_dir = file.bots_dir.map(path);
@@ -432,7 +432,7 @@ mod tests {
         let file: TournamentFile = toml::from_str(example).expect("the example parses");
         assert_eq!(file.game.as_deref(), Some("negotiate"));
         assert_eq!(file.bots.len(), 3);
-        assert!(file.sprt.is_some() && file.coup.is_some());
+        assert!(file.sprt.is_some() && file.options.is_some());
         assert!(file.clock.is_some() && file.bots_dir.is_some() && file.cpu_seconds.is_some());
     }
 }

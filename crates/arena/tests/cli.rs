@@ -183,7 +183,59 @@ fn mistakes_get_errors_that_say_what_to_do() {
         "__",
     ]);
     let error = String::from_utf8_lossy(&output.stderr);
-    assert!(error.contains("Coup options"), "{error}");
+    assert!(
+        error.contains("--deck is not an option of spring2021 (it has none)"),
+        "{error}"
+    );
+
+    // The game checks its options' values: a deck of unknown cards.
+    let output = arena(&[
+        "play",
+        "coup",
+        "--bot",
+        "random",
+        "--bot",
+        "income",
+        "--deck",
+        "xyzxyzxyz",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        error.contains("bad coup option --deck") && error.contains("surrender symbols"),
+        "{error}"
+    );
+}
+
+/// The games' own options are offered by every command that plays games, from the registry: their
+/// help says which game has them and which variable sets them.
+#[test]
+fn game_options_come_from_the_games_and_their_variables() {
+    for command in ["play", "tournament", "koth"] {
+        let help = stdout(&arena(&[command, "--help"]));
+        assert!(help.contains("Game options:"), "{command}: {help}");
+        assert!(
+            help.contains("--call-limit-ms <N>") && help.contains("coup: per-call time limit"),
+            "{command}: {help}"
+        );
+        assert!(
+            help.contains("[read from COUP_DECK when not given]"),
+            "{help}"
+        );
+    }
+    // COUP_DECK sets the deck as the reference arbiter's variable does; a bad one is refused with
+    // the variable's name.
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["play", "coup", "--bot", "random", "--bot", "income"])
+        .env("COUP_DECK", "nonsense!")
+        .output()
+        .expect("arena runs");
+    assert_eq!(bad.status.code(), Some(2));
+    let error = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        error.contains("bad coup option --deck") && error.contains("set by the variable COUP_DECK"),
+        "{error}"
+    );
 }
 
 #[test]

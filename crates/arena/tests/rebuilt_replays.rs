@@ -281,7 +281,8 @@ fn a_resumed_coup_tournament_keeps_its_own_options() {
     assert!(!other.status.success());
     let refused = String::from_utf8_lossy(&other.stderr);
     assert!(
-        refused.contains("these options differ from it") && refused.contains("Coup options"),
+        refused.contains("these options differ from it")
+            && refused.contains("--deck _0'<'<0<_=0=_==' (the plan's: _0'<'<0<_=0=_'=)"),
         "{refused}"
     );
     succeeded(&arena(&["tournament", "--resume", path_text(&dir)]));

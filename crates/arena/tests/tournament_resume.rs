@@ -323,3 +323,77 @@ fn journaled_lines(dir: &std::path::Path) -> u64 {
         .map(|bytes| bytes.iter().filter(|&&b| b == b'\n').count() as u64)
         .unwrap_or(0)
 }
+
+/// A game's own options are kept in the plan (with those the environment set), a resumed run plays
+/// with them, and a resume that gives other values is refused naming each one.
+#[test]
+fn game_options_are_kept_in_the_plan_and_checked_on_resume() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let dir = root.path().join("coup");
+    let out = dir.to_str().expect("utf-8 path");
+    let deck = "_0'<'<0<_=0=_'=";
+    let output = Command::new(ARENA)
+        .args([
+            "tournament",
+            "coup",
+            "--bot",
+            "random",
+            "--bot",
+            "income",
+            "--games",
+            "4",
+            "--seed",
+            "5",
+            "--strict-moves",
+            "--call-limit-ms",
+            "900",
+            "--out",
+            out,
+        ])
+        .env("COUP_DECK", deck)
+        .output()
+        .expect("arena runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("tournament.json")).expect("plan"))
+            .expect("plan JSON");
+    assert_eq!(
+        plan["settings"]["game_options"],
+        serde_json::json!({"call_limit_ms": 900, "deck": deck, "strict_moves": true}),
+        "the options given and the variable's deck are kept, typed"
+    );
+
+    let (ok, stderr) = run_tournament(&["--resume", out, "--call-limit-ms", "100", "--no-shuffle"]);
+    assert!(!ok, "other values are refused");
+    assert!(
+        stderr.contains("--call-limit-ms 100 (the plan's: 900)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("--no-shuffle on (the plan's: not set)"),
+        "{stderr}"
+    );
+    // The same values pass, and the environment no longer matters: the plan's deck is played.
+    let output = Command::new(ARENA)
+        .args([
+            "tournament",
+            "--resume",
+            out,
+            "--strict-moves",
+            "--games",
+            "8",
+        ])
+        .env("COUP_DECK", "______")
+        .output()
+        .expect("arena runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(journal_lines(&dir).len(), 8);
+}

@@ -108,7 +108,7 @@ pub fn tournament_tree(root: &Path) {
             stderr_cap: 65536,
             replays: true,
             builtin_replays: false,
-            game_options: None,
+            game_options: Default::default(),
         },
         groups: Vec::new(),
         groups_per_round: 2,
