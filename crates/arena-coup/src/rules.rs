@@ -470,7 +470,7 @@ impl CoupObs {
 }
 
 /// Rule parameters and the reproducibility hooks, as the game's options set them
-/// ([`crate::entry::config_of`]).
+/// (`config_of` in the entry module).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CoupConfig {

@@ -1,8 +1,8 @@
 //! A game's own options (Coup's `--deck`, `--no-shuffle`, ...): declared by the game
-//! ([`GameDef::options`](crate::define::GameDef::options)), offered by every command that plays it,
+//! (`GameDef::options`), offered by every command that plays it,
 //! checked here against their declaration, kept in a tournament's plan as a JSON object, and turned
 //! into the rules' configuration by the game itself
-//! ([`GameDef::config`](crate::define::GameDef::config)).
+//! (`GameDef::config`).
 //!
 //! The front ends know no option of any game: they read these declarations.
 
