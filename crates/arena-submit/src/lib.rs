@@ -789,7 +789,7 @@ fn build_into(
             if let Some(parent) = scratch.parent() {
                 std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
             }
-            copy_tree(folder, scratch).map_err(|e| io(scratch, e))?;
+            copy_submission(folder, scratch).map_err(|e| io(scratch, e))?;
         }
     }
     let own = scratch.join(ARENA_DIR);
@@ -877,7 +877,7 @@ fn run_step(
 }
 
 /// A submission's folder copied: without its `.git`, every folder writable by arena.
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+fn copy_submission(from: &Path, to: &Path) -> std::io::Result<()> {
     arena_core::folders::copy_tree_with(
         from,
         to,
@@ -1014,7 +1014,7 @@ mod tests {
         assert_eq!(String::from_utf8_lossy(&output.stdout), "built\n");
         // The same content elsewhere is the same build.
         let elsewhere = root.path().join("elsewhere");
-        copy_tree(&bot, &elsewhere).unwrap();
+        copy_submission(&bot, &elsewhere).unwrap();
         let moved = prepare(&elsewhere, &options(&root.path().join("cache"))).unwrap();
         assert!(moved.cached);
         assert_eq!(moved.folder, first.folder);
