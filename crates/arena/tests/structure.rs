@@ -305,3 +305,43 @@ fn game_crates_know_rules_not_processes() {
         }
     }
 }
+
+/// Library crates return what happened; only the binary prints (a library's `println!` would write
+/// into a user's terminal or a bot's pipe).
+#[test]
+fn library_crates_do_not_print() {
+    let mut found = Vec::new();
+    for (name, src) in crates() {
+        if name == "arena" {
+            continue;
+        }
+        let mut files = Vec::new();
+        sources(&src, &mut files);
+        for file in files {
+            if file.components().any(|c| c.as_os_str() == "bin") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).expect("source");
+            let text = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
+            for (number, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or("");
+                if ["print!(", "println!(", "eprintln!(", "eprint!(", "dbg!("]
+                    .iter()
+                    .any(|m| code.contains(m) && !code.contains(&format!("s{m}")))
+                {
+                    found.push(format!(
+                        "{}:{}: {}",
+                        file.display(),
+                        number + 1,
+                        line.trim()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "printing in library crates:\n{}",
+        found.join("\n")
+    );
+}
