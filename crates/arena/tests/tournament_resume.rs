@@ -161,9 +161,15 @@ fn kill_9_at_random_moments_then_resume_loses_and_repeats_nothing() {
 
 /// `arena tournament ARGS`, its exit status and stderr.
 fn run_tournament(args: &[&str]) -> (bool, String) {
+    run_tournament_with(args, &[])
+}
+
+/// [`run_tournament`] with these environment variables set.
+fn run_tournament_with(args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
     let output = Command::new(ARENA)
         .arg("tournament")
         .args(args)
+        .envs(env.iter().copied())
         .output()
         .expect("arena runs");
     (
@@ -332,9 +338,8 @@ fn game_options_are_kept_in_the_plan_and_checked_on_resume() {
     let dir = root.path().join("coup");
     let out = dir.to_str().expect("utf-8 path");
     let deck = "_0'<'<0<_=0=_'=";
-    let output = Command::new(ARENA)
-        .args([
-            "tournament",
+    let (ok, stderr) = run_tournament_with(
+        &[
             "coup",
             "--bot",
             "random",
@@ -349,15 +354,10 @@ fn game_options_are_kept_in_the_plan_and_checked_on_resume() {
             "900",
             "--out",
             out,
-        ])
-        .env("COUP_DECK", deck)
-        .output()
-        .expect("arena runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+        ],
+        &[("COUP_DECK", deck)],
     );
+    assert!(ok, "{stderr}");
     let plan: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("tournament.json")).expect("plan"))
             .expect("plan JSON");
@@ -378,22 +378,10 @@ fn game_options_are_kept_in_the_plan_and_checked_on_resume() {
         "{stderr}"
     );
     // The same values pass, and the environment no longer matters: the plan's deck is played.
-    let output = Command::new(ARENA)
-        .args([
-            "tournament",
-            "--resume",
-            out,
-            "--strict-moves",
-            "--games",
-            "8",
-        ])
-        .env("COUP_DECK", "______")
-        .output()
-        .expect("arena runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let (ok, stderr) = run_tournament_with(
+        &["--resume", out, "--strict-moves", "--games", "8"],
+        &[("COUP_DECK", "______")],
     );
+    assert!(ok, "{stderr}");
     assert_eq!(journal_lines(&dir).len(), 8);
 }
