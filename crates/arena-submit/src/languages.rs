@@ -281,11 +281,26 @@ pub(crate) fn tool_of(language: &Language, program: &str) -> Option<Tool> {
 /// A real program is preferred to a version manager's shim (pyenv's `shims/python3` is a script
 /// that reads the user's home and configuration, which a sandboxed bot cannot see). Every program
 /// found outside the system's folders has its installation noted (see [`tool_roots`]).
+///
+/// Found once per process, and Python 2 once per toolchain (see [`python2_located`]): trying
+/// pyenv's shims costs about a second, which every run with a Python bot paid twice.
 pub fn locate(program: &str) -> Option<PathBuf> {
+    // What the answer depends on besides the program's name.
+    let key = (
+        program.to_string(),
+        std::env::var_os("PATH"),
+        std::env::var_os("ARENA_PYTHON2"),
+        std::env::var_os("PYENV_ROOT"),
+    );
+    if let Some(found) = LOCATED
+        .lock()
+        .ok()
+        .and_then(|found| found.get(&key).cloned())
+    {
+        return found;
+    }
     let found = if program == "python2" {
-        python2_candidates()
-            .into_iter()
-            .find(|candidate| runs(candidate, &["-c", "pass"]))
+        python2_located()
     } else if program.contains('/') {
         let path = PathBuf::from(program);
         is_executable(&path).then_some(path)
@@ -300,7 +315,128 @@ pub fn locate(program: &str) -> Option<PathBuf> {
     if let Some(path) = &found {
         note_tool_root(path);
     }
+    if let Ok(mut located) = LOCATED.lock() {
+        located.insert(key, found.clone());
+    }
     found
+}
+
+/// The programs [`locate`] found in this process, by name and the environment it looked in.
+type LocateKey = (
+    String,
+    Option<std::ffi::OsString>,
+    Option<std::ffi::OsString>,
+    Option<std::ffi::OsString>,
+);
+static LOCATED: std::sync::Mutex<std::collections::BTreeMap<LocateKey, Option<PathBuf>>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+/// A working Python 2: the first candidate that runs, remembered in the user's cache folder
+/// (`toolchains.json`) with the size and modification time of every candidate, so that a later
+/// run only reads the candidates' metadata. Installing, removing or replacing any candidate (a new
+/// pyenv version, another `ARENA_PYTHON2`) changes that list, and the candidates are tried again.
+fn python2_located() -> Option<PathBuf> {
+    let mut candidates = python2_candidates();
+    let mut seen = std::collections::BTreeSet::new();
+    candidates.retain(|candidate| seen.insert(candidate.clone()));
+    let fingerprint: Vec<String> = candidates.iter().map(|c| file_fingerprint(c)).collect();
+    // Runs with and without ARENA_PYTHON2 keep their own answers.
+    let name = match std::env::var_os("ARENA_PYTHON2") {
+        Some(given) => format!("python2 (ARENA_PYTHON2={})", given.to_string_lossy()),
+        None => "python2".to_string(),
+    };
+    let cache = toolchain_cache_file();
+    if let Some(cache) = &cache
+        && let Some(found) = read_toolchain_cache(cache, &name, &fingerprint)
+    {
+        return found;
+    }
+    let found = candidates
+        .into_iter()
+        .find(|candidate| runs(candidate, &["-c", "pass"]));
+    if let Some(cache) = &cache {
+        write_toolchain_cache(cache, &name, &fingerprint, found.as_deref());
+    }
+    found
+}
+
+/// A file as a toolchain cache compares it: its path, size and modification time (`-` when missing).
+fn file_fingerprint(path: &Path) -> String {
+    match std::fs::metadata(path) {
+        Ok(meta) => {
+            let modified = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            format!("{} {} {modified}", path.display(), meta.len())
+        }
+        Err(_) => format!("{} -", path.display()),
+    }
+}
+
+/// `toolchains.json` in arena's cache folder (`ARENA_CACHE_DIR`, else the user's cache + `arena`).
+fn toolchain_cache_file() -> Option<PathBuf> {
+    let root = match std::env::var_os("ARENA_CACHE_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => dirs::cache_dir()?.join("arena"),
+    };
+    Some(root.join("toolchains.json"))
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CachedTool {
+    /// The candidates' fingerprints when they were tried.
+    candidates: Vec<String>,
+    found: Option<PathBuf>,
+}
+
+/// What the cache says of `program`, when its candidates are the same files as then.
+fn read_toolchain_cache(
+    cache: &Path,
+    program: &str,
+    fingerprint: &[String],
+) -> Option<Option<PathBuf>> {
+    let text = std::fs::read(cache).ok()?;
+    let tools: std::collections::BTreeMap<String, CachedTool> =
+        serde_json::from_slice(&text).ok()?;
+    let tool = tools.get(program)?;
+    (tool.candidates == fingerprint).then(|| tool.found.clone())
+}
+
+/// Records what was found (best effort: a cache that cannot be written only costs the next run the
+/// search). Written to a temporary file and renamed, so that runs at the same time never read half
+/// a file.
+fn write_toolchain_cache(
+    cache: &Path,
+    program: &str,
+    fingerprint: &[String],
+    found: Option<&Path>,
+) {
+    let mut tools: std::collections::BTreeMap<String, CachedTool> = std::fs::read(cache)
+        .ok()
+        .and_then(|text| serde_json::from_slice(&text).ok())
+        .unwrap_or_default();
+    tools.insert(
+        program.to_string(),
+        CachedTool {
+            candidates: fingerprint.to_vec(),
+            found: found.map(Path::to_path_buf),
+        },
+    );
+    let Some(dir) = cache.parent() else { return };
+    let Ok(text) = serde_json::to_vec_pretty(&tools) else {
+        return;
+    };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    let Ok(mut file) = tempfile::NamedTempFile::new_in(dir) else {
+        return;
+    };
+    if std::io::Write::write_all(&mut file, &text).is_ok() {
+        let _ = file.persist(cache);
+    }
 }
 
 fn is_shim(path: &Path) -> bool {
@@ -355,13 +491,19 @@ fn on_path(program: &str) -> Vec<PathBuf> {
         .collect()
 }
 
+/// Where a Python 2 may be, most likely first: `ARENA_PYTHON2`, real programs on the `PATH`, pyenv's
+/// 2.x versions (newest first), and version managers' shims last (each one costs a cascade of
+/// scripts, and fails when the selected version is a 3.x).
 fn python2_candidates() -> Vec<PathBuf> {
     let mut candidates = Vec::new();
     if let Some(given) = std::env::var_os("ARENA_PYTHON2") {
         candidates.push(PathBuf::from(given));
     }
-    candidates.extend(on_path("python2"));
-    candidates.extend(on_path("python2.7"));
+    let (shims, programs): (Vec<PathBuf>, Vec<PathBuf>) = on_path("python2")
+        .into_iter()
+        .chain(on_path("python2.7"))
+        .partition(|path| is_shim(path));
+    candidates.extend(programs);
     let pyenv_root = std::env::var_os("PYENV_ROOT")
         .map(PathBuf::from)
         .or_else(|| dirs::home_dir().map(|home| home.join(".pyenv")));
@@ -379,6 +521,7 @@ fn python2_candidates() -> Vec<PathBuf> {
         found.reverse();
         candidates.extend(found);
     }
+    candidates.extend(shims);
     candidates
 }
 
@@ -490,6 +633,44 @@ pub fn missing_tool_message(language: &str, tool: &Tool) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// A toolchain found once is read back while its candidates are the same files, and looked
+    /// for again once one of them changes (a new install, a replaced program).
+    #[test]
+    fn the_toolchain_cache_holds_until_a_candidate_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache").join("toolchains.json");
+        let program = dir.path().join("python2");
+        std::fs::write(&program, "#!/bin/sh\n").unwrap();
+        let shim = dir.path().join("shim");
+        let fingerprint = |paths: &[&Path]| -> Vec<String> {
+            paths.iter().map(|p| file_fingerprint(p)).collect()
+        };
+        let before = fingerprint(&[&program, &shim]);
+        assert_eq!(read_toolchain_cache(&cache, "python2", &before), None);
+        write_toolchain_cache(&cache, "python2", &before, Some(&program));
+        write_toolchain_cache(&cache, "other", &before, None);
+        assert_eq!(
+            read_toolchain_cache(&cache, "python2", &before),
+            Some(Some(program.clone()))
+        );
+        assert_eq!(read_toolchain_cache(&cache, "other", &before), Some(None));
+        // The shim appears (a new install): looked for again.
+        std::fs::write(&shim, "#!/bin/sh\n").unwrap();
+        assert_eq!(
+            read_toolchain_cache(&cache, "python2", &fingerprint(&[&program, &shim])),
+            None
+        );
+        // The program is replaced by another of another size.
+        std::fs::write(&program, "#!/bin/sh\nexit 0\n").unwrap();
+        assert_ne!(fingerprint(&[&program]), before[..1].to_vec());
+        // A torn or foreign file is no answer, and is replaced.
+        std::fs::write(&cache, "{not json").unwrap();
+        assert_eq!(read_toolchain_cache(&cache, "python2", &before), None);
+        write_toolchain_cache(&cache, "python2", &before, None);
+        assert_eq!(read_toolchain_cache(&cache, "python2", &before), Some(None));
+    }
+
     use super::*;
 
     #[test]
