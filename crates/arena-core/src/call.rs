@@ -927,8 +927,26 @@ where
         _input: &mut dyn BufRead,
         output: &mut dyn Write,
     ) -> Result<(), String> {
-        call_bot_main(self.0.def.bots(), name, args, output)
+        call_bot_main(self.0.def.bots(), name, args, output).map_err(|e| e.to_string())
     }
+}
+
+/// Why a built-in bot called as a program could not answer.
+#[derive(Debug, thiserror::Error)]
+pub enum CallBotError {
+    #[error("usage: FILE ARGS... (the shared file, then the game's arguments)")]
+    Usage,
+    #[error("cannot read the history file {path}: {source}")]
+    ReadHistory { path: String, source: io::Error },
+    /// The game's arguments or history were not ones the bot can answer: the game says why.
+    #[error("{0}")]
+    Answer(String),
+    #[error("cannot print the answer: {0}")]
+    Print(#[source] io::Error),
+    #[error("cannot open the history file {path}: {source}")]
+    OpenHistory { path: String, source: io::Error },
+    #[error("cannot append to the history file: {0}")]
+    Append(#[source] io::Error),
 }
 
 /// A built-in bot as a program on a call protocol (`arena bot coup NAME FILE ARGS...`): reads the
@@ -938,23 +956,28 @@ pub fn call_bot_main<G: CallProtocol>(
     name: &str,
     args: &[String],
     output: &mut dyn Write,
-) -> Result<(), String> {
+) -> Result<(), CallBotError> {
     let [path, rest @ ..] = args else {
-        return Err("usage: FILE ARGS... (the shared file, then the game's arguments)".into());
+        return Err(CallBotError::Usage);
     };
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read the history file {path}: {e}"))?;
-    let (append, print) = call_answer(bots, name, text, rest)?;
+    let text = std::fs::read_to_string(path).map_err(|source| CallBotError::ReadHistory {
+        path: path.clone(),
+        source,
+    })?;
+    let (append, print) = call_answer(bots, name, text, rest).map_err(CallBotError::Answer)?;
     if !print.is_empty() {
         output
             .write_all(print.as_bytes())
             .and_then(|_| output.flush())
-            .map_err(|e| format!("cannot print the answer: {e}"))?;
+            .map_err(CallBotError::Print)?;
     }
     let mut file = std::fs::OpenOptions::new()
         .append(true)
         .open(path)
-        .map_err(|e| format!("cannot open the history file {path}: {e}"))?;
+        .map_err(|source| CallBotError::OpenHistory {
+            path: path.clone(),
+            source,
+        })?;
     file.write_all(append.as_bytes())
-        .map_err(|e| format!("cannot append to the history file: {e}"))
+        .map_err(CallBotError::Append)
 }

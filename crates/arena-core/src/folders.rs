@@ -6,6 +6,31 @@ use std::path::{Path, PathBuf};
 /// Scratch folders made by this process; numbers them.
 static FOLDERS_MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
+/// Why a game's working folders could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum FolderError {
+    /// The scratch folder under the temporary directory (`TMPDIR`) could not be made.
+    #[error("cannot make {}: {source}", path.display())]
+    Scratch {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A seat's working folder could not be copied (unreadable files, a full disk).
+    #[error("cannot copy the working folder {} to {}: {source}", from.display(), to.display())]
+    Copy {
+        from: PathBuf,
+        to: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+// The registry's game set-up still says its errors as text; this lets it pass these on unchanged.
+impl From<FolderError> for String {
+    fn from(error: FolderError) -> String {
+        error.to_string()
+    }
+}
+
 /// The working folders of one game: every seat with a `--workdir` plays in a fresh copy of it, made
 /// before the game and removed when this is dropped (after the game, or when it is abandoned). So
 /// parallel games never share a folder, and a bot that keeps state there (Coup's Calculator keeps
@@ -21,7 +46,7 @@ impl GameFolders {
     /// `workdir` that is not a folder is left as given: starting the bot reports it.
     pub fn prepare<'a>(
         workdirs: impl IntoIterator<Item = &'a mut Option<PathBuf>>,
-    ) -> Result<GameFolders, String> {
+    ) -> Result<GameFolders, FolderError> {
         let mut folders = GameFolders { root: None };
         for (index, workdir) in workdirs.into_iter().enumerate() {
             let Some(source) = workdir.as_ref().filter(|dir| dir.is_dir()) else {
@@ -36,12 +61,10 @@ impl GameFolders {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "workdir".into());
             let copy = root.join(format!("{index}-{name}"));
-            copy_tree(source, &copy).map_err(|e| {
-                format!(
-                    "cannot copy the working folder {} to {}: {e}",
-                    source.display(),
-                    copy.display()
-                )
+            copy_tree(source, &copy).map_err(|e| FolderError::Copy {
+                from: source.clone(),
+                to: copy.clone(),
+                source: e,
             })?;
             *workdir = Some(copy);
         }
@@ -58,7 +81,7 @@ impl Drop for GameFolders {
     }
 }
 
-fn make_scratch_root() -> Result<PathBuf, String> {
+fn make_scratch_root() -> Result<PathBuf, FolderError> {
     let base = std::env::temp_dir();
     loop {
         let n = FOLDERS_MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -67,7 +90,7 @@ fn make_scratch_root() -> Result<PathBuf, String> {
             Ok(()) => return Ok(root),
             // Left by an earlier process with the same id: take the next number.
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(format!("cannot make {}: {e}", root.display())),
+            Err(source) => return Err(FolderError::Scratch { path: root, source }),
         }
     }
 }

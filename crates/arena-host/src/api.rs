@@ -190,7 +190,8 @@ async fn register(
             "this contest has no open registration: ask the organiser for a token".into(),
         ));
     }
-    crate::config::check_name(&body.name).map_err(|e| ApiError(StatusCode::BAD_REQUEST, e))?;
+    crate::config::check_name(&body.name)
+        .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?;
     let token = fresh_token(&body.name);
     match host
         .store

@@ -179,45 +179,64 @@ fn safe_relative(name: &str) -> Result<PathBuf, Refused> {
     Ok(relative)
 }
 
+/// Why a folder could not be zipped for upload.
+#[derive(Debug, thiserror::Error)]
+pub enum ZipError {
+    /// A file or folder of it cannot be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The contest refuses links: the contestant copies the file in instead.
+    #[error(
+        "{} is a symbolic link: the contest refuses links (copy the file instead)",
+        path.display()
+    )]
+    Link { path: PathBuf },
+    /// Writing the zip in memory failed.
+    #[error("cannot make the zip: {0}")]
+    Write(String),
+}
+
 /// A folder as a zip in memory (what `arena submit FOLDER` sends). Symbolic links are refused here
 /// too, so that the contestant hears it before uploading.
-pub fn zip_folder(folder: &Path) -> Result<Vec<u8>, String> {
+pub fn zip_folder(folder: &Path) -> Result<Vec<u8>, ZipError> {
     let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     add_folder(&mut out, folder, Path::new(""))?;
     out.finish()
         .map(|cursor| cursor.into_inner())
-        .map_err(|e| format!("cannot make the zip: {e}"))
+        .map_err(|e| ZipError::Write(e.to_string()))
 }
 
 fn add_folder(
     out: &mut zip::ZipWriter<std::io::Cursor<Vec<u8>>>,
     folder: &Path,
     prefix: &Path,
-) -> Result<(), String> {
+) -> Result<(), ZipError> {
+    let read = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ZipError::Read { path, source }
+    };
     let mut entries: Vec<_> = std::fs::read_dir(folder)
-        .map_err(|e| format!("cannot read {}: {e}", folder.display()))?
+        .map_err(read(folder))?
         .collect::<Result<_, _>>()
-        .map_err(|e| format!("cannot read {}: {e}", folder.display()))?;
+        .map_err(read(folder))?;
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let path = entry.path();
-        let kind = entry
-            .file_type()
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let kind = entry.file_type().map_err(read(&path))?;
         let name = prefix.join(entry.file_name());
         let name_text = name.to_string_lossy().into_owned();
         if kind.is_symlink() {
-            return Err(format!(
-                "{} is a symbolic link: the contest refuses links (copy the file instead)",
-                path.display()
-            ));
+            return Err(ZipError::Link { path });
         }
         if kind.is_dir() {
             out.add_directory(
                 format!("{name_text}/"),
                 zip::write::SimpleFileOptions::default(),
             )
-            .map_err(|e| format!("cannot make the zip: {e}"))?;
+            .map_err(|e| ZipError::Write(e.to_string()))?;
             add_folder(out, &path, &name)?;
         } else {
             use std::os::unix::fs::PermissionsExt;
@@ -229,11 +248,9 @@ fn add_folder(
                 .compression_method(zip::CompressionMethod::Deflated)
                 .unix_permissions(mode & 0o755);
             out.start_file(name_text, options)
-                .map_err(|e| format!("cannot make the zip: {e}"))?;
-            let bytes =
-                std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            std::io::Write::write_all(out, &bytes)
-                .map_err(|e| format!("cannot make the zip: {e}"))?;
+                .map_err(|e| ZipError::Write(e.to_string()))?;
+            let bytes = std::fs::read(&path).map_err(read(&path))?;
+            std::io::Write::write_all(out, &bytes).map_err(|e| ZipError::Write(e.to_string()))?;
         }
     }
     Ok(())

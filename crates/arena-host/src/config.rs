@@ -329,14 +329,14 @@ impl Contest {
                     person.name
                 ));
             }
-            check_name(&person.name).map_err(HostError::Config)?;
+            check_name(&person.name).map_err(|e| HostError::Config(e.to_string()))?;
             if names.contains(&person.name.as_str()) {
                 return bad(format!("{} is listed twice", person.name));
             }
             names.push(&person.name);
         }
         for bot in &self.bots {
-            check_name(&bot.name).map_err(HostError::Config)?;
+            check_name(&bot.name).map_err(|e| HostError::Config(e.to_string()))?;
             if names.contains(&bot.name.as_str()) {
                 return bad(format!("{} is listed twice", bot.name));
             }
@@ -398,8 +398,15 @@ fn known_builtin(game: &GameFacts, name: &str) -> bool {
     }
 }
 
+/// A name of a person or bot that pages and file names could not carry.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error(
+    "the name {0:?} is not allowed: 1 to 40 letters, digits, `_`, `-` or `.`, not starting with `.`"
+)]
+pub struct BadName(pub String);
+
 /// Names of people and bots: shown on pages and used in file names, so kept plain.
-pub fn check_name(name: &str) -> Result<(), String> {
+pub fn check_name(name: &str) -> Result<(), BadName> {
     let ok = !name.is_empty()
         && name.len() <= 40
         && name
@@ -409,9 +416,6 @@ pub fn check_name(name: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!(
-            "the name {name:?} is not allowed: 1 to 40 letters, digits, `_`, `-` or `.`, not starting \
-             with `.`"
-        ))
+        Err(BadName(name.to_string()))
     }
 }

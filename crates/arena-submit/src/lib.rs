@@ -30,6 +30,62 @@ use sha2::{Digest, Sha256};
 
 pub use languages::{LANGUAGES, Language, Tool, ToolStatus, locate, toolchain};
 
+/// Why a submission could not be prepared or a command could not be run; each message names the
+/// file or program and what to change.
+#[derive(Debug, thiserror::Error)]
+pub enum SubmitError {
+    /// The bot's path cannot be read (missing, or not readable by arena).
+    #[error("cannot read the bot {}: {source}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A file of the submission cannot be read (to detect its language or hash its content).
+    #[error("cannot read {}: {source}", path.display())]
+    ReadFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// Not a submission arena knows how to build: no entry file, a bad manifest, an unknown
+    /// language, a missing interpreter or compiler. The reason says which.
+    #[error("the bot {}: {reason}", path.display())]
+    Unusable { path: PathBuf, reason: String },
+    /// A file whose extension is no language of arena's.
+    #[error(
+        "{}: arena does not know this kind of file (see `arena languages`; a program is run as \
+         a command when it is executable)",
+        path.display()
+    )]
+    UnknownLanguage { path: PathBuf },
+    /// The submission's files could not be read to compute its cache key.
+    #[error("{0}")]
+    Content(String),
+    /// The build cache (`ARENA_CACHE_DIR`, the user's cache folder) cannot be found or written.
+    #[error("{0}")]
+    Cache(String),
+    /// A build step failed or did not finish in time: the step, its status and its output.
+    #[error("{} ({kind}): {reason}", path.display())]
+    Build {
+        path: PathBuf,
+        kind: String,
+        reason: String,
+    },
+    /// A command with no program.
+    #[error("empty command")]
+    EmptyCommand,
+    /// A command whose program is a path that does not exist.
+    #[error("`{command}`: no such program ({} does not exist)", path.display())]
+    NoSuchProgram { command: String, path: PathBuf },
+    /// A command whose program is not on the PATH; `hint` names the package to install when the
+    /// program is a known language's tool.
+    #[error("`{command}`: `{program}` is not a program on the PATH{hint}")]
+    NotOnPath {
+        command: String,
+        program: String,
+        hint: String,
+    },
+}
+
 /// The manifest's file name.
 pub const MANIFEST: &str = "arena.toml";
 /// Where arena's own files go inside a built folder.
@@ -162,14 +218,19 @@ pub fn is_submission(path: &Path) -> bool {
 }
 
 /// Builds (or finds in the cache) the submission at `path` and says how to start it.
-pub fn prepare(path: &Path, options: &Options) -> Result<Prepared, String> {
-    let path = std::fs::canonicalize(path)
-        .map_err(|e| format!("cannot read the bot {}: {e}", path.display()))?;
+pub fn prepare(path: &Path, options: &Options) -> Result<Prepared, SubmitError> {
+    let path = std::fs::canonicalize(path).map_err(|source| SubmitError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let name = path
         .file_stem()
         .map(|stem| stem.to_string_lossy().into_owned())
         .unwrap_or_else(|| "bot".into());
-    let recipe = recipe(&path, options).map_err(|e| format!("the bot {}: {e}", path.display()))?;
+    let recipe = recipe(&path, options).map_err(|reason| SubmitError::Unusable {
+        path: path.clone(),
+        reason,
+    })?;
     let (folder, source) = match &recipe.only_file {
         Some(file) => (
             path.parent().unwrap_or(Path::new("/")).to_path_buf(),
@@ -177,8 +238,8 @@ pub fn prepare(path: &Path, options: &Options) -> Result<Prepared, String> {
         ),
         None => (path.clone(), None),
     };
-    let key = content_key(&recipe, &folder, source.as_deref())?;
-    let cache = cache_root(options)?;
+    let key = content_key(&recipe, &folder, source.as_deref()).map_err(SubmitError::Content)?;
+    let cache = cache_root(options).map_err(SubmitError::Cache)?;
     let built = cache.join(&key);
     let launcher = launcher_text(&recipe);
     let mut prepared = Prepared {
@@ -191,7 +252,7 @@ pub fn prepare(path: &Path, options: &Options) -> Result<Prepared, String> {
         cached: true,
     };
     if built.join(ARENA_DIR).join("built").is_file() {
-        write_launcher(&recipe, &built, &prepared.launcher)?;
+        write_launcher(&recipe, &built, &prepared.launcher).map_err(SubmitError::Cache)?;
         if let Ok(warnings) = std::fs::read_to_string(built.join(ARENA_DIR).join("warnings")) {
             prepared.warnings.extend(
                 warnings
@@ -222,7 +283,11 @@ pub fn prepare(path: &Path, options: &Options) -> Result<Prepared, String> {
         Ok(warnings) => warnings,
         Err(e) => {
             let _ = std::fs::remove_dir_all(&scratch);
-            return Err(format!("{} ({}): {e}", path.display(), recipe.kind));
+            return Err(SubmitError::Build {
+                path,
+                kind: recipe.kind,
+                reason: e,
+            });
         }
     };
     let _ = std::fs::write(
@@ -230,12 +295,15 @@ pub fn prepare(path: &Path, options: &Options) -> Result<Prepared, String> {
         warnings.join("\n\u{1e}\n"),
     );
     std::fs::write(scratch.join(ARENA_DIR).join("built"), BUILD_FORMAT)
-        .map_err(|e| format!("cannot write in {}: {e}", scratch.display()))?;
+        .map_err(|e| SubmitError::Cache(format!("cannot write in {}: {e}", scratch.display())))?;
     if std::fs::rename(&scratch, &built).is_err() {
         // Another arena built the same content at the same time: theirs is as good.
         let _ = std::fs::remove_dir_all(&scratch);
         if !built.join(ARENA_DIR).join("built").is_file() {
-            return Err(format!("cannot move the build to {}", built.display()));
+            return Err(SubmitError::Cache(format!(
+                "cannot move the build to {}",
+                built.display()
+            )));
         }
     }
     prepared.warnings = warnings;
@@ -270,7 +338,7 @@ fn cache_root(options: &Options) -> Result<PathBuf, String> {
 /// What a folder or file is, and how to build and start it.
 fn recipe(path: &Path, options: &Options) -> Result<Recipe, String> {
     if path.is_file() {
-        let language = detect(path)?;
+        let language = detect(path).map_err(|e| e.to_string())?;
         return language_recipe(language, path, options, &Manifest::default());
     }
     let manifest = match std::fs::read_to_string(path.join(MANIFEST)) {
@@ -302,7 +370,7 @@ fn recipe(path: &Path, options: &Options) -> Result<Recipe, String> {
                 ids.join(", ")
             )
         })?,
-        None => detect(&entry)?,
+        None => detect(&entry).map_err(|e| e.to_string())?,
     };
     let mut recipe = language_recipe(language, &entry, options, &manifest)?;
     // A folder's other files (data, modules) come along.
@@ -351,19 +419,21 @@ fn entry_file(folder: &Path) -> Result<PathBuf, String> {
 
 /// The language of a source file: its extension, and for `.py` its syntax (a file that Python 3
 /// cannot parse and Python 2 can, or one whose first line names python2, is Python 2).
-pub fn detect(path: &Path) -> Result<&'static Language, String> {
-    let language = languages::by_extension(path).ok_or_else(|| {
-        format!(
-            "{}: arena does not know this kind of file (see `arena languages`; a program is run as \
-             a command when it is executable)",
-            path.display()
-        )
+pub fn detect(path: &Path) -> Result<&'static Language, SubmitError> {
+    let language = languages::by_extension(path).ok_or_else(|| SubmitError::UnknownLanguage {
+        path: path.to_path_buf(),
     })?;
     if language.id != "python3" {
         return Ok(language);
     }
-    let python2 = languages::language("python2").ok_or("no Python 2 entry")?;
-    let text = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    // Python 3 and Python 2 are entries of the same table: one without the other is not arena.
+    let Some(python2) = languages::language("python2") else {
+        return Ok(language);
+    };
+    let text = std::fs::read(path).map_err(|source| SubmitError::ReadFile {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let first_line = text.split(|&b| b == b'\n').next().unwrap_or_default();
     if first_line.starts_with(b"#!") && String::from_utf8_lossy(first_line).contains("python2") {
         return Ok(python2);
@@ -890,9 +960,9 @@ fn copy_submission(from: &Path, to: &Path) -> std::io::Result<()> {
 
 /// Whether a command's program can be found: a path (relative to `workdir` when given) that exists,
 /// or a name on the PATH. An error says what is missing.
-pub fn check_program(argv: &[String], workdir: Option<&Path>) -> Result<(), String> {
+pub fn check_program(argv: &[String], workdir: Option<&Path>) -> Result<(), SubmitError> {
     let Some(program) = argv.first() else {
-        return Err("empty command".into());
+        return Err(SubmitError::EmptyCommand);
     };
     if program.contains('/') {
         let path = match workdir {
@@ -900,11 +970,10 @@ pub fn check_program(argv: &[String], workdir: Option<&Path>) -> Result<(), Stri
             _ => PathBuf::from(program),
         };
         if !path.exists() {
-            return Err(format!(
-                "`{}`: no such program ({} does not exist)",
-                argv.join(" "),
-                path.display()
-            ));
+            return Err(SubmitError::NoSuchProgram {
+                command: argv.join(" "),
+                path,
+            });
         }
         return Ok(());
     }
@@ -917,10 +986,11 @@ pub fn check_program(argv: &[String], workdir: Option<&Path>) -> Result<(), Stri
                 format!("; {}", languages::missing_tool_message(language.name, tool))
             })
             .unwrap_or_default();
-        return Err(format!(
-            "`{}`: `{program}` is not a program on the PATH{hint}",
-            argv.join(" ")
-        ));
+        return Err(SubmitError::NotOnPath {
+            command: argv.join(" "),
+            program: program.clone(),
+            hint,
+        });
     }
     Ok(())
 }
@@ -1036,7 +1106,9 @@ mod tests {
         )
         .unwrap();
         let started = Instant::now();
-        let error = prepare(&bot, &options(&root.path().join("cache"))).unwrap_err();
+        let error = prepare(&bot, &options(&root.path().join("cache")))
+            .unwrap_err()
+            .to_string();
         assert!(started.elapsed() < Duration::from_secs(10));
         assert!(error.contains("did not finish within 1 s"), "{error}");
         assert!(error.contains("compiling"), "the output so far: {error}");
@@ -1050,7 +1122,9 @@ mod tests {
         std::fs::write(bot.join("run.sh"), "./bot\n").unwrap();
         let lines: String = (0..200).map(|i| format!("echo line {i}\n")).collect();
         std::fs::write(bot.join("compile.sh"), format!("{lines}exit 3\n")).unwrap();
-        let error = prepare(&bot, &options(&root.path().join("cache"))).unwrap_err();
+        let error = prepare(&bot, &options(&root.path().join("cache")))
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("exit status: 3"), "{error}");
         assert!(
             error.contains("line 0\n") && error.contains("line 199"),
@@ -1079,7 +1153,9 @@ mod tests {
             "[interpreters]\nfrobnicate = \"no-such-interpreter-anywhere\"\n",
         )
         .unwrap();
-        let error = prepare(&bot, &options(&root.path().join("cache"))).unwrap_err();
+        let error = prepare(&bot, &options(&root.path().join("cache")))
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("`frobnicate`"), "{error}");
         assert!(error.contains("no-such-interpreter-anywhere"), "{error}");
         assert!(error.contains(MANIFEST), "{error}");
@@ -1154,9 +1230,13 @@ mod tests {
 
     #[test]
     fn a_missing_program_is_named() {
-        let error = check_program(&["./no-such-bot".into()], None).unwrap_err();
+        let error = check_program(&["./no-such-bot".into()], None)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("no such program"), "{error}");
-        let error = check_program(&["no-such-program-anywhere".into()], None).unwrap_err();
+        let error = check_program(&["no-such-program-anywhere".into()], None)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("not a program on the PATH"), "{error}");
         assert!(check_program(&["sh".into(), "x".into()], None).is_ok());
     }

@@ -9,6 +9,21 @@ use arena_core::FaultKind;
 use arena_core::registry::{GameEntry, GameRequest, PlayerSpec, SeatRequest};
 use arena_core::sandbox::Sandbox;
 
+/// Why a probe failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The game has no built-in bot to seat beside the one probed.
+    #[error("{game} has no built-in bot to probe against")]
+    NoPartner { game: String },
+    /// The probe's game could not be set up or played (its folders, its variant, its seats).
+    #[error("{0}")]
+    Game(String),
+    /// The bot did not start: its faults, the command, the launcher of a submission, its exit
+    /// status and the end of its stderr, as the report says them.
+    #[error("{report}")]
+    DidNotStart { report: String },
+}
+
 /// The last `lines` lines of a bot's stderr, indented, or nothing.
 pub fn stderr_tail(stderr: &str, lines: usize) -> String {
     let all: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
@@ -28,7 +43,7 @@ pub async fn probe(
     seat: &SeatRequest,
     rules: &arena_core::runner::RunRules,
     sandbox: Option<Arc<Sandbox>>,
-) -> Result<(), String> {
+) -> Result<(), ProbeError> {
     let PlayerSpec::Command(argv) = &seat.spec else {
         return Ok(());
     };
@@ -37,7 +52,9 @@ pub async fn probe(
         .iter()
         .find(|&&name| name == "random")
         .or_else(|| builtin.first())
-        .ok_or_else(|| format!("{} has no built-in bot to probe against", game.id()))?
+        .ok_or_else(|| ProbeError::NoPartner {
+            game: game.id().to_string(),
+        })?
         .to_string();
     let mut request_seats = vec![seat.clone()];
     request_seats.extend((1..game.players()).map(|_| SeatRequest {
@@ -53,7 +70,9 @@ pub async fn probe(
         stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
         prepared: Default::default(),
     };
-    let result = arena_core::registry::play_in_own_folders(game, request).await?;
+    let result = arena_core::registry::play_in_own_folders(game, request)
+        .await
+        .map_err(ProbeError::Game)?;
     let fatal: Vec<String> = result.faults[0]
         .iter()
         .filter(|fault| fault.kind != FaultKind::Illegal)
@@ -92,5 +111,5 @@ pub async fn probe(
         message.push_str(&stderr_tail(stderr, 12));
     }
     message.push_str("no game was played");
-    Err(message)
+    Err(ProbeError::DidNotStart { report: message })
 }

@@ -161,6 +161,26 @@ pub struct GameFilter {
     pub game: Option<String>,
 }
 
+/// A games filter that cannot mean anything, with what to write instead (a 400 to the browser).
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum BadFilter {
+    #[error("result={0}: give won, lost or drawn (for the bot given with bot=NAME)")]
+    UnknownResult(String),
+    #[error("result= is a bot's result: give bot=NAME too")]
+    ResultWithoutBot,
+}
+
+/// Why a run has no summary to show.
+#[derive(Debug, thiserror::Error)]
+pub enum NoSummary {
+    /// The folder's plan is missing or unreadable: without it nothing is known of the run.
+    #[error("no statistics without the tournament's plan ({TOURNAMENT_FILE}): {0}")]
+    NoPlan(#[source] arena_tournament::TournamentError),
+    /// The saved summary and the journal could not be read, or the statistics not computed.
+    #[error(transparent)]
+    Summary(arena_tournament::TournamentError),
+}
+
 /// The outcome of a game for one seat, in the filter's words.
 fn seat_result(result: &ResultLine, seat: usize) -> &'static str {
     match (result.winner, result.ranks.get(seat)) {
@@ -172,15 +192,13 @@ fn seat_result(result: &ResultLine, seat: usize) -> &'static str {
 
 impl GameFilter {
     /// Refuses filters that cannot mean anything, with what to write instead.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), BadFilter> {
         match self.result.as_deref().filter(|r| !r.is_empty()) {
             Some(result) if !["won", "lost", "drawn"].contains(&result) => {
-                return Err(format!(
-                    "result={result}: give won, lost or drawn (for the bot given with bot=NAME)"
-                ));
+                return Err(BadFilter::UnknownResult(result.to_string()));
             }
             Some(_) if self.bot.as_deref().is_none_or(str::is_empty) => {
-                return Err("result= is a bot's result: give bot=NAME too".into());
+                return Err(BadFilter::ResultWithoutBot);
             }
             _ => {}
         }
@@ -393,16 +411,14 @@ pub fn tournament_page(
 
 /// The run's summary as the run computed it ([`arena_tournament::summary::current`]: from
 /// `summary.json`, or from the journal while the run goes on), or why there is none.
-pub fn run_summary(dir: &TournamentDir) -> Result<(RunSummary, Source), String> {
-    let plan = arena_tournament::load(&dir.path).map_err(|e| {
-        format!("no statistics without the tournament's plan ({TOURNAMENT_FILE}): {e}")
-    })?;
-    arena_tournament::summary::current(&dir.path, &plan).map_err(|e| e.to_string())
+pub fn run_summary(dir: &TournamentDir) -> Result<(RunSummary, Source), NoSummary> {
+    let plan = arena_tournament::load(&dir.path).map_err(NoSummary::NoPlan)?;
+    arena_tournament::summary::current(&dir.path, &plan).map_err(NoSummary::Summary)
 }
 
 /// The run's summary as JSON for tools (`/api/summary/ROOT[/SUB]`): `source` (`saved`: the
 /// run's own, from summary.json; `computed`: from the journal now) and `run`.
-pub fn summary_json(dir: &TournamentDir) -> Result<serde_json::Value, String> {
+pub fn summary_json(dir: &TournamentDir) -> Result<serde_json::Value, NoSummary> {
     let (run, source) = run_summary(dir)?;
     Ok(serde_json::json!({
         "source": match source {
@@ -432,7 +448,7 @@ fn leaderboard(
             let _ = write!(
                 body,
                 "<p class=\"error\">Cannot compute statistics: {}</p>",
-                escape(&e)
+                escape(&e.to_string())
             );
             return;
         }

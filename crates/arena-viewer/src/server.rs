@@ -230,7 +230,7 @@ async fn tournament_root(
     let Query(filter) = query?;
     filter
         .check()
-        .map_err(|why| Problem::new(StatusCode::BAD_REQUEST, why))?;
+        .map_err(|why| Problem::new(StatusCode::BAD_REQUEST, why.to_string()))?;
     let dir = store::tournament(&served.roots, root_index(&root)?, None)?;
     let loaded = store::load_tournament(&dir.path);
     Ok(Html(pages::tournament_page(
@@ -252,7 +252,7 @@ async fn tournament_inside(
     let Query(filter) = query?;
     filter
         .check()
-        .map_err(|why| Problem::new(StatusCode::BAD_REQUEST, why))?;
+        .map_err(|why| Problem::new(StatusCode::BAD_REQUEST, why.to_string()))?;
     let index = root_index(&root)?;
     let (first, inside) = match rest.split_once('/') {
         Some((first, inside)) => (first, Some(inside)),
@@ -434,7 +434,7 @@ async fn games_json(
 ) -> Result<Response, Problem> {
     filter
         .check()
-        .map_err(|why| Problem::new(StatusCode::BAD_REQUEST, why))?;
+        .map_err(|why| Problem::new(StatusCode::BAD_REQUEST, why.to_string()))?;
     let dir = store::tournament(&served.roots, root_index(root)?, sub)?;
     let loaded = store::load_tournament(&dir.path);
     let value = pages::games_json(&dir, &loaded, filter, served.rebuild.is_some());
@@ -445,7 +445,7 @@ async fn games_json(
 async fn summary_json(served: &Served, root: &str, sub: Option<&str>) -> Result<Response, Problem> {
     let dir = store::tournament(&served.roots, root_index(root)?, sub)?;
     let value = pages::summary_json(&dir)
-        .map_err(|why| Problem::new(StatusCode::UNPROCESSABLE_ENTITY, why))?;
+        .map_err(|why| Problem::new(StatusCode::UNPROCESSABLE_ENTITY, why.to_string()))?;
     raw(value.to_string())
 }
 

@@ -69,7 +69,7 @@ impl Sandbox {
         let cgroups = match CgroupRoot::find() {
             Ok(cgroups) => Some(cgroups),
             Err(why) => {
-                missing.push(why);
+                missing.push(why.to_string());
                 None
             }
         };

@@ -77,13 +77,68 @@ fn own_cgroup(controller: &str) -> Option<String> {
     })
 }
 
-fn write_file(path: &Path, text: &str) -> Result<(), String> {
-    std::fs::write(path, text)
-        .map_err(|e| format!("cannot write {text:?} to {}: {e}", path.display()))
+/// Why bots' cgroups cannot be used here; the messages say how to start arena where they can.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum CgroupError {
+    #[error(
+        "cgroups: no cgroup v2 hierarchy, and no cgroup v1 controller for {} \
+         (mount them, or boot with cgroup v2)",
+        lacking.join(", ")
+    )]
+    NoHierarchy { lacking: Vec<&'static str> },
+    #[error(
+        "cgroups (v2): the controllers {} are not available in {} (arena's cgroup): \
+         run arena where they are delegated, e.g. `systemd-run --user --scope -p \
+         Delegate=yes arena ...`",
+        lacking.join(", "),
+        base.display()
+    )]
+    NotDelegated {
+        lacking: Vec<&'static str>,
+        base: PathBuf,
+    },
+    #[error(
+        "cgroups (v2): cannot enable memory, pids and cpuset for sub-groups of {} ({source}); \
+         a cgroup with processes cannot have controlled children: start arena in a \
+         cgroup of its own with those controllers delegated, e.g. `systemd-run --scope \
+         -p Delegate=yes arena ...`",
+        base.display()
+    )]
+    CannotEnable {
+        base: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "cgroups: cannot make {} ({source}): arena needs to be root, or to own a delegated cgroup",
+        dir.display()
+    )]
+    CannotMake {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write {text:?} to {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        text: String,
+        source: std::io::Error,
+    },
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), CgroupError> {
+    std::fs::write(path, text).map_err(|source| CgroupError::Write {
+        path: path.to_path_buf(),
+        text: text.to_string(),
+        source,
+    })
 }
 
 impl CgroupRoot {
-    pub(super) fn find() -> Result<CgroupRoot, String> {
+    pub(super) fn find() -> Result<CgroupRoot, CgroupError> {
         let mounts = cgroup_mounts();
         let v1 = |controller: &str| -> Option<PathBuf> {
             let (point, _, _) = mounts.iter().find(|(_, kind, options)| {
@@ -102,50 +157,34 @@ impl CgroupRoot {
             }
         } else {
             let Some((point, _, _)) = mounts.iter().find(|(_, kind, _)| kind == "cgroup2") else {
-                let lacking: Vec<&str> =
+                let lacking: Vec<&'static str> =
                     [("memory", &memory), ("pids", &pids), ("cpuset", &cpuset)]
                         .iter()
                         .filter(|(_, found)| found.is_none())
                         .map(|(name, _)| *name)
                         .collect();
-                return Err(format!(
-                    "cgroups: no cgroup v2 hierarchy, and no cgroup v1 controller for {} \
-                     (mount them, or boot with cgroup v2)",
-                    lacking.join(", ")
-                ));
+                return Err(CgroupError::NoHierarchy { lacking });
             };
             let own = own_cgroup("").unwrap_or_else(|| "/".into());
             let base = Path::new(point).join(own.trim_start_matches('/'));
             let available =
                 std::fs::read_to_string(base.join("cgroup.controllers")).unwrap_or_default();
-            let lacking: Vec<&str> = ["memory", "pids", "cpuset"]
+            let lacking: Vec<&'static str> = ["memory", "pids", "cpuset"]
                 .into_iter()
                 .filter(|c| !available.split_whitespace().any(|a| a == *c))
                 .collect();
             if !lacking.is_empty() {
-                return Err(format!(
-                    "cgroups (v2): the controllers {} are not available in {} (arena's cgroup): \
-                     run arena where they are delegated, e.g. `systemd-run --user --scope -p \
-                     Delegate=yes arena ...`",
-                    lacking.join(", "),
-                    base.display()
-                ));
+                return Err(CgroupError::NotDelegated { lacking, base });
             }
             let enabled =
                 std::fs::read_to_string(base.join("cgroup.subtree_control")).unwrap_or_default();
             if !["memory", "pids", "cpuset"]
                 .iter()
                 .all(|c| enabled.split_whitespace().any(|e| e == *c))
-                && let Err(e) =
+                && let Err(source) =
                     std::fs::write(base.join("cgroup.subtree_control"), "+memory +pids +cpuset")
             {
-                return Err(format!(
-                    "cgroups (v2): cannot enable memory, pids and cpuset for sub-groups of {} ({e}); \
-                     a cgroup with processes cannot have controlled children: start arena in a \
-                     cgroup of its own with those controllers delegated, e.g. `systemd-run --scope \
-                     -p Delegate=yes arena ...`",
-                    base.display()
-                ));
+                return Err(CgroupError::CannotEnable { base, source });
             }
             CgroupRoot::V2 { base }
         };
@@ -193,7 +232,11 @@ impl CgroupRoot {
         }
     }
 
-    pub(super) fn create(&self, limits: &Limits, cpu: Option<usize>) -> Result<BotCgroups, String> {
+    pub(super) fn create(
+        &self,
+        limits: &Limits,
+        cpu: Option<usize>,
+    ) -> Result<BotCgroups, CgroupError> {
         let name = format!(
             "arena-{}-{}",
             std::process::id(),
@@ -207,7 +250,7 @@ impl CgroupRoot {
             cpu_file: std::sync::OnceLock::new(),
             oom_file: std::sync::OnceLock::new(),
         };
-        let mkdir = |made: &mut BotCgroups, base: &Path| -> Result<PathBuf, String> {
+        let mkdir = |made: &mut BotCgroups, base: &Path| -> Result<PathBuf, CgroupError> {
             let dir = base.join(&name);
             // A cgroup of this name is left by a killed earlier process with this pid: its
             // processes are gone, so it is empty and can be removed.
@@ -218,16 +261,14 @@ impl CgroupRoot {
                     Err(e)
                 }
             });
-            made_dir.map_err(|e| {
-                format!(
-                    "cgroups: cannot make {} ({e}): arena needs to be root, or to own a delegated cgroup",
-                    dir.display()
-                )
+            made_dir.map_err(|source| CgroupError::CannotMake {
+                dir: dir.clone(),
+                source,
             })?;
             made.dirs.push(dir.clone());
             Ok(dir)
         };
-        let result = (|| -> Result<(), String> {
+        let result = (|| -> Result<(), CgroupError> {
             match self {
                 CgroupRoot::V1 {
                     memory,
@@ -252,13 +293,16 @@ impl CgroupRoot {
                     made.tasks = dir.join("cgroup.procs");
                     let dir = mkdir(&mut made, cpuset)?;
                     // A v1 cpuset starts empty: both CPUs and memory nodes must be given.
-                    let mems = std::fs::read_to_string(cpuset.join("cpuset.mems"))
-                        .map_err(|e| format!("cannot read {}: {e}", cpuset.display()))?;
+                    let read = |source| CgroupError::Read {
+                        path: cpuset.clone(),
+                        source,
+                    };
+                    let mems = std::fs::read_to_string(cpuset.join("cpuset.mems")).map_err(read)?;
                     write_file(&dir.join("cpuset.mems"), mems.trim())?;
                     let cpus = match cpu {
                         Some(cpu) => cpu.to_string(),
                         None => std::fs::read_to_string(cpuset.join("cpuset.cpus"))
-                            .map_err(|e| format!("cannot read {}: {e}", cpuset.display()))?
+                            .map_err(read)?
                             .trim()
                             .to_string(),
                     };
@@ -302,7 +346,7 @@ impl CgroupRoot {
 }
 
 impl BotCgroups {
-    pub(super) fn attach(&self, pid: i32) -> Result<(), String> {
+    pub(super) fn attach(&self, pid: i32) -> Result<(), CgroupError> {
         for dir in &self.dirs {
             write_file(&dir.join("cgroup.procs"), &pid.to_string())?;
         }

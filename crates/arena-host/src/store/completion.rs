@@ -1,0 +1,353 @@
+//! Completing claimed games exactly once (`results`), with the ratings of their players and
+//! promotions (`submissions`, `promotions`).
+
+use sqlx::{Any, Row, Transaction};
+
+use super::{Claimed, Notice, Store, db, now};
+use crate::HostError;
+use crate::ladder::{self, Rating};
+
+/// What a finished game leaves.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    /// The journal line (JSON of `arena_tournament::journal::Entry`).
+    pub entry: String,
+    /// 1-based rank per seat.
+    pub ranks: Vec<u32>,
+    /// The replay, gzipped JSON.
+    pub replay: Option<Vec<u8>>,
+}
+
+/// Who must be beaten to leave each league: the user whose active submission is the boss.
+#[derive(Clone, Debug, Default)]
+pub struct Promotion {
+    pub bosses: Vec<Option<i64>>,
+    pub promotion_games: i64,
+    pub leagues: i64,
+}
+
+/// Unrated games completed in one statement at most (4 bound values each: well under SQLite's
+/// 32 766 and PostgreSQL's 65 535).
+const COMPLETION_CHUNK: usize = 1000;
+
+/// Whether a game's completion updates its players' ratings (and may promote them).
+fn rated(claimed: &Claimed) -> bool {
+    claimed.kind == "ladder" || claimed.kind == "placement"
+}
+
+impl Store {
+    /// Completes a claimed game: its result, the ratings of its players in their league and any
+    /// promotion, in one transaction. `false` (and nothing written) when the claim is no longer
+    /// this attempt's (the game was requeued, cancelled or completed meanwhile).
+    pub async fn complete(
+        &self,
+        claimed: &Claimed,
+        finished: &Finished,
+        promotion: &Promotion,
+    ) -> Result<bool, HostError> {
+        let done = self
+            .complete_many(&[(claimed, finished)], promotion)
+            .await?;
+        Ok(done.first().copied().unwrap_or(false))
+    }
+
+    /// Completes several claimed games in one transaction (each as [`Store::complete`] does, in
+    /// order): whether each was still its worker's claim. Runs of unrated games (everything but
+    /// ladder and placement games) are written a thousand at a time in three statements, not three
+    /// per game: games of built-in bots last a fraction of a millisecond, less than a statement.
+    pub async fn complete_many(
+        &self,
+        games: &[(&Claimed, &Finished)],
+        promotion: &Promotion,
+    ) -> Result<Vec<bool>, HostError> {
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        let mut done = Vec::with_capacity(games.len());
+        let mut at = 0;
+        while at < games.len() {
+            let unrated = games[at..]
+                .iter()
+                .take(COMPLETION_CHUNK)
+                .take_while(|(claimed, _)| !rated(claimed))
+                .count();
+            if unrated == 0 {
+                let (claimed, finished) = games[at];
+                done.push(Self::complete_in(&mut tx, claimed, finished, promotion).await?);
+                at += 1;
+            } else {
+                done.extend(Self::complete_unrated(&mut tx, &games[at..at + unrated]).await?);
+                at += unrated;
+            }
+        }
+        let mut per_worker: Vec<(&str, i64)> = Vec::new();
+        for ((claimed, _), recorded) in games.iter().zip(&done) {
+            if !recorded {
+                continue;
+            }
+            match per_worker.iter_mut().find(|(w, _)| *w == claimed.worker) {
+                Some((_, count)) => *count += 1,
+                None => per_worker.push((&claimed.worker, 1)),
+            }
+        }
+        for (worker, count) in per_worker {
+            sqlx::query("UPDATE workers SET games_done = games_done + $1 WHERE id = $2")
+                .bind(count)
+                .bind(worker)
+                .execute(&mut *tx)
+                .await
+                .map_err(db)?;
+        }
+        if done.iter().any(|recorded| *recorded) {
+            self.notify(&mut *tx, Notice::Ended).await?;
+        }
+        tx.commit().await.map_err(db)?;
+        Ok(done)
+    }
+
+    /// [`Store::complete_in`] for games that rate nobody, at most [`COMPLETION_CHUNK`] of them: one
+    /// statement marks the ones still claimed done, one takes their completion numbers (in the
+    /// order given), one inserts their results.
+    async fn complete_unrated(
+        tx: &mut Transaction<'_, Any>,
+        games: &[(&Claimed, &Finished)],
+    ) -> Result<Vec<bool>, HostError> {
+        // Ids and attempts are integers from the database: written into the statement; the
+        // workers' names are bound.
+        let mut claims = String::new();
+        for (index, (claimed, _)) in games.iter().enumerate() {
+            if index > 0 {
+                claims.push(',');
+            }
+            claims.push_str(&format!(
+                "({}, {}, ${})",
+                claimed.id,
+                claimed.attempts,
+                index + 2
+            ));
+        }
+        // A join with the list, not `(id, attempts, worker) IN (VALUES ...)`: PostgreSQL plans
+        // that as a nested loop, a million comparisons for a thousand games. (The list's columns
+        // keep their default names, column1..3: SQLite cannot rename them.)
+        let sql = format!(
+            "UPDATE games SET state = 'done', lease_until = NULL, finished_at = $1 \
+             FROM (VALUES {claims}) AS claim \
+             WHERE games.id = claim.column1 AND games.attempts = claim.column2 \
+             AND games.worker = claim.column3 AND games.state = 'running' \
+             RETURNING games.id, games.attempts, games.worker"
+        );
+        let mut query = sqlx::query(&sql).bind(now());
+        for (claimed, _) in games {
+            query = query.bind(&claimed.worker);
+        }
+        let rows = query.fetch_all(&mut **tx).await.map_err(db)?;
+        let mut marked = std::collections::HashSet::new();
+        for row in &rows {
+            marked.insert((
+                row.try_get::<i64, _>(0).map_err(db)?,
+                row.try_get::<i64, _>(1).map_err(db)?,
+                row.try_get::<String, _>(2).map_err(db)?,
+            ));
+        }
+        let recorded = marked.len();
+        // A claim is recorded once: the first time it is listed (as one at a time would).
+        let done: Vec<bool> = games
+            .iter()
+            .map(|(claimed, _)| {
+                marked.remove(&(claimed.id, claimed.attempts, claimed.worker.clone()))
+            })
+            .collect();
+        if recorded == 0 {
+            return Ok(done);
+        }
+        let last = Self::take_ids(tx, "completion", recorded as i64).await?;
+        let mut completion = last - recorded as i64;
+        let mut values = String::new();
+        for index in 0..recorded {
+            if index > 0 {
+                values.push(',');
+            }
+            let first = 4 * index + 1;
+            values.push_str(&format!(
+                "(${first}, ${}, ${}, ${})",
+                first + 1,
+                first + 2,
+                first + 3
+            ));
+        }
+        let sql =
+            format!("INSERT INTO results (game_id, completion, entry, replay) VALUES {values}");
+        let mut query = sqlx::query(&sql);
+        for ((claimed, finished), _) in games.iter().zip(&done).filter(|(_, d)| **d) {
+            completion += 1;
+            query = query
+                .bind(claimed.id)
+                .bind(completion)
+                .bind(&finished.entry)
+                .bind(finished.replay.clone());
+        }
+        query.execute(&mut **tx).await.map_err(db)?;
+        Ok(done)
+    }
+
+    /// One game's completion; ladder and placement games rate their players and may promote.
+    async fn complete_in(
+        tx: &mut Transaction<'_, Any>,
+        claimed: &Claimed,
+        finished: &Finished,
+        promotion: &Promotion,
+    ) -> Result<bool, HostError> {
+        let done = sqlx::query(
+            "UPDATE games SET state = 'done', lease_until = NULL, finished_at = $1 \
+             WHERE id = $2 AND state = 'running' AND attempts = $3 AND worker = $4",
+        )
+        .bind(now())
+        .bind(claimed.id)
+        .bind(claimed.attempts)
+        .bind(&claimed.worker)
+        .execute(&mut **tx)
+        .await
+        .map_err(db)?
+        .rows_affected();
+        if done != 1 {
+            // Nothing of this game was written.
+            return Ok(false);
+        }
+        // Every completion updates this one row first: on PostgreSQL that orders completions (and
+        // their rating updates) one after another, as SQLite's single writer does.
+        let completion = Self::next_id(tx, "completion").await?;
+        sqlx::query(
+            "INSERT INTO results (game_id, completion, entry, replay) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(claimed.id)
+        .bind(completion)
+        .bind(&finished.entry)
+        .bind(finished.replay.clone())
+        .execute(&mut **tx)
+        .await
+        .map_err(db)?;
+        if !rated(claimed) {
+            return Ok(true);
+        }
+        // Ratings: a game rates its players only while they are all still in its league. One
+        // promoted while the game was played starts afresh in its new league: rating the others
+        // against that fresh rating (or against a guess of the old one) would be wrong, so such a
+        // game rates nobody. Its result is kept.
+        let mut current = Vec::new();
+        for seat in &claimed.seats {
+            let row = sqlx::query(
+                "SELECT league, mu, sigma, games, user_id FROM submissions WHERE id = $1",
+            )
+            .bind(seat.id)
+            .fetch_one(&mut **tx)
+            .await
+            .map_err(db)?;
+            let league: i64 = row.try_get(0).map_err(db)?;
+            current.push((
+                league == claimed.league,
+                Rating {
+                    mu: row.try_get(1).map_err(db)?,
+                    sigma: row.try_get(2).map_err(db)?,
+                },
+                row.try_get::<i64, _>(3).map_err(db)?,
+                row.try_get::<i64, _>(4).map_err(db)?,
+            ));
+        }
+        if current.iter().any(|(in_league, ..)| !in_league) {
+            return Ok(true);
+        }
+        let before: Vec<Rating> = current.iter().map(|c| c.1).collect();
+        let after = ladder::rate(&before, &finished.ranks);
+        for (index, seat) in claimed.seats.iter().enumerate() {
+            sqlx::query(
+                "UPDATE submissions SET mu = $1, sigma = $2, games = games + 1 WHERE id = $3",
+            )
+            .bind(after[index].mu)
+            .bind(after[index].sigma)
+            .bind(seat.id)
+            .execute(&mut **tx)
+            .await
+            .map_err(db)?;
+        }
+        Self::promote(tx, claimed, promotion, completion).await?;
+        Ok(true)
+    }
+
+    /// Promotes, after a game of league L, every active submission of L (not the boss) that has
+    /// played enough games there and is rated above the boss.
+    async fn promote(
+        tx: &mut Transaction<'_, Any>,
+        claimed: &Claimed,
+        promotion: &Promotion,
+        completion: i64,
+    ) -> Result<(), HostError> {
+        let league = claimed.league;
+        let Some(Some(boss_user)) = promotion.bosses.get(league as usize) else {
+            return Ok(());
+        };
+        if league + 1 >= promotion.leagues {
+            return Ok(());
+        }
+        let boss = sqlx::query(
+            "SELECT mu FROM submissions WHERE user_id = $1 AND active = 1 AND state = 'ready' AND league = $2",
+        )
+        .bind(*boss_user)
+        .bind(league)
+        .fetch_optional(&mut **tx)
+        .await
+        .map_err(db)?;
+        let Some(boss) = boss else {
+            return Ok(());
+        };
+        let boss_mu: f64 = boss.try_get(0).map_err(db)?;
+        let fresh = Rating::default();
+        for seat in &claimed.seats {
+            let row =
+                sqlx::query("SELECT league, mu, games, user_id FROM submissions WHERE id = $1")
+                    .bind(seat.id)
+                    .fetch_one(&mut **tx)
+                    .await
+                    .map_err(db)?;
+            let (now_league, mu, games, user): (i64, f64, i64, i64) = (
+                row.try_get(0).map_err(db)?,
+                row.try_get(1).map_err(db)?,
+                row.try_get(2).map_err(db)?,
+                row.try_get(3).map_err(db)?,
+            );
+            if now_league != league
+                || user == *boss_user
+                || !ladder::promoted(games, mu, boss_mu, promotion.promotion_games)
+            {
+                continue;
+            }
+            sqlx::query(
+                "UPDATE submissions SET league = $1, mu = $2, sigma = $3, games = 0 WHERE id = $4",
+            )
+            .bind(league + 1)
+            .bind(fresh.mu)
+            .bind(fresh.sigma)
+            .bind(seat.id)
+            .execute(&mut **tx)
+            .await
+            .map_err(db)?;
+            sqlx::query(
+                "INSERT INTO promotions (submission_id, from_league, completion) VALUES ($1, $2, $3)",
+            )
+            .bind(seat.id)
+            .bind(league)
+            .bind(completion)
+            .execute(&mut **tx)
+            .await
+            .map_err(db)?;
+            // Its games queued in the old league are no longer its league's.
+            sqlx::query(
+                "UPDATE games SET state = 'cancelled' WHERE state = 'queued' AND league = $1 AND id IN \
+                 (SELECT game_id FROM game_seats WHERE submission_id = $2)",
+            )
+            .bind(league)
+            .bind(seat.id)
+            .execute(&mut **tx)
+            .await
+            .map_err(db)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,318 @@
+//! The contest's storage: SQLite (embedded, the default) or PostgreSQL, through sqlx's `Any`
+//! driver so that one code path and one set of migrations serve both.
+//!
+//! Exactly-once: a game is claimed by one worker (`queued` → `running`, its attempt counted) and
+//! completed in one transaction that checks it is still that worker's attempt, inserts its one
+//! result row (keyed by the game) and updates the ratings. After a crash, [`Store::requeue_running`]
+//! puts games claimed but not completed back in the queue: their result was never written, so they
+//! are played again and counted once.
+//!
+//! Several machines: a claim is a lease (`games.lease_until`, the database's clock) that the
+//! worker renews with heartbeats; a game whose lease ran out is requeued
+//! ([`Store::requeue_expired`]), and completing checks the claim (worker and attempt) is still the
+//! one in the row, so a worker that lost its game to another never counts it.
+//!
+//! The queries are grouped by the tables they serve, each file an `impl Store` block: `users`,
+//! `submissions`, `queue` (games scheduled, claimed, requeued), `completion` (results, ratings,
+//! promotions), `games` (reading what was played), `workers`, `leases` and `settings`. This file
+//! holds the connection, the migrations, the notices and what the others share.
+
+mod completion;
+mod games;
+mod leases;
+mod queue;
+mod settings;
+mod submissions;
+mod users;
+mod workers;
+
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::{Any, AnyPool, Executor, Row, Transaction};
+
+use crate::HostError;
+use crate::records::Submission;
+// Outside the crate, games are queued as `store::NewGame` (as before records.rs).
+pub use crate::records::NewGame;
+
+pub use completion::{Finished, Promotion};
+pub use games::GameRow;
+pub use queue::{Claimed, DEFAULT_LEASE_MS};
+pub use users::{Role, User};
+pub use workers::{WorkerInfo, WorkerRow};
+
+/// The versioned migrations in `migrations/`, embedded.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A connection pool to the contest database.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+    /// The database's address (PostgreSQL's notification listener connects to it on its own).
+    url: String,
+    /// The PostgreSQL schema, if any: notification channels are per database, so a schema's have
+    /// its name in theirs.
+    schema: Option<String>,
+}
+
+/// What other processes of the contest are told (PostgreSQL's NOTIFY), so that they need not
+/// poll: the scheduler refills the ladder's queue when games end, idle workers claim at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// Games were queued (scheduled, or put back in the queue).
+    Queued,
+    /// Games ended (done or failed).
+    Ended,
+}
+
+impl Notice {
+    fn name(self) -> &'static str {
+        match self {
+            Notice::Queued => "queued",
+            Notice::Ended => "ended",
+        }
+    }
+}
+
+/// A connection that receives this contest's [`Notice`]s (PostgreSQL only).
+pub struct Listener {
+    listener: sqlx::postgres::PgListener,
+    channels: [(String, Notice); 2],
+}
+
+impl Listener {
+    /// The next notice; reconnects by itself when the connection was lost (notices sent meanwhile
+    /// are lost: the callers also look periodically).
+    pub async fn next(&mut self) -> Result<Notice, HostError> {
+        loop {
+            let notification = self.listener.recv().await.map_err(db)?;
+            if let Some((_, notice)) = self
+                .channels
+                .iter()
+                .find(|(channel, _)| channel == notification.channel())
+            {
+                return Ok(*notice);
+            }
+        }
+    }
+}
+
+const SUBMISSION_COLUMNS: &str = "s.id, s.user_id, u.name, s.kind, s.source_name, s.source_sha256, \
+     s.state, s.build_log, s.active, s.league, s.mu, s.sigma, s.games, s.created_at";
+
+/// A submission from a row of [`SUBMISSION_COLUMNS`].
+fn submission_of(row: &sqlx::any::AnyRow) -> Result<Submission, sqlx::Error> {
+    Ok(Submission {
+        id: row.try_get(0)?,
+        user_id: row.try_get(1)?,
+        user: row.try_get(2)?,
+        kind: row.try_get(3)?,
+        source_name: row.try_get(4)?,
+        source_sha256: row.try_get(5)?,
+        state: row.try_get(6)?,
+        build_log: row.try_get(7)?,
+        active: row.try_get::<i64, _>(8)? != 0,
+        league: row.try_get(9)?,
+        mu: row.try_get(10)?,
+        sigma: row.try_get(11)?,
+        games: row.try_get(12)?,
+        created_at: row.try_get(13)?,
+    })
+}
+
+/// Seconds since 1970.
+pub fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+fn db(error: sqlx::Error) -> HostError {
+    HostError::Database(error.to_string())
+}
+
+impl Store {
+    /// Connects to `url` (`sqlite://FILE` — made when missing — or `postgres://...`) and migrates
+    /// the schema. `schema` (PostgreSQL only) puts every table in that schema, made when missing:
+    /// tests use a fresh one each.
+    pub async fn open(url: &str, schema: Option<&str>) -> Result<Store, HostError> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Backend::Postgres
+        } else {
+            return Err(HostError::Config(format!(
+                "--db {url}: give sqlite://FILE or postgres://USER@HOST/DATABASE"
+            )));
+        };
+        let url = match backend {
+            Backend::Sqlite if !url.contains('?') => format!("{url}?mode=rwc"),
+            _ => url.to_string(),
+        };
+        if let Some(name) = schema {
+            if backend != Backend::Postgres {
+                return Err(HostError::Config("a schema is for PostgreSQL only".into()));
+            }
+            if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return Err(HostError::Config(format!("bad schema name {name:?}")));
+            }
+            let options: AnyConnectOptions = url.parse().map_err(db)?;
+            let pool = AnyPoolOptions::new()
+                .max_connections(1)
+                .connect_with(options)
+                .await
+                .map_err(db)?;
+            pool.execute(format!("CREATE SCHEMA IF NOT EXISTS {name}").as_str())
+                .await
+                .map_err(db)?;
+            pool.close().await;
+        }
+        let options: AnyConnectOptions = url.parse().map_err(|e| {
+            HostError::Config(format!("--db: cannot read the database address: {e}"))
+        })?;
+        let schema = schema.map(str::to_string);
+        let kept_schema = schema.clone();
+        let pool = AnyPoolOptions::new()
+            // SQLite has one writer at a time anyway; a few connections serve the readers.
+            .max_connections(if backend == Backend::Sqlite { 4 } else { 8 })
+            .after_connect(move |conn, _meta| {
+                let schema = schema.clone();
+                Box::pin(async move {
+                    match backend {
+                        Backend::Sqlite => {
+                            // WAL: readers never block the writer; waiting beats failing on a lock.
+                            conn.execute("PRAGMA journal_mode = WAL").await?;
+                            conn.execute("PRAGMA busy_timeout = 30000").await?;
+                            conn.execute("PRAGMA foreign_keys = ON").await?;
+                            conn.execute("PRAGMA synchronous = NORMAL").await?;
+                        }
+                        Backend::Postgres => {
+                            // A worker whose link is cut in the middle of a transaction must not
+                            // keep its row locks (the completion counter's among them) until
+                            // TCP notices: the server ends such a transaction after 10 s.
+                            conn.execute("SET idle_in_transaction_session_timeout = 10000")
+                                .await?;
+                            if let Some(schema) = schema {
+                                conn.execute(format!("SET search_path TO {schema}").as_str())
+                                    .await?;
+                            }
+                        }
+                    }
+                    Ok(())
+                })
+            })
+            .connect_with(options)
+            .await
+            .map_err(|e| HostError::Database(format!("cannot open the database: {e}")))?;
+        MIGRATOR
+            .run(&pool)
+            .await
+            .map_err(|e| HostError::Database(format!("cannot migrate the database: {e}")))?;
+        Ok(Store {
+            pool,
+            backend,
+            url,
+            schema: kept_schema,
+        })
+    }
+
+    /// This contest's channel for `notice`.
+    fn channel(&self, notice: Notice) -> String {
+        match &self.schema {
+            Some(schema) => format!("arena_{}_{schema}", notice.name()),
+            None => format!("arena_{}", notice.name()),
+        }
+    }
+
+    /// Tells the contest's other processes `notice` through `executor`: the pool, or a
+    /// transaction (then when it commits). PostgreSQL only; nothing on SQLite, which is one
+    /// machine's.
+    async fn notify<'e>(
+        &self,
+        executor: impl sqlx::Executor<'e, Database = Any>,
+        notice: Notice,
+    ) -> Result<(), HostError> {
+        if self.backend == Backend::Postgres {
+            sqlx::query("SELECT pg_notify($1, '')")
+                .bind(self.channel(notice))
+                .execute(executor)
+                .await
+                .map_err(db)?;
+        }
+        Ok(())
+    }
+
+    /// A listener of this contest's notices: `None` on SQLite (one process, which tells itself).
+    pub async fn listener(&self) -> Result<Option<Listener>, HostError> {
+        if self.backend != Backend::Postgres {
+            return Ok(None);
+        }
+        let mut listener = sqlx::postgres::PgListener::connect(&self.url)
+            .await
+            .map_err(db)?;
+        let channels = [
+            (self.channel(Notice::Queued), Notice::Queued),
+            (self.channel(Notice::Ended), Notice::Ended),
+        ];
+        for (channel, _) in &channels {
+            listener.listen(channel).await.map_err(db)?;
+        }
+        Ok(Some(Listener { listener, channels }))
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    async fn next_id(tx: &mut Transaction<'_, Any>, counter: &str) -> Result<i64, HostError> {
+        Self::take_ids(tx, counter, 1).await
+    }
+
+    /// Advances `counter` by `count` and returns its new value: the last of the `count` numbers
+    /// taken (the first is that less `count` − 1).
+    async fn take_ids(
+        tx: &mut Transaction<'_, Any>,
+        counter: &str,
+        count: i64,
+    ) -> Result<i64, HostError> {
+        let row =
+            sqlx::query("UPDATE counters SET value = value + $1 WHERE name = $2 RETURNING value")
+                .bind(count)
+                .bind(counter)
+                .fetch_one(&mut **tx)
+                .await
+                .map_err(db)?;
+        row.try_get(0).map_err(db)
+    }
+
+    /// The current value of a counter (`game`: games ever scheduled).
+    pub async fn counter(&self, name: &str) -> Result<i64, HostError> {
+        let row = sqlx::query("SELECT value FROM counters WHERE name = $1")
+            .bind(name)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db)?;
+        row.try_get(0).map_err(db)
+    }
+
+    /// The database's clock in milliseconds since 1970, as SQL: leases are judged on one clock,
+    /// whatever the clocks of the workers' machines say.
+    fn now_ms_sql(&self) -> &'static str {
+        match self.backend {
+            Backend::Postgres => "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)",
+            Backend::Sqlite => "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)",
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! The contest's people (`users`): from the contest file or registered, and signing in.
+
+use sqlx::Row;
+
+use super::{Store, db, now};
+use crate::HostError;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    Contestant,
+    Organiser,
+    /// The organiser's built-in bots and bosses: no one signs in as them.
+    House,
+}
+
+impl Role {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Role::Contestant => "contestant",
+            Role::Organiser => "organiser",
+            Role::House => "house",
+        }
+    }
+    fn parse(text: &str) -> Role {
+        match text {
+            "organiser" => Role::Organiser,
+            "house" => Role::House,
+            _ => Role::Contestant,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct User {
+    pub id: i64,
+    pub name: String,
+    pub role: Role,
+}
+
+impl Store {
+    /// Makes or updates the user `name` (the contest file is the authority on its people).
+    pub async fn ensure_user(
+        &self,
+        name: &str,
+        token_hash: &str,
+        role: Role,
+    ) -> Result<i64, HostError> {
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        // A write first: SQLite takes its write lock here, not halfway through.
+        let updated =
+            sqlx::query("UPDATE users SET token_hash = $1, role = $2, from_file = 1 WHERE name = $3 RETURNING id")
+                .bind(token_hash)
+                .bind(role.as_str())
+                .bind(name)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db)?;
+        let id = match updated {
+            Some(row) => row.try_get(0).map_err(db)?,
+            None => {
+                let id = Self::next_id(&mut tx, "user").await?;
+                sqlx::query(
+                    "INSERT INTO users (id, name, token_hash, role, created_at, from_file) VALUES ($1, $2, $3, $4, $5, 1)",
+                )
+                .bind(id)
+                .bind(name)
+                .bind(token_hash)
+                .bind(role.as_str())
+                .bind(now())
+                .execute(&mut *tx)
+                .await
+                .map_err(db)?;
+                id
+            }
+        };
+        tx.commit().await.map_err(db)?;
+        Ok(id)
+    }
+
+    /// Users of the contest file that it no longer lists (`keep`: the names it lists) can no
+    /// longer sign in, and their submissions stop playing. Returns their names.
+    pub async fn revoke_missing(&self, keep: &[String]) -> Result<Vec<String>, HostError> {
+        let rows = sqlx::query("SELECT id, name FROM users WHERE from_file = 1")
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+        let mut revoked = Vec::new();
+        for row in rows {
+            let id: i64 = row.try_get(0).map_err(db)?;
+            let name: String = row.try_get(1).map_err(db)?;
+            if keep.contains(&name) {
+                continue;
+            }
+            let mut tx = self.pool.begin().await.map_err(db)?;
+            // No SHA-256 looks like this: the old token no longer matches anything.
+            sqlx::query("UPDATE users SET token_hash = $1, from_file = 0 WHERE id = $2")
+                .bind(format!("revoked:{name}"))
+                .bind(id)
+                .execute(&mut *tx)
+                .await
+                .map_err(db)?;
+            sqlx::query("UPDATE submissions SET active = 0 WHERE user_id = $1")
+                .bind(id)
+                .execute(&mut *tx)
+                .await
+                .map_err(db)?;
+            Self::cancel_queued_of_inactive(&mut tx).await?;
+            tx.commit().await.map_err(db)?;
+            revoked.push(name);
+        }
+        Ok(revoked)
+    }
+
+    /// A new contestant (open registration); `None` when the name is taken.
+    pub async fn register(&self, name: &str, token_hash: &str) -> Result<Option<i64>, HostError> {
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        let id = Self::next_id(&mut tx, "user").await?;
+        let taken = sqlx::query("SELECT id FROM users WHERE name = $1")
+            .bind(name)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(db)?;
+        if taken.is_some() {
+            return Ok(None);
+        }
+        sqlx::query(
+            "INSERT INTO users (id, name, token_hash, role, created_at) VALUES ($1, $2, $3, 'contestant', $4)",
+        )
+        .bind(id)
+        .bind(name)
+        .bind(token_hash)
+        .bind(now())
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?;
+        tx.commit().await.map_err(db)?;
+        Ok(Some(id))
+    }
+
+    pub async fn user_by_token(&self, token_hash: &str) -> Result<Option<User>, HostError> {
+        let row = sqlx::query(
+            "SELECT id, name, role FROM users WHERE token_hash = $1 AND role <> 'house'",
+        )
+        .bind(token_hash)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db)?;
+        row.map(|row| {
+            Ok(User {
+                id: row.try_get(0).map_err(db)?,
+                name: row.try_get(1).map_err(db)?,
+                role: Role::parse(&row.try_get::<String, _>(2).map_err(db)?),
+            })
+        })
+        .transpose()
+    }
+
+    pub async fn user_by_name(&self, name: &str) -> Result<Option<i64>, HostError> {
+        let row = sqlx::query("SELECT id FROM users WHERE name = $1")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+        row.map(|r| r.try_get(0)).transpose().map_err(db)
+    }
+}
