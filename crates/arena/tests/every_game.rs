@@ -1,6 +1,6 @@
 //! Every registered game, whatever it is, goes through the same paths: its rules page, a game of
 //! built-in bots and one with a process bot (`arena bot`, the game's real protocol), the replay in
-//! the viewer and against the schema, its Python starter (`arena new`) in a game, a tournament
+//! the viewer and against the schema, its starter in every language (`arena new`) in a game, a tournament
 //! with its summary, and a contest (`arena host`, a starter uploaded with `arena submit`). The games are read from
 //! `arena list`, so a game added to the registry is tested here without touching this file (the
 //! template game, connect4, proves it).
@@ -122,44 +122,62 @@ fn every_registered_game_plays_views_and_runs_a_tournament() {
             );
         }
 
-        // The game's Python starter, as `arena new` writes it, plays a game without a fault.
-        let starter = dir.path().join(format!("{game}-starter"));
-        succeeded(
-            &arena(&["new", game, "--lang", "python3", text(&starter)]),
-            &format!("{game}: arena new"),
-        );
-        let replay = dir.path().join(format!("{game}-starter.json"));
-        let mut args = vec![
-            "play",
-            game.as_str(),
-            "--seed",
-            "12",
-            "--replay",
-            text(&replay),
-        ];
-        args.extend(["--bot", text(&starter)]);
-        for i in 1..*players {
-            args.extend(["--bot", seat(i)]);
-        }
-        succeeded(&arena(&args), &format!("{game}: the starter plays"));
-        let record: Value =
-            serde_json::from_str(&std::fs::read_to_string(&replay).expect("replay")).expect("JSON");
-        assert!(
-            record["players"][0]["faults"]
-                .as_array()
-                .is_none_or(Vec::is_empty),
-            "{game}: the starter played without faults: {}",
-            record["players"][0]
-        );
-        // And it ends cleanly when the game is over (the referee closes its input), not with an
-        // error at the read after the last turn.
-        if let Some(status) = record["players"][0]["exit_status"].as_str() {
-            assert_eq!(
-                status, "exited (code 0)",
-                "{game}: {}",
+        // The game's starters, as `arena new` writes them, play a game without a fault in every
+        // language the game has one for, and end cleanly when the game is over (the referee closes
+        // their input), not with an error at the read after the last turn.
+        let mut languages = 0;
+        for lang in ["python3", "cpp", "java", "javascript", "typescript"] {
+            let starter = dir.path().join(format!("{game}-starter-{lang}"));
+            let made = arena(&["new", game, "--lang", lang, text(&starter)]);
+            if !made.status.success() {
+                let error = String::from_utf8_lossy(&made.stderr);
+                assert!(
+                    error.contains("no starter") || error.contains("starters"),
+                    "{game} {lang}: arena new failed otherwise: {error}"
+                );
+                continue;
+            }
+            languages += 1;
+            let replay = dir.path().join(format!("{game}-starter-{lang}.json"));
+            // The time scale also stretches the moment a bot has to exit by itself at the end
+            // (30 ms), which a loaded machine may not schedule it in.
+            let mut args = vec![
+                "play",
+                game.as_str(),
+                "--seed",
+                "12",
+                "--time-scale",
+                "20",
+                "--replay",
+                text(&replay),
+            ];
+            args.extend(["--bot", text(&starter)]);
+            for i in 1..*players {
+                args.extend(["--bot", seat(i)]);
+            }
+            succeeded(&arena(&args), &format!("{game}: the {lang} starter plays"));
+            let record: Value =
+                serde_json::from_str(&std::fs::read_to_string(&replay).expect("replay"))
+                    .expect("JSON");
+            assert!(
+                record["players"][0]["faults"]
+                    .as_array()
+                    .is_none_or(Vec::is_empty),
+                "{game}: the {lang} starter played without faults: {}",
                 record["players"][0]
             );
+            if let Some(status) = record["players"][0]["exit_status"].as_str() {
+                assert_eq!(
+                    status, "exited (code 0)",
+                    "{game} {lang}: {}",
+                    record["players"][0]
+                );
+            }
         }
+        assert!(
+            languages >= 4,
+            "{game}: starters in the four starter languages"
+        );
 
         let out = dir.path().join(format!("{game}-tournament"));
         let mut args = vec!["tournament", game.as_str(), "--games", "8", "--jobs", "2"];
