@@ -16,6 +16,7 @@ use crate::options::{
 };
 use crate::output::print_out;
 use crate::runtime::{interruptible, runtime};
+use arena_core::runner::RulesOptions as _;
 
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {
