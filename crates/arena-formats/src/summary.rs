@@ -34,6 +34,16 @@ pub struct Summary {
     pub timing: Timing,
 }
 
+/// The schema of fault counts by kind: a fault kind's name, and a count of at least 1.
+fn fault_counts(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let kind = generator.subschema_for::<arena_game::FaultKind>();
+    schemars::json_schema!({
+        "type": "object",
+        "propertyNames": kind,
+        "additionalProperties": { "type": "integer", "minimum": 1 }
+    })
+}
+
 /// A point estimate with its confidence interval.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
@@ -84,7 +94,8 @@ pub struct BotStats {
     pub mean_rank: Option<f64>,
     /// Results by seat index.
     pub seats: Vec<SeatStats>,
-    /// Fault occurrences by kind.
+    /// Fault occurrences by kind (a kind that never happened is left out).
+    #[schemars(schema_with = "fault_counts")]
     pub faults: BTreeMap<String, u64>,
 }
 
@@ -333,7 +344,7 @@ pub struct RunSummary {
     /// Games counted: every line of the journal.
     pub games: u64,
     /// Two-sided confidence level of every interval here (0.95).
-    #[schemars(range(min = 0.0, max = 1.0))]
+    #[schemars(extend("exclusiveMinimum" = 0, "exclusiveMaximum" = 1))]
     pub confidence: f64,
     /// Bootstrap resamples asked for the rating intervals.
     pub bootstrap: usize,
@@ -379,6 +390,8 @@ pub struct BotRow {
     pub trueskill: Option<SkillRating>,
     pub weng_lin: Option<SkillRating>,
     pub elo_2014: Option<f64>,
+    /// Fault occurrences by kind (a kind that never happened is left out).
+    #[schemars(schema_with = "fault_counts")]
     pub faults: BTreeMap<String, u64>,
     pub text: BotText,
 }
