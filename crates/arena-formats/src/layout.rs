@@ -5,7 +5,7 @@
 //! DIR/tournament.json        the plan (PLAN_FILE): bots, schedule, seed, settings
 //! DIR/results.jsonl          the journal (RESULTS_FILE): one results line per finished game
 //! DIR/replays/NNNNNN.json.gz a game's replay, gzipped (replay_path)
-//! DIR/replays/NNNNNN.js      the same bytes for the published viewer page (replay_script_path)
+//! DIR/replays/NNNNNN.js      the same bytes for the published viewer page
 //! DIR/summary.json           the statistics (SUMMARY_FILE)
 //! DIR/leaderboard.csv        LEADERBOARD_FILE
 //! DIR/report.html            REPORT_FILE
@@ -38,10 +38,4 @@ pub const FILES: [&str; 6] = [
 /// names): `replays/000042.json.gz`.
 pub fn replay_path(index: u64) -> String {
     format!("{REPLAY_DIR}/{index:06}.json.gz")
-}
-
-/// The script beside a stored replay that the published viewer page loads (a page opened from
-/// disk cannot fetch the `.json.gz`): `replays/000042.js`.
-pub fn replay_script_path(index: u64) -> String {
-    format!("{REPLAY_DIR}/{index:06}.js")
 }

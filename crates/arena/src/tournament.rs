@@ -427,7 +427,7 @@ fn print_faults(dir: &std::path::Path, plan: &Plan, shown: usize) {
             "{} more games with faults: their replays are in {} (`arena serve --dir {}` lists them \
              by fault, result and bot, each with its `arena play` command)",
             games - shown,
-            dir.join("replays").display(),
+            dir.join(arena_tournament::run::REPLAY_DIR).display(),
             dir.display()
         );
     }
