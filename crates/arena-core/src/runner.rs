@@ -33,38 +33,34 @@ pub struct MatchOptions {
     pub clock: ClockKind,
 }
 
-/// How a run treats and judges its bots, whatever plays its games (`arena play`, a tournament and
-/// its rebuilt replays, a contest, the start-up probe): the one place [`MatchOptions`] are made.
-/// Kept in a tournament's plan, so that a resumed run plays the same way.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct RunRules {
-    /// Freeze idle process bots (SIGSTOP) while another one thinks.
-    pub pause_idle: bool,
-    /// Multiplies every time limit.
-    pub time_scale: f64,
-    /// How answer times are judged; `None`: the game's default.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub time_policy: Option<TimePolicy>,
-    /// The clock answers are judged on (absent: wall).
-    #[serde(default, skip_serializing_if = "ClockKind::is_wall")]
-    pub clock: ClockKind,
-}
+/// How a run treats and judges its bots (kept in a tournament's plan, so its type is the formats';
+/// its old path stays).
+pub use arena_formats::plan::RunRules;
 
-impl Default for RunRules {
-    fn default() -> Self {
-        RunRules {
-            pause_idle: true,
-            time_scale: 1.0,
-            time_policy: None,
-            clock: ClockKind::Wall,
-        }
-    }
-}
-
-impl RunRules {
+/// The one place [`MatchOptions`] are made: from a run's [`RunRules`], whatever plays its games
+/// (`arena play`, a tournament and its rebuilt replays, a contest, the start-up probe). A trait
+/// because `RunRules` is a type of the formats crate.
+pub trait RulesOptions {
     /// One game's options under these rules: whether it keeps frames (a replay is wanted), the CPU
     /// its bots are pinned to, the sandbox its process bots start in.
-    pub fn match_options(
+    fn match_options(
+        &self,
+        record_frames: bool,
+        cpu: Option<usize>,
+        sandbox: Option<std::sync::Arc<crate::sandbox::Sandbox>>,
+    ) -> MatchOptions;
+
+    /// The start-up probe's options (a bot's first answer before a run, see `arena-submit`):
+    /// three times the time (cold caches: a JVM, first imports), no frames, stop once every process
+    /// bot has answered.
+    fn probe_options(
+        &self,
+        sandbox: Option<std::sync::Arc<crate::sandbox::Sandbox>>,
+    ) -> MatchOptions;
+}
+
+impl RulesOptions for RunRules {
+    fn match_options(
         &self,
         record_frames: bool,
         cpu: Option<usize>,
@@ -82,10 +78,7 @@ impl RunRules {
         }
     }
 
-    /// The start-up probe's options (a bot's first answer before a run, see `arena-submit`):
-    /// three times the time (cold caches: a JVM, first imports), no frames, stop once every process
-    /// bot has answered.
-    pub fn probe_options(
+    fn probe_options(
         &self,
         sandbox: Option<std::sync::Arc<crate::sandbox::Sandbox>>,
     ) -> MatchOptions {

@@ -3,11 +3,15 @@
 //! Shared by the rules (the `Game` trait, answers) and the time policies (a late answer is a
 //! timeout fault), so it depends on neither.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Why a player did not give a usable answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
+#[schemars(rename = "fault_kind")]
 pub enum FaultKind {
     /// The command could not be started.
     SpawnFailed,
@@ -46,7 +50,9 @@ impl FaultKind {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+// The schema refuses fields arena does not write; reading stays lenient (older files).
+#[schemars(rename = "fault", deny_unknown_fields)]
 pub struct Fault {
     pub kind: FaultKind,
     pub detail: String,

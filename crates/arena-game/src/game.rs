@@ -91,6 +91,28 @@ pub struct Outcome {
     pub ranks: Vec<u32>,
 }
 
+/// The schema of what `Outcome` writes: its scores also as floats.
+#[derive(schemars::JsonSchema)]
+#[schemars(rename = "outcome", deny_unknown_fields)]
+#[allow(dead_code)] // a shape for the schema, never built
+struct WrittenOutcome {
+    scores: Vec<Score>,
+    score_values: Vec<f64>,
+    winner: Option<usize>,
+    #[schemars(inner(range(min = 1)))]
+    ranks: Vec<u32>,
+}
+
+impl schemars::JsonSchema for Outcome {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        WrittenOutcome::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        WrittenOutcome::json_schema(generator)
+    }
+}
+
 impl Serialize for Outcome {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]

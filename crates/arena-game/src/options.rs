@@ -143,6 +143,28 @@ impl<'de> Deserialize<'de> for GameOptions {
     }
 }
 
+impl schemars::JsonSchema for GameOptions {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "game_options".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "object",
+            "description": "A game's own options that a run set, by name (see `arena list`): a flag \
+                            that is on is true, a number is a whole number 0 or more, else a text.",
+            "propertyNames": { "pattern": "^[a-z][a-z0-9_]*$" },
+            "additionalProperties": {
+                "anyOf": [
+                    { "type": "boolean" },
+                    { "type": "integer", "minimum": 0 },
+                    { "type": "string" }
+                ]
+            }
+        })
+    }
+}
+
 impl GameOptions {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()

@@ -4,6 +4,7 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::game::{Answer, Fault, Game, Outcome};
@@ -49,7 +50,9 @@ pub struct MatchRecord<G: Game> {
     pub outcome: Outcome,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+// The schemas refuse fields arena does not write; reading stays lenient (older files).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "player", deny_unknown_fields)]
 pub struct PlayerRecord {
     pub name: String,
     /// `builtin:NAME` or the command line.
@@ -59,6 +62,7 @@ pub struct PlayerRecord {
         with = "crate::seed::option_as_text",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(with = "Option<crate::seed::SeedText>")]
     pub bot_seed: Option<u64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<StepFault>,
@@ -68,9 +72,11 @@ pub struct PlayerRecord {
     pub answers: u32,
     /// Answers later than the nominal limit that the strike policy counted.
     #[serde(default, skip_serializing_if = "is_zero")]
+    #[schemars(range(min = 1))]
     pub strikes: u32,
     /// Time drawn from the per-game bank, microseconds (bank policy).
     #[serde(default, skip_serializing_if = "is_zero_u64")]
+    #[schemars(range(min = 1))]
     pub bank_used_us: u64,
     /// Slowest answer, microseconds (process agents).
     pub max_answer_us: u64,
@@ -84,13 +90,15 @@ pub struct PlayerRecord {
     /// Timeouts of answers that got less than half their wall time as CPU time: the bot was waiting
     /// for a busy machine more than it was thinking.
     #[serde(default, skip_serializing_if = "is_zero")]
+    #[schemars(range(min = 1))]
     pub starved_timeouts: u32,
     #[serde(flatten)]
     pub log: AgentLog,
 }
 
 /// One seat's answer times over a game, wall and CPU (process bots only): what the journal keeps.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "seat_timing", deny_unknown_fields)]
 pub struct SeatTiming {
     pub answers: u32,
     /// Wall time of all answers, and of the slowest, microseconds.
@@ -101,8 +109,9 @@ pub struct SeatTiming {
     pub cpu_us: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_cpu_us: Option<u64>,
-    /// Timeouts with less CPU than half their wall time (see [`PlayerRecord::starved_timeouts`]).
+    /// Timeouts whose answer got less than half its wall time as CPU time.
     #[serde(default, skip_serializing_if = "is_zero")]
+    #[schemars(range(min = 1))]
     pub starved_timeouts: u32,
 }
 
@@ -124,14 +133,16 @@ impl PlayerRecord {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "step_fault", deny_unknown_fields)]
 pub struct StepFault {
     /// Index into `steps`; `None` for faults before the first ask (start-up, handshake).
     pub step: Option<usize>,
     pub fault: Fault,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "step", deny_unknown_fields)]
 pub struct Step<A> {
     pub player: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -234,13 +245,19 @@ pub struct Reply<A> {
 }
 
 /// What an agent leaves behind at the end of a game.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 pub struct AgentLog {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub stderr: String,
     #[serde(default, skip_serializing_if = "is_zero_usize")]
+    #[schemars(range(min = 1))]
     pub stderr_dropped: usize,
+    /// How the bot's process ended, as it happened: `exited (code N)`, `killed by signal N
+    /// (NAME)`, `ended by arena at game end` or `ended by arena after its fault`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(
+        pattern = r"^(exited \(code -?[0-9]+\)|killed by signal [0-9]+ \(.*\)|ended by arena (at game end|after its fault))$"
+    ))]
     pub exit_status: Option<String>,
 }
 

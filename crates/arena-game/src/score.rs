@@ -83,6 +83,21 @@ impl FromStr for Score {
 /// In JSON a score is always its exact text (`"23/3"`, `"-2"`), one form for every score; where
 /// scores are listed, [`ScoreValues`] gives the same scores as floats beside them. Numbers are
 /// still read (files written before scores were text).
+/// In JSON a score is its exact text.
+impl schemars::JsonSchema for Score {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "score".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": "^-?[0-9]+(/[0-9]+)?$",
+            "description": "An exact score: an integer or a reduced fraction such as 23/3."
+        })
+    }
+}
+
 impl Serialize for Score {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_str(self)

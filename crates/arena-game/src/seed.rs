@@ -34,6 +34,24 @@ pub fn below(rng: &mut BotRng, n: u32) -> u32 {
 /// (JSON numbers above 2^53 are rounded by jq and JavaScript, and a rounded seed plays another
 /// game), read back from a string or a number (files written before seeds were text). A negative
 /// number or string is taken as its 64-bit pattern, as `--seed` takes Java's long seeds.
+/// The JSON Schema of a seed as [`as_text`] writes it, for `#[schemars(with = "SeedText")]` on a
+/// seed field.
+pub struct SeedText;
+
+impl schemars::JsonSchema for SeedText {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "seed".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$",
+            "description": "A 64-bit seed as decimal text (JSON numbers would be rounded above 2^53). arena play --seed takes it back as it is."
+        })
+    }
+}
+
 pub mod as_text {
     use serde::{Deserializer, Serializer};
 

@@ -10,6 +10,7 @@
 
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::fault::{Fault, FaultKind};
@@ -33,8 +34,9 @@ pub const DEFAULT_BANK_MS: u64 = 2000;
 /// cgroup when sandboxed, `/proc` otherwise): the same on a loaded machine as on an idle one. A bot
 /// judged on CPU time still gets a wall-clock cap ([`ClockKind::wall_cap`]), so a bot that sleeps or
 /// waits forever is still stopped.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[schemars(rename = "clock")]
 pub enum ClockKind {
     #[default]
     Wall,
@@ -72,13 +74,15 @@ impl ClockKind {
 
 /// How answer times are judged. The durations are nominal: `--time-scale` multiplies them like the
 /// game's own limits.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "policy", rename_all = "snake_case")]
+#[schemars(rename = "time_policy", deny_unknown_fields)]
 pub enum TimePolicy {
     #[default]
     Strict,
     Strikes {
         slack_ms: u64,
+        #[schemars(range(min = 1))]
         strikes: u32,
     },
     Grace {

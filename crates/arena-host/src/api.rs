@@ -536,7 +536,7 @@ async fn visible_replay(host: &Shared, user: &User, id: i64) -> ApiResult<Value>
             format!("replay {id}: {e}"),
         )
     })?;
-    arena_core::record::check_replay(&replay).map_err(|e| {
+    arena_formats::version::check_replay(&replay).map_err(|e| {
         ApiError(
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("replay {id}: {e}"),
@@ -621,14 +621,7 @@ async fn export_file(
     Path((number, file)): Path<(u64, String)>,
 ) -> ApiResult<Response> {
     organiser(&host, &method, &headers).await?;
-    let known = [
-        "report.html",
-        "viewer.html",
-        "summary.json",
-        "leaderboard.csv",
-        "results.jsonl",
-        "tournament.json",
-    ];
+    let known = arena_formats::layout::FILES;
     let replay = file
         .strip_prefix("replays/")
         .and_then(|f| f.strip_suffix(".json.gz").or_else(|| f.strip_suffix(".js")))

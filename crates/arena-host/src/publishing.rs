@@ -8,6 +8,7 @@ use std::sync::Arc;
 use crate::HostError;
 use crate::host::Host;
 use crate::workers::all_builtin;
+use arena_tournament::SummaryOf as _;
 
 impl Host {
     /// A finished game's gzipped replay: the stored one, or, for a game of built-in bots (which

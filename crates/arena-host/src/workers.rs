@@ -11,6 +11,7 @@ use arena_core::registry::{GameRequest, PlayerSpec, SeatRequest};
 use crate::HostError;
 use crate::host::{Host, WorkerCounts, gzip, machine_name};
 use crate::store::{Claimed, Finished, Notice, WorkerInfo};
+use arena_core::runner::RulesOptions as _;
 
 /// Whether every seat of a game is a built-in bot (deterministic from its seed: no replay kept).
 pub(crate) fn all_builtin(game: &Claimed) -> bool {

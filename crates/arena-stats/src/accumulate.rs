@@ -24,7 +24,6 @@ use std::collections::{BTreeMap, HashMap};
 
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64Mcg;
-use serde::{Deserialize, Serialize};
 use skillratings::trueskill::TrueSkillConfig;
 use skillratings::weng_lin::WengLinConfig;
 
@@ -66,7 +65,7 @@ impl Default for StatsConfig {
 }
 
 /// How much of the stream the global fit saw.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FitSample {
     /// Units in the sample the fit ran on.
     pub units_used: u64,
@@ -83,24 +82,9 @@ impl FitSample {
     }
 }
 
-/// A fit as its own JSON object, a failed one as `{"error": WHY}` (not serde's `{"Ok": ...}`).
-fn fit_or_error<S: serde::Serializer>(
-    fit: &Result<GlobalFit, String>,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    match fit {
-        Ok(fit) => fit.serialize(serializer),
-        Err(why) => {
-            use serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(Some(1))?;
-            map.serialize_entry("error", why)?;
-            map.end()
-        }
-    }
-}
-
-/// Everything the accumulator knows, ready to be written as JSON.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// Everything the accumulator knows. It does not serialise itself: `summary.json` has its own
+/// types (arena-formats), filled in from this by arena-tournament.
+#[derive(Clone, Debug, PartialEq)]
 pub struct StatsReport {
     pub bots: Vec<String>,
     pub games: u64,
@@ -109,8 +93,7 @@ pub struct StatsReport {
     pub trueskill: SkillRatings,
     pub weng_lin: SkillRatings,
     pub elo_2014: EloRatings,
-    /// The fit, or why there is none; in JSON the fit's own object, or `{"error": "..."}`.
-    #[serde(serialize_with = "fit_or_error")]
+    /// The fit, or why there is none.
     pub global_fit: Result<GlobalFit, String>,
     pub fit_sample: FitSample,
     pub sprt: Option<SprtReport>,

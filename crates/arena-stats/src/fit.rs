@@ -26,14 +26,12 @@ use std::collections::BTreeMap;
 
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use serde::{Deserialize, Serialize};
 
 use crate::game::{GameLog, GameResult};
 use crate::interval::{CONFIDENCE, Interval, quantile_sorted};
 
 /// Which model the fit used: Bradley–Terry when no game had more than two seats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FitModel {
     BradleyTerry,
     PlackettLuce,
@@ -49,7 +47,7 @@ impl std::fmt::Display for FitModel {
 }
 
 /// Settings of [`global_fit`].
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FitConfig {
     /// Virtual drawn games per bot against a rating-0 opponent (0 = pure maximum likelihood).
     pub prior_draws: f64,
@@ -76,7 +74,7 @@ impl Default for FitConfig {
 }
 
 /// One bot in the global fit.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BotFit {
     pub bot: usize,
     /// Fitted rating (Elo-like scale, mean 0 over bots).
@@ -90,18 +88,15 @@ pub struct BotFit {
     /// Set when the games cannot bound this bot's rating on one side (it never finished behind,
     /// or never ahead of, any bot outside its group): its maximum-likelihood rating is infinite,
     /// `rating` is then only where the prior holds it, and `rating_interval` is `None`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unbounded: Option<Unbounded>,
     /// For an unbounded bot, the finite end of its 95 % profile-likelihood interval (the lowest
     /// rating the games allow for one unbounded above, the highest for one unbounded below), on
     /// the scale the other bots' ratings are shown on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rating_bound: Option<f64>,
 }
 
 /// Which side of a rating the games leave open.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unbounded {
     /// Never finished behind a bot outside its group: no upper limit.
     Above,
@@ -112,7 +107,7 @@ pub enum Unbounded {
 }
 
 /// Result of [`global_fit`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GlobalFit {
     pub model: FitModel,
     pub bots: Vec<BotFit>,

@@ -1,11 +1,9 @@
 //! The input: finished games, checked once so every analysis can trust them.
 
-use serde::{Deserialize, Serialize};
-
 /// One finished game, as the tournament journal records it.
 ///
 /// Every per-seat vector (`players`, `scores`, `ranks`, `faults`) is indexed by seat.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GameResult {
     /// The bot (index into [`GameLog::bot_names`]) in each seat.
     pub players: Vec<usize>,
@@ -16,17 +14,14 @@ pub struct GameResult {
     /// The seat that finished alone in first place; `None` when first place is shared (a draw).
     pub winner: Option<usize>,
     /// Fault kinds per seat ("timeout", "crashed", "illegal", ...); an empty list when clean.
-    #[serde(default)]
     pub faults: Vec<Vec<String>>,
     /// Games played on the same seed with rotated seats share an id, for paired statistics.
-    #[serde(default)]
     pub pair_id: Option<u64>,
 }
 
 /// How one seat fared in its game, from its ranks: a sole first is a win, a shared first a draw,
 /// anything else a loss (for 2-player games this is the usual win/draw/loss).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SeatOutcome {
     Win,
     Draw,
@@ -117,7 +112,7 @@ pub enum InputError {
 ///
 /// Every analysis in this crate takes a `GameLog`, so none of them has to re-check indices or
 /// lengths, and none can panic on malformed input.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GameLog {
     bot_names: Vec<String>,
     games: Vec<GameResult>,

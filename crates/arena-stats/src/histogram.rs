@@ -10,14 +10,12 @@
 //!
 //! The bins' upper edge is inclusive so that the largest score lands in the last bin.
 
-use serde::{Deserialize, Serialize};
-
 /// Distinct scores counted exactly before falling back to bins.
 pub const EXACT_VALUES: usize = 64;
 
 /// One bar: scores in `[low, high)` (the last bin also holds `high`); `low == high` for an exact
 /// count of one distinct score.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HistogramBin {
     pub low: f64,
     pub high: f64,
@@ -25,7 +23,7 @@ pub struct HistogramBin {
 }
 
 /// Distribution of one bot's scores (one entry per seat taken).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Histogram {
     pub count: u64,
     /// Smallest and largest score; `None` without games.

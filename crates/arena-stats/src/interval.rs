@@ -1,6 +1,5 @@
 //! Confidence intervals and the normal distribution helpers they need.
 
-use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 use statrs::function::erf::{erfc, erfc_inv};
 
@@ -9,7 +8,7 @@ pub const CONFIDENCE: f64 = 0.95;
 
 /// A point estimate with a confidence interval. Analytic intervals here always satisfy
 /// `low <= estimate <= high`; a bootstrap percentile interval usually does but need not.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Interval {
     pub estimate: f64,
     pub low: f64,
@@ -61,7 +60,7 @@ pub fn wilson(successes: f64, trials: f64) -> Option<Interval> {
 ///
 /// Both [`mean_interval`] and the streaming accumulator go through this one update, so a batch
 /// of values and the same values fed one by one give bit-identical intervals.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Moments {
     pub count: u64,
     pub mean: f64,
@@ -138,7 +137,7 @@ pub fn quantile_sorted(sorted: &[f64], q: f64) -> Option<f64> {
 ///
 /// Unit j has m_j games and total v_j; the estimate is the ratio R = Σv / Σm and its variance the
 /// usual cluster (linearization) estimate n/(n−1) · Σ(v_j − R m_j)² / (Σm)².
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct UnitSums {
     pub units: u64,
     pub games: f64,

@@ -1,7 +1,5 @@
 //! Head-to-head table: how each bot fared against each other bot in the games both played.
 
-use serde::{Deserialize, Serialize};
-
 use crate::game::{GameLog, GameResult, Tally, count_points, head_to_head_points};
 use crate::interval::{Interval, UnitSums, UnitTally, normal_cdf};
 
@@ -10,7 +8,7 @@ use crate::interval::{Interval, UnitSums, UnitTally, normal_cdf};
 /// An encounter is one (seat of A, seat of B) pair in one game: one per game when each bot sits
 /// once, more in mirror games. The result of an encounter compares the two ranks only, so in a
 /// 4-player game A "beats" B whenever A finished ahead of B, whoever won the game.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PairRecord {
     pub games: u64,
     pub wins: u64,
@@ -20,7 +18,6 @@ pub struct PairRecord {
     /// between units (seeds), as [`crate::BotSummary::score_rate`]; `None` without games.
     pub score: Option<Interval>,
     /// Units (seeds) in which the two met.
-    #[serde(default)]
     pub units: u64,
     /// Likelihood of superiority Φ((w − l)/√(w + l)); `None` without decisive games.
     pub los: Option<f64>,
@@ -43,7 +40,7 @@ pub fn likelihood_of_superiority(wins: u64, losses: u64) -> Option<f64> {
 }
 
 /// Square table of [`PairRecord`]s, row-major; the diagonal stays empty.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PairwiseTable {
     pub bot_count: usize,
     /// `records[row * bot_count + column]`.

@@ -2,7 +2,6 @@
 //! `skillratings` crate) and the 4-player Elo of the 2014 contests (hand-written: it is a
 //! contest-specific pairing rule that no crate implements).
 
-use serde::{Deserialize, Serialize};
 use skillratings::trueskill::{TrueSkillConfig, TrueSkillRating, trueskill, trueskill_multi_team};
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin, weng_lin_multi_team};
 use skillratings::{MultiTeamOutcome, Outcomes, Rating};
@@ -11,7 +10,7 @@ use crate::game::{GameLog, GameResult, Tally};
 use crate::{trueskill_ffa, weng_lin_ffa};
 
 /// A Bayesian skill estimate: mean μ, uncertainty σ, and the leaderboard value μ − 3σ.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SkillRating {
     pub mean: f64,
     pub uncertainty: f64,
@@ -30,7 +29,7 @@ impl SkillRating {
 }
 
 /// Ratings after every game, one per bot, and how many games fed them.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SkillRatings {
     pub ratings: Vec<SkillRating>,
     pub games_rated: u64,
@@ -240,7 +239,7 @@ pub fn weng_lin_ratings(log: &GameLog, config: &WengLinConfig) -> SkillRatings {
 ///
 /// The contests never published their constants; K = 32, scale = 400 and a start of 1500 are
 /// the usual chess values and only our defaults.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EloConfig {
     /// Points moved per pairing (each of a 4-player game's six pairings moves up to K).
     pub k: f64,
@@ -261,7 +260,7 @@ impl Default for EloConfig {
 }
 
 /// Final Elo ratings, one per bot.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct EloRatings {
     pub ratings: Vec<f64>,
     pub games_rated: u64,

@@ -38,12 +38,10 @@
 
 use std::collections::HashMap;
 
-use serde::{Deserialize, Serialize};
-
 use crate::game::{GameLog, GameResult, count_points, head_to_head_points};
 
 /// Test settings: the two hypotheses (Elo) and the error rates.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SprtConfig {
     pub elo0: f64,
     pub elo1: f64,
@@ -53,8 +51,7 @@ pub struct SprtConfig {
     pub beta: f64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, thiserror::Error)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum SprtError {
     #[error("alpha and beta must lie in (0, 1) with alpha + beta < 1")]
     BadErrorRates,
@@ -98,8 +95,7 @@ pub fn sprt_bounds(alpha: f64, beta: f64) -> (f64, f64) {
     ((beta / (1.0 - alpha)).ln(), ((1.0 - beta) / alpha).ln())
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SprtVerdict {
     /// Neither bound reached: play more games.
     Continue,
@@ -110,7 +106,7 @@ pub enum SprtVerdict {
 }
 
 /// The state of a test.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SprtStatus {
     pub llr: f64,
     pub lower: f64,
@@ -119,7 +115,7 @@ pub struct SprtStatus {
 }
 
 /// Game results of A against B, from A's side.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Trinomial {
     pub wins: u64,
     pub draws: u64,
@@ -128,7 +124,7 @@ pub struct Trinomial {
 
 /// Game-pair results of A against B: `counts[i]` is the number of pairs in which A scored i/2
 /// points out of 2 (0, ½, 1, 1½, 2).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Pentanomial {
     pub counts: [u64; 5],
 }
@@ -136,7 +132,7 @@ pub struct Pentanomial {
 /// Pentanomial counts plus the A-vs-B games that could not be paired (no `pair_id`, or a
 /// `pair_id` shared by other than exactly two such games, e.g. the four rotations of a
 /// 4-player seed).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PairedResults {
     pub pairs: Pentanomial,
     pub unpaired_games: u64,
@@ -327,24 +323,18 @@ fn half_points(points: f64) -> u32 {
 }
 
 /// A sequential test of bot `a` against bot `b` (indices into the bot names).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SprtSetup {
     pub config: SprtConfig,
     pub a: usize,
     pub b: usize,
     /// A-vs-B games that make one unit: 2 for seat-swapped pairs, the seat orders of a seed
     /// group in 4-player games, 1 when games are not paired (each game its own unit).
-    #[serde(default = "one_game")]
     pub unit_games: u32,
 }
 
-fn one_game() -> u32 {
-    1
-}
-
 /// What a unit is, for the reader.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SprtUnit {
     /// Single games: the trinomial W/D/L model.
     Game,
@@ -355,7 +345,7 @@ pub enum SprtUnit {
 }
 
 /// Where the test stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SprtDecision {
     pub verdict: SprtVerdict,
     /// Complete units counted when the bound was reached (including the deciding one).
@@ -365,7 +355,7 @@ pub struct SprtDecision {
 }
 
 /// State of the sequential test after the games so far.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SprtReport {
     pub setup: SprtSetup,
     pub unit: SprtUnit,

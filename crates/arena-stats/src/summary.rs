@@ -2,13 +2,11 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-
 use crate::game::{GameLog, GameResult, SeatOutcome, Tally};
 use crate::interval::{Interval, UnitTally};
 
 /// Results of one bot in one seat index.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SeatSummary {
     pub games: u64,
     pub wins: u64,
@@ -21,7 +19,7 @@ pub struct SeatSummary {
 /// Everything about one bot's own results.
 ///
 /// Counts are per seat taken: in a mirror match (one bot in two seats) both seats count.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BotSummary {
     pub bot: usize,
     pub name: String,

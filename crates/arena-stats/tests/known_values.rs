@@ -546,16 +546,3 @@ fn malformed_games_are_rejected() {
     nan_score.scores[0] = f64::NAN;
     assert!(GameLog::new(names(2), vec![nan_score]).is_err());
 }
-
-#[test]
-fn game_result_round_trips_through_json() {
-    let game = game_with_ranks(&[0, 1], &[1, 2]);
-    let text = serde_json::to_string(&game).expect("serializes");
-    let back: GameResult = serde_json::from_str(&text).expect("parses");
-    assert_eq!(back, game);
-    // Journals may omit faults and pair_id.
-    let minimal: GameResult =
-        serde_json::from_str(r#"{"players":[0,1],"scores":[1,0],"ranks":[1,2],"winner":0}"#)
-            .expect("parses");
-    assert!(minimal.faults.is_empty() && minimal.pair_id.is_none());
-}

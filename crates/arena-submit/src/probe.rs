@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use arena_core::FaultKind;
 use arena_core::registry::{GameEntry, GameRequest, PlayerSpec, SeatRequest};
+use arena_core::runner::RulesOptions as _;
 use arena_core::sandbox::Sandbox;
 
 /// Why a probe failed.

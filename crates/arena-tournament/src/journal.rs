@@ -11,41 +11,14 @@ use std::path::Path;
 
 use arena_core::score::ScoreValues;
 use arena_core::{FaultKind, Score, SeatTiming};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::schedule::Plan;
+use crate::schedule::{Plan, PlanSchedule as _};
 
-pub const RESULTS_FILE: &str = "results.jsonl";
-
-/// One finished game.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Entry {
-    pub index: u64,
-    pub game: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub variant: Option<String>,
-    #[serde(with = "arena_core::seed::as_text")]
-    pub seed: u64,
-    pub pair: u64,
-    /// Bot index per seat.
-    pub seats: Vec<usize>,
-    /// Bot name per seat.
-    pub bots: Vec<String>,
-    pub scores: Vec<Score>,
-    /// The scores as floats (written for tools; the statistics read `scores`).
-    #[serde(default)]
-    pub score_values: Vec<f64>,
-    pub ranks: Vec<u32>,
-    pub winner: Option<usize>,
-    /// Fault kinds per seat.
-    pub faults: Vec<Vec<FaultKind>>,
-    /// Replay path relative to the tournament directory.
-    pub replay: Option<String>,
-    /// Answer times per seat, wall and CPU (`null` for built-in bots); absent in games between
-    /// built-in bots and in journals from before it was kept.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub timing: Vec<Option<SeatTiming>>,
-}
+// The results line and the journal's name are part of the formats' contract (arena-formats);
+// their old paths stay.
+pub use arena_formats::Entry;
+pub use arena_formats::layout::RESULTS_FILE;
 
 /// An [`Entry`] borrowed from what the worker already holds: the same JSON line, without copying the
 /// bot names and vectors of every game (at hundreds of thousands of games a second that copying was a

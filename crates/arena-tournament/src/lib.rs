@@ -10,6 +10,7 @@
 //! - [`text`]: the text reports' layout (width, names cut, lines wrapped);
 //! - [`summary`]: [`RunSummary`], those statistics as every view shows them (terminal,
 //!   `summary.json`, `report.html`, `arena serve`), each figure formatted once;
+//! - [`summary_file`]: `summary.json`, the formats' types filled in from the statistics;
 //! - a tournament directory holds `tournament.json` (the plan), `results.jsonl`, `replays/`, and after
 //!   the run `summary.json`, `leaderboard.csv` and `report.html`.
 
@@ -21,6 +22,7 @@ pub mod run;
 pub mod schedule;
 pub mod stats;
 pub mod summary;
+pub mod summary_file;
 pub mod text;
 pub mod timing;
 
@@ -29,9 +31,9 @@ use std::path::Path;
 pub use journal::Entry;
 pub use run::{Progress, RunOptions, RunOutcome, StopRule, run};
 pub use schedule::{BotPlan, Plan, PlanRequest, RunSettings, Schedule, SeatOrders};
-pub use summary::RunSummary;
+pub use summary::{RunSummary, SummaryOf};
 
-pub const PLAN_FILE: &str = "tournament.json";
+pub use arena_formats::layout::PLAN_FILE;
 
 #[derive(Debug, thiserror::Error)]
 pub enum TournamentError {
@@ -84,7 +86,7 @@ pub fn load(dir: &Path) -> Result<Plan, TournamentError> {
     };
     let document: serde_json::Value = serde_json::from_str(&text).map_err(not_a_plan)?;
     // The version first: a newer arena's plan may not even parse as this one's.
-    arena_core::format::check_json_format("tournament folder", &document, schedule::PLAN_FORMAT)
+    arena_formats::version::check_plan(&document)
         .map_err(|e| TournamentError::Invalid(format!("{}: {e}", path.display())))?;
     serde_json::from_value(document).map_err(not_a_plan)
 }

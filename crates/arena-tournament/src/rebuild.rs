@@ -14,6 +14,8 @@ use arena_core::registry::{GameEntry, GameRequest, PlayerSpec, SeatRequest};
 
 use crate::journal::{self, Entry};
 use crate::schedule::Plan;
+use crate::schedule::PlanSchedule as _;
+use arena_core::runner::RulesOptions as _;
 
 /// Whether game `index` of `plan` can be rebuilt (every seat is a built-in bot).
 pub fn can_rebuild(plan: &Plan, index: u64) -> bool {

@@ -19,11 +19,9 @@ use crate::timing::TimingSummary;
 pub use crate::stats::compute;
 pub use crate::summary::SUMMARY_FILE;
 
-/// The viewer page of the report's replay links (`viewer.html?game=N`), written by the caller
-/// (the `arena` command, from arena-viewer).
-pub const VIEWER_FILE: &str = "viewer.html";
-pub const LEADERBOARD_FILE: &str = "leaderboard.csv";
-pub const REPORT_FILE: &str = "report.html";
+/// The report's files, named by the folder's layout (`VIEWER_FILE`, the viewer page of the report's
+/// replay links, is written by the caller: the `arena` command, from arena-viewer).
+pub use arena_formats::layout::{LEADERBOARD_FILE, REPORT_FILE, VIEWER_FILE};
 
 /// Writes `summary.json`, `leaderboard.csv` and `report.html` (which lists `games`). `run` is
 /// the summary of `report` ([`RunSummary::of`]); `summary.json` keeps it as `run`, beside the
@@ -36,16 +34,12 @@ pub fn write_outputs(
     games: &[Entry],
     timing: &TimingSummary,
 ) -> Result<(), TournamentError> {
-    let summary = serde_json::to_string_pretty(&serde_json::json!({
-        "game": plan.game,
-        "variant": plan.variant,
-        "seed": plan.seed.to_string(),
-        "schedule": plan.schedule,
-        "stats": report,
-        "run": run,
-        "timing": timing,
-    }))
-    .map_err(|e| TournamentError::Invalid(format!("cannot encode the summary: {e}")))?;
+    let summary = crate::summary_file::summary(plan, report, run, timing);
+    // Through a JSON tree, whose keys are in alphabetical order: the order summary.json has
+    // always had.
+    let summary = serde_json::to_value(&summary)
+        .and_then(|tree| serde_json::to_string_pretty(&tree))
+        .map_err(|e| TournamentError::Invalid(format!("cannot encode the summary: {e}")))?;
     let write = |name: &str, text: &str| {
         let path = dir.join(name);
         std::fs::write(&path, text).map_err(|e| TournamentError::io(&path, e))
@@ -259,7 +253,7 @@ pub fn leaderboard_csv(report: &StatsReport) -> String {
             sprt.filter(|t| t.setup.a == bot || t.setup.b == bot)
                 .and_then(|t| t.status().as_ref().ok())
                 .map_or(String::new(), |status| {
-                    sprt_verdict_word(status.verdict).to_string()
+                    sprt_verdict_word(crate::summary_file::verdict(status.verdict)).to_string()
                 }),
             number(
                 sprt.filter(|t| t.setup.a == bot || t.setup.b == bot)
@@ -351,7 +345,7 @@ pub fn report_html(
         let _ = write!(html, "<h2>SPRT</h2>{}", sprt_html(sprt));
     }
 
-    html.push_str(&timing.html(html_escape));
+    html.push_str(&crate::timing::html(timing, html_escape));
     html.push_str("<h2>Ratings with 95% intervals</h2>");
     match &report.global_fit {
         Ok(_) => html.push_str(&ratings_svg(run)),

@@ -14,10 +14,12 @@ use flate2::{Compress, Compression, Crc, FlushCompress, Status};
 
 use crate::TournamentError;
 use crate::journal::{self, Done, Entry, EntryRef, SeatNames};
+use crate::schedule::PlanSchedule as _;
 use crate::schedule::{Plan, ScheduledGame};
+use arena_core::runner::RulesOptions as _;
 
 /// Where replays go, relative to the tournament directory.
-pub const REPLAY_DIR: &str = "replays";
+pub use arena_formats::layout::REPLAY_DIR;
 
 /// Games of built-in bots finish in microseconds: their lines are sent in batches (a lost batch is
 /// replayed identically on resume). Process games are sent one by one.
@@ -440,7 +442,7 @@ impl Worker<'_> {
             return Ok(None);
         };
         let result = result?;
-        let replay = store_replay.then(|| format!("{REPLAY_DIR}/{:06}.json.gz", game.index));
+        let replay = store_replay.then(|| arena_formats::layout::replay_path(game.index));
         Ok(Some(Finished {
             faults: result
                 .faults

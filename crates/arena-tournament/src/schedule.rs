@@ -5,118 +5,17 @@
 //! per group; every seat order of a group in a round shares that game seed (and a pair id), so results
 //! can be paired.
 
-use std::path::PathBuf;
-
-use arena_core::options::GameOptions;
 use arena_core::seed::derive_seed;
 use arena_stats::{SprtConfig, SprtSetup};
-use serde::{Deserialize, Serialize};
 
 /// Largest number of fixed groups before 4-player fields are drawn at random each round.
 pub const MAX_FIXED_GROUPS: usize = 35;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Schedule {
-    /// Every pair (2-player games) or groups covering the field (4-player games).
-    RoundRobin,
-    /// One bot against the field: every group contains it.
-    Gauntlet { bot: usize },
-    /// Coup's King of the Hill: rounds of every ordered pair (2-player games only).
-    Koth,
-}
+// The plan's data are the formats' contract (arena-formats); their old paths stay.
+pub use arena_formats::plan::{BotPlan, Plan, RunSettings, Schedule, SeatOrders, SprtSettings};
 
-impl std::fmt::Display for Schedule {
-    /// The name `--schedule` takes.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Schedule::RoundRobin => "round-robin",
-            Schedule::Gauntlet { .. } => "gauntlet",
-            Schedule::Koth => "koth",
-        })
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SeatOrders {
-    /// The group rotated through the seats (2 orders for 2 players, 4 for 4).
-    Rotations,
-    /// Every permutation of the seats (24 for 4 players).
-    Permutations,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BotPlan {
-    pub name: String,
-    /// `builtin:NAME` or the command line.
-    pub spec: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub workdir: Option<PathBuf>,
-    /// A submission (source file or folder) the bot is built from; `spec` and `workdir` are then
-    /// filled in from its build before the games are played.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<PathBuf>,
-}
-
-impl BotPlan {
-    pub fn builtin(&self) -> Option<&str> {
-        self.spec.strip_prefix("builtin:")
-    }
-}
-
-/// How games are run (recorded so that a resumed run uses the same settings).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunSettings {
-    /// How the games treat and judge their bots: what every game of the run is played with.
-    #[serde(flatten)]
-    pub rules: arena_core::runner::RunRules,
-    pub stderr_cap: usize,
-    /// Keep a compressed replay of every game that has a process bot.
-    pub replays: bool,
-    /// Store the replays of games between built-in bots too (otherwise they are rebuilt from the
-    /// seed when watched).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub builtin_replays: bool,
-    /// The game's own options (Coup's deck and move check) the run played with, as the command
-    /// line, a tournament file or the environment set them, so that a resumed run and a rebuilt
-    /// replay play the same games. Not written when none was set.
-    #[serde(default, skip_serializing_if = "GameOptions::is_empty")]
-    pub game_options: GameOptions,
-}
-
-/// Everything that defines a tournament; written to `DIR/tournament.json`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Plan {
-    /// The tournament folder's format: this plan's, the journal's (`results.jsonl`) and the
-    /// folder's layout. Readers refuse a newer one ([`crate::load`]).
-    pub format: u32,
-    /// The arena that wrote the plan (absent in plans of arena 0.2).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arena: Option<String>,
-    pub game: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub variant: Option<String>,
-    /// Seats per game.
-    pub players: usize,
-    pub bots: Vec<BotPlan>,
-    pub schedule: Schedule,
-    pub seat_orders: SeatOrders,
-    /// Rounds: seeds per group.
-    pub rounds: u64,
-    #[serde(with = "arena_core::seed::as_text")]
-    pub seed: u64,
-    pub settings: RunSettings,
-    /// Fixed groups (bot indices), or empty when groups are drawn at random every round.
-    pub groups: Vec<Vec<usize>>,
-    pub groups_per_round: usize,
-    /// A sequential test of the first bot against the second that stops the tournament when it
-    /// decides (kept in the plan so that a resumed run applies the same test).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sprt: Option<SprtConfig>,
-}
-
-pub const PLAN_FORMAT: u32 = 1;
+/// The tournament folder's format, which the plan carries ([`arena_formats::version`]).
+pub const PLAN_FORMAT: u32 = arena_formats::version::FOLDER_FORMAT;
 
 /// One scheduled game.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,8 +62,55 @@ pub struct PlanRequest {
     pub sprt: Option<SprtConfig>,
 }
 
-impl Plan {
-    pub fn new(request: PlanRequest) -> Result<Plan, PlanError> {
+/// What is scheduled from a plan: made by [`PlanSchedule::new`], and each game a pure function of
+/// the plan and its index ([`PlanSchedule::game`]). A trait because the plan's type is the
+/// formats' (arena-formats), and its schedule is this crate's.
+pub trait PlanSchedule: Sized {
+    fn new(request: PlanRequest) -> Result<Self, PlanError>;
+    /// Rounds needed for about `games` games (rounded up to whole rounds, as `new` does).
+    fn rounds_for_games(&self, games: u64) -> u64;
+    /// This plan with `rounds` rounds instead of fewer (see the implementation).
+    fn extended(&self, rounds: u64) -> Result<Self, PlanError>;
+    /// The sequential test of the plan, if any.
+    fn sprt_setup(&self) -> Option<SprtSetup>;
+    /// The game at `index` (< `total_games`).
+    fn game(&self, index: u64) -> ScheduledGame;
+}
+
+/// The plan's form of a sequential test's settings.
+pub fn sprt_settings(config: SprtConfig) -> SprtSettings {
+    let SprtConfig {
+        elo0,
+        elo1,
+        alpha,
+        beta,
+    } = config;
+    SprtSettings {
+        elo0,
+        elo1,
+        alpha,
+        beta,
+    }
+}
+
+/// The test of a plan's settings.
+pub fn sprt_config(settings: SprtSettings) -> SprtConfig {
+    let SprtSettings {
+        elo0,
+        elo1,
+        alpha,
+        beta,
+    } = settings;
+    SprtConfig {
+        elo0,
+        elo1,
+        alpha,
+        beta,
+    }
+}
+
+impl PlanSchedule for Plan {
+    fn new(request: PlanRequest) -> Result<Plan, PlanError> {
         let n = request.bots.len();
         if n < 2 {
             return Err(PlanError::TooFewBots(n));
@@ -183,7 +129,7 @@ impl Plan {
             Some(groups) => groups.len(),
             None => random_groups_per_round(n, players, request.schedule),
         };
-        let orders = orders_count(players, request.seat_orders);
+        let orders = request.seat_orders.count(players);
         let per_round = groups_per_round as u64 * orders;
         let rounds = match (request.rounds, request.games) {
             (Some(rounds), _) => rounds,
@@ -203,7 +149,7 @@ impl Plan {
         }
         Ok(Plan {
             format: PLAN_FORMAT,
-            arena: Some(arena_core::format::ARENA_VERSION.to_string()),
+            arena: Some(arena_formats::version::ARENA_VERSION.to_string()),
             game: request.game,
             variant: request.variant,
             players,
@@ -215,12 +161,11 @@ impl Plan {
             settings: request.settings,
             groups: groups.unwrap_or_default(),
             groups_per_round,
-            sprt: request.sprt,
+            sprt: request.sprt.map(sprt_settings),
         })
     }
 
-    /// Rounds needed for about `games` games (rounded up to whole rounds, as [`Plan::new`] does).
-    pub fn rounds_for_games(&self, games: u64) -> u64 {
+    fn rounds_for_games(&self, games: u64) -> u64 {
         games.div_ceil((self.groups_per_round as u64 * self.orders()).max(1))
     }
 
@@ -228,7 +173,7 @@ impl Plan {
     /// index, seed, pair and seats (rounds are appended; a game's seed depends on its pair and a
     /// drawn group on its round only, never on the number of rounds). Checked game by game, so
     /// that a schedule that ever made earlier games depend on the length is refused, not played.
-    pub fn extended(&self, rounds: u64) -> Result<Plan, PlanError> {
+    fn extended(&self, rounds: u64) -> Result<Plan, PlanError> {
         if rounds < self.rounds {
             return Err(PlanError::Shrink {
                 games: self.total_games(),
@@ -247,8 +192,8 @@ impl Plan {
 
     /// The sequential test of the plan, if any: the first bot against the second, a unit being
     /// every seat order of one seed (a pair in 2-player games, a seed group in 4-player games).
-    pub fn sprt_setup(&self) -> Option<SprtSetup> {
-        let config = self.sprt?;
+    fn sprt_setup(&self) -> Option<SprtSetup> {
+        let config = sprt_config(self.sprt?);
         Some(SprtSetup {
             config,
             a: 0,
@@ -257,16 +202,7 @@ impl Plan {
         })
     }
 
-    pub fn orders(&self) -> u64 {
-        orders_count(self.players, self.seat_orders)
-    }
-
-    pub fn total_games(&self) -> u64 {
-        self.rounds * self.groups_per_round as u64 * self.orders()
-    }
-
-    /// The game at `index` (< `total_games`).
-    pub fn game(&self, index: u64) -> ScheduledGame {
+    fn game(&self, index: u64) -> ScheduledGame {
         let orders = self.orders();
         let order = index % orders;
         let pair = index / orders;
@@ -274,7 +210,7 @@ impl Plan {
         let round = pair / groups;
         let group_index = (pair % groups) as usize;
         let group = if self.groups.is_empty() {
-            self.random_group(round, group_index)
+            random_group(self, round, group_index)
         } else {
             self.groups[group_index].clone()
         };
@@ -285,27 +221,27 @@ impl Plan {
             seats: seat_order(&group, order, self.seat_orders),
         }
     }
+}
 
-    /// Round `round`'s group `group` of a large field, drawn as the 2014 qualifiers did: the field is
-    /// shuffled and cut into groups; a short last group is filled with other bots drawn at random.
-    fn random_group(&self, round: u64, group: usize) -> Vec<usize> {
-        let n = self.bots.len();
-        let mut rng = SplitMix(derive_seed(self.seed ^ GROUP_DRAW_STREAM, round));
-        let (fixed, mut pool): (Option<usize>, Vec<usize>) = match self.schedule {
-            Schedule::Gauntlet { bot } => (Some(bot), (0..n).filter(|&b| b != bot).collect()),
-            _ => (None, (0..n).collect()),
-        };
-        shuffle(&mut pool, &mut rng);
-        let take = self.players - usize::from(fixed.is_some());
-        let mut members: Vec<usize> = fixed.into_iter().collect();
-        members.extend(pool.iter().skip(group * take).take(take));
-        while members.len() < self.players {
-            let candidates: Vec<usize> = (0..n).filter(|b| !members.contains(b)).collect();
-            let pick = candidates[(rng.next() % candidates.len() as u64) as usize];
-            members.push(pick);
-        }
-        members
+/// Round `round`'s group `group` of a large field, drawn as the 2014 qualifiers did: the field is
+/// shuffled and cut into groups; a short last group is filled with other bots drawn at random.
+fn random_group(plan: &Plan, round: u64, group: usize) -> Vec<usize> {
+    let n = plan.bots.len();
+    let mut rng = SplitMix(derive_seed(plan.seed ^ GROUP_DRAW_STREAM, round));
+    let (fixed, mut pool): (Option<usize>, Vec<usize>) = match plan.schedule {
+        Schedule::Gauntlet { bot } => (Some(bot), (0..n).filter(|&b| b != bot).collect()),
+        _ => (None, (0..n).collect()),
+    };
+    shuffle(&mut pool, &mut rng);
+    let take = plan.players - usize::from(fixed.is_some());
+    let mut members: Vec<usize> = fixed.into_iter().collect();
+    members.extend(pool.iter().skip(group * take).take(take));
+    while members.len() < plan.players {
+        let candidates: Vec<usize> = (0..n).filter(|b| !members.contains(b)).collect();
+        let pick = candidates[(rng.next() % candidates.len() as u64) as usize];
+        members.push(pick);
     }
+    members
 }
 
 /// Keeps the group draws independent of the game seeds derived from the same tournament seed.
@@ -313,13 +249,6 @@ const GROUP_DRAW_STREAM: u64 = 0x6772_6f75_7073; // "groups"
 
 /// Games a tournament plays when neither rounds nor games are given.
 pub const DEFAULT_GAMES: u64 = 1000;
-
-fn orders_count(players: usize, orders: SeatOrders) -> u64 {
-    match orders {
-        SeatOrders::Rotations => players as u64,
-        SeatOrders::Permutations => (1..=players as u64).product(),
-    }
-}
 
 /// Fixed groups when the field is small enough to cover every combination, else `None`.
 fn fixed_groups(n: usize, players: usize, schedule: Schedule) -> Option<Vec<Vec<usize>>> {
@@ -459,11 +388,11 @@ mod tests {
             games: None,
             seed: 9,
             settings: RunSettings {
-                rules: arena_core::runner::RunRules::default(),
+                rules: arena_formats::plan::RunRules::default(),
                 stderr_cap: 1024,
                 replays: false,
                 builtin_replays: false,
-                game_options: GameOptions::default(),
+                game_options: Default::default(),
             },
             sprt: None,
         })
@@ -575,11 +504,11 @@ mod tests {
             games: Some(7),
             seed: 1,
             settings: RunSettings {
-                rules: arena_core::runner::RunRules::default(),
+                rules: arena_formats::plan::RunRules::default(),
                 stderr_cap: 1,
                 replays: false,
                 builtin_replays: false,
-                game_options: GameOptions::default(),
+                game_options: Default::default(),
             },
             sprt: None,
         })

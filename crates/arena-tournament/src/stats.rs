@@ -16,6 +16,7 @@ use crate::TournamentError;
 use crate::journal::{self, Entry};
 use crate::run::StopRule;
 use crate::schedule::Plan;
+use crate::schedule::PlanSchedule as _;
 
 /// Games listed with their replay links in the HTML report (the journal lists them all).
 const REPORT_GAME_LINKS: usize = 2000;

@@ -13,137 +13,37 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-use arena_stats::{
-    BotFit, CONFIDENCE, Interval, SkillRating, SprtReport, SprtUnit, SprtVerdict, StatsReport,
-    Unbounded,
-};
+use arena_formats::summary::{BotFit, Interval, SkillRating, SprtVerdict, Unbounded};
+use arena_stats::{CONFIDENCE, SprtReport, SprtUnit, StatsReport};
 
 use crate::TournamentError;
 use crate::schedule::Plan;
 use crate::stats;
+use crate::summary_file as to_file;
 
 /// The file that keeps a run's summary (its `run` field) beside its raw statistics, written with
 /// the other reports after the run.
-pub const SUMMARY_FILE: &str = "summary.json";
+pub use arena_formats::layout::SUMMARY_FILE;
 
 /// Bootstrap resamples of the rating intervals when the run does not say otherwise (the
 /// command's `--bootstrap` default, and what [`current`] uses when it computes a summary itself).
 pub const DEFAULT_BOOTSTRAP: usize = 200;
 
-/// Everything the views show about a run's results.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunSummary {
-    /// Games counted: every line of the journal.
-    pub games: u64,
-    /// Two-sided confidence level of every interval here (0.95).
-    pub confidence: f64,
-    /// Bootstrap resamples asked for the rating intervals.
-    pub bootstrap: usize,
-    /// What an independent unit of the intervals is, in words.
-    pub units: String,
-    /// One row per bot, in leaderboard order.
-    pub bots: Vec<BotRow>,
-    /// The rating model in words, or why there is no rating.
-    pub rating_note: String,
-    /// One sentence per bot whose rating the games leave open on one side.
-    pub rating_bounds: Vec<String>,
-    /// `pairwise[i][j]`: the bot of row `bots[i]` against the bot of `bots[j]` (leaderboard
-    /// order both ways); `None` on the diagonal and for bots that never met.
-    pub pairwise: Vec<Vec<Option<PairCell>>>,
-    /// The sequential test, when the run has one.
-    pub sprt: Option<SprtSummary>,
-}
+// The summary's types are the formats' (it is `summary.json`'s `run`); their old paths stay.
+pub use arena_formats::summary::{BotRow, BotText, PairCell, RunSummary, SprtSummary};
 
-/// One bot's line of the leaderboard: the figures, and the text every view prints for them.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct BotRow {
-    /// Index in `tournament.json`'s bots.
-    pub bot: usize,
-    pub name: String,
-    /// 1 = best; tied bots share the better place.
-    pub place: u32,
-    pub games: u64,
-    pub wins: u64,
-    pub draws: u64,
-    pub losses: u64,
-    /// Independent units (seeds) the intervals rest on.
-    pub units: u64,
-    /// Points per game (a shared first place ½) with its Wilson interval.
-    pub score_rate: Option<Interval>,
-    pub mean_score: Option<f64>,
-    /// Mean score with its Student-t interval (from 2 units).
-    pub score: Option<Interval>,
-    pub mean_rank: Option<f64>,
-    /// The global fit's rating of this bot, when there is a fit.
-    pub rating: Option<BotFit>,
-    pub trueskill: Option<SkillRating>,
-    pub weng_lin: Option<SkillRating>,
-    pub elo_2014: Option<f64>,
-    pub faults: BTreeMap<String, u64>,
-    pub text: BotText,
-}
-
-/// The printed form of a [`BotRow`]'s figures; `-` for a figure there is none of.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct BotText {
-    /// `81.2% [66.3, 90.1]` ([`rate_text`]).
-    pub score_rate: String,
-    /// `7.48 ± 2.05` ([`mean_text`]).
-    pub mean_score: String,
-    /// `1.20`.
-    pub mean_rank: String,
-    /// `+323 [+257, +430]` ([`rating_text`]).
-    pub rating: String,
-    /// `29.1 ± 1.2`.
-    pub trueskill: String,
-    pub weng_lin: String,
-    /// `1719`.
-    pub elo_2014: String,
-    /// `timeout 3, crashed 1`.
-    pub faults: String,
-}
-
-/// One bot's results against another.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PairCell {
-    pub games: u64,
-    pub wins: u64,
-    pub draws: u64,
-    pub losses: u64,
-    /// Share of points (a draw half) with its Wilson interval.
-    pub score: Option<Interval>,
-    /// Likelihood of superiority.
-    pub los: Option<f64>,
-    /// The score in percent with its half-width, `84±13` ([`pair_text`]).
-    pub text: String,
-    /// `LOS 97%`, or empty without decisive games.
-    pub los_text: String,
-}
-
-/// The sequential test's state, from the first bot's side.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SprtSummary {
-    pub a: String,
-    pub b: String,
-    /// `None` when the test could not be evaluated (`text` says why).
-    pub verdict: Option<SprtVerdict>,
-    pub llr: Option<f64>,
-    /// Units counted.
-    pub units: u64,
-    /// Whether a bound was reached (the run stopped there).
-    pub decided: bool,
-    /// `H1 accepted: a is stronger than b by about elo1 or more`.
-    pub verdict_text: String,
-    /// The whole statement as printed, one or more lines (each ending in a newline).
-    pub text: String,
-}
-
-impl RunSummary {
+/// How a [`RunSummary`] is made of the statistics. A trait because the summary's type is the
+/// formats' (arena-formats).
+pub trait SummaryOf {
     /// The summary of `report`, the statistics of `plan`'s journal ([`stats::compute`]) with
     /// `bootstrap` resamples.
-    pub fn of(plan: &Plan, report: &StatsReport, bootstrap: usize) -> RunSummary {
+    fn of(plan: &Plan, report: &StatsReport, bootstrap: usize) -> Self;
+}
+
+impl SummaryOf for RunSummary {
+    fn of(plan: &Plan, report: &StatsReport, bootstrap: usize) -> RunSummary {
         let order = stats::standings(report);
         let places = stats::places(report);
         let fit = report.global_fit.as_ref().ok();
@@ -151,9 +51,11 @@ impl RunSummary {
             .iter()
             .map(|&bot| {
                 let s = &report.summaries[bot];
-                let rating = fit.and_then(|fit| fit.bots.get(bot)).cloned();
-                let trueskill = report.trueskill.ratings.get(bot).copied();
-                let weng_lin = report.weng_lin.ratings.get(bot).copied();
+                let rating = fit.and_then(|fit| fit.bots.get(bot)).map(to_file::bot_fit);
+                let trueskill = report.trueskill.ratings.get(bot).map(to_file::skill);
+                let weng_lin = report.weng_lin.ratings.get(bot).map(to_file::skill);
+                let score_rate = s.score_rate.as_ref().map(to_file::interval);
+                let score = s.score.as_ref().map(to_file::interval);
                 let elo_2014 = report.elo_2014.ratings.get(bot).copied();
                 BotRow {
                     bot,
@@ -164,13 +66,11 @@ impl RunSummary {
                     draws: s.draws,
                     losses: s.losses,
                     units: s.units,
-                    score_rate: s.score_rate,
                     mean_score: s.mean_score,
-                    score: s.score,
                     mean_rank: s.mean_rank,
                     text: BotText {
-                        score_rate: rate_text(s.score_rate.as_ref()),
-                        mean_score: mean_text(s.score.as_ref(), s.mean_score),
+                        score_rate: rate_text(score_rate.as_ref()),
+                        mean_score: mean_text(score.as_ref(), s.mean_score),
                         mean_rank: s.mean_rank.map_or(NONE.into(), |r| format!("{r:.2}")),
                         rating: rating.as_ref().map_or(NONE.into(), rating_text),
                         trueskill: trueskill.as_ref().map_or(NONE.into(), skill_text),
@@ -178,6 +78,8 @@ impl RunSummary {
                         elo_2014: elo_2014.map_or(NONE.into(), |elo| format!("{elo:.0}")),
                         faults: faults_text(&s.faults),
                     },
+                    score_rate,
+                    score,
                     rating,
                     trueskill,
                     weng_lin,
@@ -197,9 +99,9 @@ impl RunSummary {
                             wins: pair.wins,
                             draws: pair.draws,
                             losses: pair.losses,
-                            score: pair.score,
+                            score: pair.score.as_ref().map(to_file::interval),
                             los: pair.los,
-                            text: pair_text(pair.score.as_ref()),
+                            text: pair_text(pair.score.as_ref().map(to_file::interval).as_ref()),
                             los_text: pair
                                 .los
                                 .map_or(String::new(), |los| format!("LOS {:.0}%", 100.0 * los)),
@@ -235,14 +137,14 @@ impl RunSummary {
                             "note: {} {}: its rating has no {} limit; shown is the 95 % profile-likelihood bound",
                             report.bots[b.bot],
                             match unbounded {
-                                Unbounded::Above => "never finished behind the others",
-                                Unbounded::Below => "never finished ahead of the others",
-                                Unbounded::Both => "has no decided game against the others",
+                                arena_stats::Unbounded::Above => "never finished behind the others",
+                                arena_stats::Unbounded::Below => "never finished ahead of the others",
+                                arena_stats::Unbounded::Both => "has no decided game against the others",
                             },
                             match unbounded {
-                                Unbounded::Below => "lower",
-                                Unbounded::Above => "upper",
-                                Unbounded::Both => "upper or lower",
+                                arena_stats::Unbounded::Below => "lower",
+                                arena_stats::Unbounded::Above => "upper",
+                                arena_stats::Unbounded::Both => "upper or lower",
                             },
                         )
                     })
@@ -409,11 +311,13 @@ fn sprt_summary(report: &StatsReport, sprt: &SprtReport) -> SprtSummary {
     SprtSummary {
         a: a.clone(),
         b: b.clone(),
-        verdict: status.map(|s| s.verdict),
+        verdict: status.map(|s| to_file::verdict(s.verdict)),
         llr: status.map(|s| s.llr),
         units: sprt.units,
         decided: sprt.decision.is_some(),
-        verdict_text: status.map_or(NONE.into(), |s| sprt_verdict_text(a, b, s.verdict)),
+        verdict_text: status.map_or(NONE.into(), |s| {
+            sprt_verdict_text(a, b, to_file::verdict(s.verdict))
+        }),
         text: sprt_text(report, sprt),
     }
 }
@@ -443,7 +347,7 @@ fn sprt_text(report: &StatsReport, sprt: &SprtReport) -> String {
                 sprt.games.wins,
                 sprt.games.draws,
                 sprt.games.losses,
-                sprt_verdict_text(a, b, status.verdict),
+                sprt_verdict_text(a, b, to_file::verdict(status.verdict)),
             );
             if sprt.decision.is_none() {
                 let _ = writeln!(

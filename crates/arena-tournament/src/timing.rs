@@ -5,62 +5,23 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use arena_core::{ClockKind, FaultKind};
-use serde::Serialize;
 
 use crate::TournamentError;
 use crate::journal;
 use crate::schedule::Plan;
 
-/// One bot's answer times over the tournament (its process games).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct BotTiming {
-    pub bot: String,
-    pub answers: u64,
-    pub wall_mean_ms: Option<f64>,
-    pub wall_max_ms: Option<f64>,
-    /// Over the answers whose CPU time was measured.
-    pub cpu_mean_ms: Option<f64>,
-    pub cpu_max_ms: Option<f64>,
-    pub timeouts: u64,
-    /// Timeouts whose answer got less than half its wall time as CPU time.
-    pub starved_timeouts: u64,
-}
+// The timing part of `summary.json` is the formats' (arena-formats); its old names stay.
+pub use arena_formats::summary::{BotTiming, MachineLoad, Timing as TimingSummary};
 
-/// What the machine was like while the games ran, as the caller saw it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct MachineLoad {
-    pub cores: usize,
-    /// The highest 1-minute load average seen during the run (`None`: not sampled, e.g. a report
-    /// made again later).
-    pub max_load: Option<f64>,
-}
-
-impl MachineLoad {
-    /// The 1-minute load average now (Linux), `None` where it cannot be read.
-    pub fn sample() -> Option<f64> {
-        std::fs::read_to_string("/proc/loadavg")
-            .ok()?
-            .split_whitespace()
-            .next()?
-            .parse()
-            .ok()
-    }
-
-    pub fn busy(&self) -> bool {
-        self.max_load.is_some_and(|load| load > self.cores as f64)
-    }
-}
-
-/// Answer times of every bot with process games, and the warning about timeouts on a busy machine.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct TimingSummary {
-    /// The clock time limits were judged on.
-    pub clock: ClockKind,
-    pub bots: Vec<BotTiming>,
-    pub machine: MachineLoad,
-    /// Set when timeouts happened while the machine was busy: what to do about it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub warning: Option<String>,
+/// The 1-minute load average now (Linux), `None` where it cannot be read: what a run samples
+/// into its [`MachineLoad`].
+pub fn sample_load() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 #[derive(Default)]
@@ -171,81 +132,79 @@ fn cell(value: Option<f64>) -> String {
     value.map_or("-".into(), |v| format!("{v:.1}"))
 }
 
-impl TimingSummary {
-    /// The per-bot table as text (empty when no bot is a process).
-    pub fn text(&self) -> String {
-        let mut out = String::new();
-        if self.bots.is_empty() {
-            return out;
-        }
-        let width = self
-            .bots
-            .iter()
-            .map(|b| b.bot.chars().count())
-            .max()
-            .unwrap_or(3)
-            .clamp(3, crate::text::NAME_MAX);
-        let _ = writeln!(
-            out,
-            "answer times, ms (limits judged on the {} clock):",
-            self.clock.name()
-        );
+/// The per-bot table as text (empty when no bot is a process).
+pub fn text(timing: &TimingSummary) -> String {
+    let mut out = String::new();
+    if timing.bots.is_empty() {
+        return out;
+    }
+    let width = timing
+        .bots
+        .iter()
+        .map(|b| b.bot.chars().count())
+        .max()
+        .unwrap_or(3)
+        .clamp(3, crate::text::NAME_MAX);
+    let _ = writeln!(
+        out,
+        "answer times, ms (limits judged on the {} clock):",
+        timing.clock.name()
+    );
+    let _ = writeln!(
+        out,
+        "  {:<width$} {:>8} {:>10} {:>10} {:>10} {:>10} {:>9}",
+        "bot", "answers", "wall mean", "wall max", "cpu mean", "cpu max", "timeouts"
+    );
+    for bot in &timing.bots {
         let _ = writeln!(
             out,
             "  {:<width$} {:>8} {:>10} {:>10} {:>10} {:>10} {:>9}",
-            "bot", "answers", "wall mean", "wall max", "cpu mean", "cpu max", "timeouts"
+            crate::text::truncate(&bot.bot, width),
+            bot.answers,
+            cell(bot.wall_mean_ms),
+            cell(bot.wall_max_ms),
+            cell(bot.cpu_mean_ms),
+            cell(bot.cpu_max_ms),
+            bot.timeouts
         );
-        for bot in &self.bots {
-            let _ = writeln!(
-                out,
-                "  {:<width$} {:>8} {:>10} {:>10} {:>10} {:>10} {:>9}",
-                crate::text::truncate(&bot.bot, width),
-                bot.answers,
-                cell(bot.wall_mean_ms),
-                cell(bot.wall_max_ms),
-                cell(bot.cpu_mean_ms),
-                cell(bot.cpu_max_ms),
-                bot.timeouts
-            );
-        }
-        if let Some(warning) = &self.warning {
-            out.push_str(&crate::text::wrapped(&format!("warning: {warning}")));
-        }
-        out
     }
+    if let Some(warning) = &timing.warning {
+        out.push_str(&crate::text::wrapped(&format!("warning: {warning}")));
+    }
+    out
+}
 
-    /// The per-bot table as an HTML section (empty when no bot is a process).
-    pub fn html(&self, escape: impl Fn(&str) -> String) -> String {
-        let mut html = String::new();
-        if self.bots.is_empty() {
-            return html;
-        }
+/// The per-bot table as an HTML section (empty when no bot is a process).
+pub fn html(timing: &TimingSummary, escape: impl Fn(&str) -> String) -> String {
+    let mut html = String::new();
+    if timing.bots.is_empty() {
+        return html;
+    }
+    let _ = write!(
+        html,
+        "<h2>Answer times (ms)</h2><p>Limits judged on the {} clock.</p><table><tr><th>bot</th><th>answers</th><th>wall mean</th><th>wall max</th><th>CPU mean</th><th>CPU max</th><th>timeouts</th></tr>",
+        timing.clock.name()
+    );
+    for bot in &timing.bots {
         let _ = write!(
             html,
-            "<h2>Answer times (ms)</h2><p>Limits judged on the {} clock.</p><table><tr><th>bot</th><th>answers</th><th>wall mean</th><th>wall max</th><th>CPU mean</th><th>CPU max</th><th>timeouts</th></tr>",
-            self.clock.name()
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&bot.bot),
+            bot.answers,
+            cell(bot.wall_mean_ms),
+            cell(bot.wall_max_ms),
+            cell(bot.cpu_mean_ms),
+            cell(bot.cpu_max_ms),
+            bot.timeouts
         );
-        for bot in &self.bots {
-            let _ = write!(
-                html,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                escape(&bot.bot),
-                bot.answers,
-                cell(bot.wall_mean_ms),
-                cell(bot.wall_max_ms),
-                cell(bot.cpu_mean_ms),
-                cell(bot.cpu_max_ms),
-                bot.timeouts
-            );
-        }
-        html.push_str("</table>");
-        if let Some(warning) = &self.warning {
-            let _ = write!(
-                html,
-                "<p class=\"warning\"><b>Warning:</b> {}</p>",
-                escape(warning)
-            );
-        }
-        html
     }
+    html.push_str("</table>");
+    if let Some(warning) = &timing.warning {
+        let _ = write!(
+            html,
+            "<p class=\"warning\"><b>Warning:</b> {}</p>",
+            escape(warning)
+        );
+    }
+    html
 }

@@ -96,7 +96,7 @@ pub(crate) fn viewer_page(
 ) -> Result<String, ViewerError> {
     let mut record: Value = serde_json::from_str(replay_json)
         .map_err(|e| ViewerError::NotAReplay(format!("invalid JSON: {e}")))?;
-    arena_game::record::check_replay(&record)?;
+    arena_formats::version::check_replay(&record)?;
     let game = record
         .get("game")
         .and_then(Value::as_str)

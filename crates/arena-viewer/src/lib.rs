@@ -40,7 +40,7 @@ pub enum ViewerError {
     #[error("not a replay record: {0}")]
     NotAReplay(String),
     #[error(transparent)]
-    NewerFormat(#[from] arena_game::format::NewerFormat),
+    NewerFormat(#[from] arena_formats::version::NewerFormat),
     #[error("the viewer does not know the game `{game}` (it knows {known})")]
     UnknownGame { game: String, known: String },
     #[error("cannot listen on {addr}: {source}")]

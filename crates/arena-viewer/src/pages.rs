@@ -334,7 +334,7 @@ fn watch_href(
         None if rebuild && all_built_in(tournament, result) => Some(format!(
             "/g/{}/{}",
             dir.root,
-            url_path(&dir.root_relative(&format!("replays/{:06}.json.gz", result.index)))
+            url_path(&dir.root_relative(&arena_formats::layout::replay_path(result.index)))
         )),
         None => None,
     }

@@ -10,8 +10,8 @@ use serde::Deserialize;
 use crate::ViewerError;
 
 /// Files that mark a directory as a tournament's output.
-pub const TOURNAMENT_FILE: &str = "tournament.json";
-pub const RESULTS_FILE: &str = "results.jsonl";
+// The folder's file names, from its layout (their old names here stay).
+pub use arena_formats::layout::{PLAN_FILE as TOURNAMENT_FILE, RESULTS_FILE};
 /// The tournament runner's own HTML report, when it has written one.
 pub const REPORT_FILE: &str = "report.html";
 
@@ -277,12 +277,7 @@ pub struct Tournament {
 /// not misread).
 fn read_info(text: &str) -> Result<TournamentInfo, String> {
     let document: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    arena_game::format::check_json_format(
-        "tournament folder",
-        &document,
-        arena_tournament::schedule::PLAN_FORMAT,
-    )
-    .map_err(|e| e.to_string())?;
+    arena_formats::version::check_plan(&document).map_err(|e| e.to_string())?;
     serde_json::from_value(document).map_err(|e| e.to_string())
 }
 

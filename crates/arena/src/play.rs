@@ -15,6 +15,7 @@ use crate::games::find_game_with;
 use crate::options::{SandboxOptions, TimingOptions, clock_seed, parse_seed, parse_time_scale};
 use crate::output::print_out;
 use crate::runtime::{interruptible, runtime};
+use arena_core::runner::RulesOptions as _;
 
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {

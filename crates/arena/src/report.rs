@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use arena_tournament::SummaryOf as _;
 use arena_tournament::report;
 use arena_tournament::stats::{self, SprtRule};
 use arena_tournament::timing::MachineLoad;
@@ -52,13 +53,16 @@ pub fn finish(
     match format {
         FormatArg::Text => {
             print!("{}", report::leaderboard_text(plan, &run));
-            let table = timing.text();
+            let table = arena_tournament::timing::text(&timing);
             if !table.is_empty() {
                 print!("\n{table}");
             }
         }
         FormatArg::Csv => print!("{}", report::leaderboard_csv(&stats)),
-        FormatArg::Json => println!("{}", serde_json::to_string_pretty(&stats)?),
+        FormatArg::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&arena_tournament::summary_file::stats_of(&stats))?
+        ),
     }
     // The other formats are for programs: the warning goes to the person, on stderr.
     if format != FormatArg::Text

@@ -20,6 +20,7 @@ use crate::games::{find_game_of_plan, find_game_with};
 use crate::options::{SandboxOptions, TimingOptions, clock_seed};
 use crate::report::FormatArg;
 use arena_core::options::GameOptions;
+use arena_tournament::schedule::PlanSchedule as _;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ScheduleArg {
@@ -264,13 +265,16 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
     );
     // The highest load average seen while games ran, sampled at most once a second, to tell
     // timeouts of a busy machine from slow bots.
-    let max_load = std::sync::Mutex::new((MachineLoad::sample(), std::time::Instant::now()));
+    let max_load = std::sync::Mutex::new((
+        arena_tournament::timing::sample_load(),
+        std::time::Instant::now(),
+    ));
     let report_progress = |progress: Progress| {
         bar.set_position(progress.done);
         if let Ok(mut seen) = max_load.lock()
             && seen.1.elapsed() >= std::time::Duration::from_secs(1)
         {
-            let now = MachineLoad::sample();
+            let now = arena_tournament::timing::sample_load();
             seen.0 = match (seen.0, now) {
                 (Some(a), Some(b)) => Some(a.max(b)),
                 (a, b) => a.or(b),
@@ -331,7 +335,7 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
     if let Some(bot) = lost_of {
         print_lost(&dir, &plan, bot, FAULTS_SHOWN);
     }
-    let last = MachineLoad::sample();
+    let last = arena_tournament::timing::sample_load();
     let max_load = max_load.lock().ok().and_then(|seen| seen.0);
     let machine = MachineLoad {
         cores,
@@ -427,7 +431,7 @@ fn print_faults(dir: &std::path::Path, plan: &Plan, shown: usize) {
             "{} more games with faults: their replays are in {} (`arena serve --dir {}` lists them \
              by fault, result and bot, each with its `arena play` command)",
             games - shown,
-            dir.join("replays").display(),
+            dir.join(arena_tournament::run::REPLAY_DIR).display(),
             dir.display()
         );
     }

@@ -1,5 +1,5 @@
-//! The JSON Schemas in `docs/schema/` (draft 2020-12) against real outputs of every game: each
-//! line of `results.jsonl`, `summary.json` and every replay, from tournaments with process bots
+//! The JSON Schemas in `docs/schema/` (draft 2020-12) against real outputs of every game: the
+//! plan, each line of `results.jsonl`, `summary.json` and every replay, from tournaments with process bots
 //! (timing, exit statuses), faults, a sequential test and `arena play`.
 
 use std::io::Read;
@@ -20,6 +20,15 @@ fn gunzip(path: &Path) -> Value {
     serde_json::from_str(&text).expect("JSON")
 }
 
+/// The format type reads `value` back to the same JSON: the public type is the written format,
+/// field for field (the schema is generated from that type).
+fn same_through<T: serde::Serialize + serde::de::DeserializeOwned>(value: &Value, what: &str) {
+    let typed: T = serde_json::from_value(value.clone())
+        .unwrap_or_else(|e| panic!("{what}: not read by its format type: {e}"));
+    let again = serde_json::to_value(&typed).expect("encodes");
+    assert_eq!(&again, value, "{what}: its format type changes it");
+}
+
 fn run(args: &[&str]) {
     let output = Command::new(ARENA).args(args).output().expect("arena runs");
     assert!(
@@ -29,13 +38,19 @@ fn run(args: &[&str]) {
     );
 }
 
-/// Validates a tournament folder's journal, summary and replays; returns how many replays.
+/// Validates a tournament folder's plan, journal, summary and replays; returns how many replays.
 fn check_tournament(schemas: &Schemas, dir: &Path, game: &str) -> usize {
+    let plan: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("tournament.json")).expect("plan"))
+            .expect("JSON");
+    check(&schemas.plan, &plan, &format!("{game} tournament.json"));
+    same_through::<arena_formats::Plan>(&plan, &format!("{game} tournament.json"));
     let journal = std::fs::read_to_string(dir.join("results.jsonl")).expect("journal");
     assert!(!journal.is_empty());
     for line in journal.lines() {
         let value: Value = serde_json::from_str(line).expect("JSON line");
         check(&schemas.line, &value, &format!("{game} results.jsonl"));
+        same_through::<arena_formats::Entry>(&value, &format!("{game} results.jsonl"));
     }
     let summary: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).expect("summary"))
@@ -45,7 +60,9 @@ fn check_tournament(schemas: &Schemas, dir: &Path, game: &str) -> usize {
     for entry in std::fs::read_dir(dir.join("replays")).expect("replays") {
         let path = entry.expect("entry").path();
         if path.to_string_lossy().ends_with(".json.gz") {
-            check(&schemas.replay, &gunzip(&path), &path.display().to_string());
+            let replay = gunzip(&path);
+            check(&schemas.replay, &replay, &path.display().to_string());
+            same_through::<arena_formats::Replay>(&replay, &path.display().to_string());
             replays += 1;
         }
     }
@@ -144,6 +161,7 @@ fn every_game_writes_what_the_schemas_describe() {
         let record: Value =
             serde_json::from_str(&std::fs::read_to_string(&replay).expect("replay")).expect("JSON");
         check(&schemas.replay, &record, &format!("{game} play"));
+        same_through::<arena_formats::Replay>(&record, &format!("{game} play"));
         assert_eq!(record["seed"], "18446744073709551615");
     }
 }

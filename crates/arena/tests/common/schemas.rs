@@ -20,6 +20,7 @@ pub struct Schemas {
     pub line: jsonschema::Validator,
     pub summary: jsonschema::Validator,
     pub replay: jsonschema::Validator,
+    pub plan: jsonschema::Validator,
 }
 
 pub fn schemas() -> Schemas {
@@ -27,6 +28,7 @@ pub fn schemas() -> Schemas {
         "results-line.schema.json",
         "summary.schema.json",
         "replay.schema.json",
+        "plan.schema.json",
     ];
     let documents: Vec<Value> = names.iter().map(|n| load(n)).collect();
     for (name, document) in names.iter().zip(&documents) {
@@ -56,6 +58,7 @@ pub fn schemas() -> Schemas {
         line: build(&documents[0]),
         summary: build(&documents[1]),
         replay: build(&documents[2]),
+        plan: build(&documents[3]),
     }
 }
 

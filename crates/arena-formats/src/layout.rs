@@ -1,0 +1,41 @@
+//! The tournament folder's layout: the name of every file a run (or a contest's export) writes
+//! there, in one place, for the writers and the readers alike.
+//!
+//! ```text
+//! DIR/tournament.json        the plan (PLAN_FILE): bots, schedule, seed, settings
+//! DIR/results.jsonl          the journal (RESULTS_FILE): one results line per finished game
+//! DIR/replays/NNNNNN.json.gz a game's replay, gzipped (replay_path)
+//! DIR/replays/NNNNNN.js      the same bytes for the published viewer page
+//! DIR/summary.json           the statistics (SUMMARY_FILE)
+//! DIR/leaderboard.csv        LEADERBOARD_FILE
+//! DIR/report.html            REPORT_FILE
+//! DIR/viewer.html            the viewer page of the report's replay links (VIEWER_FILE)
+//! ```
+
+/// The plan: everything that defines the tournament.
+pub const PLAN_FILE: &str = "tournament.json";
+/// The journal: one results line ([`crate::Entry`]) per finished game, appended as games finish.
+pub const RESULTS_FILE: &str = "results.jsonl";
+/// The folder of stored replays.
+pub const REPLAY_DIR: &str = "replays";
+pub const SUMMARY_FILE: &str = "summary.json";
+pub const LEADERBOARD_FILE: &str = "leaderboard.csv";
+pub const REPORT_FILE: &str = "report.html";
+/// The viewer page of the report's replay links (`viewer.html?game=N`).
+pub const VIEWER_FILE: &str = "viewer.html";
+
+/// Every file at the top of a finished tournament folder (the replays are in [`REPLAY_DIR`]).
+pub const FILES: [&str; 6] = [
+    PLAN_FILE,
+    RESULTS_FILE,
+    SUMMARY_FILE,
+    LEADERBOARD_FILE,
+    REPORT_FILE,
+    VIEWER_FILE,
+];
+
+/// The stored replay of game `index`, relative to the folder (what a results line's `replay`
+/// names): `replays/000042.json.gz`.
+pub fn replay_path(index: u64) -> String {
+    format!("{REPLAY_DIR}/{index:06}.json.gz")
+}
