@@ -168,7 +168,8 @@ pub struct Host {
     pub(crate) held: std::sync::Mutex<std::collections::HashSet<i64>>,
     /// Built folders of uploads, by submission: built once per process (and cached by content
     /// hash on disk across processes).
-    pub(crate) prepared: std::sync::Mutex<std::collections::HashMap<i64, PathBuf>>,
+    pub(crate) prepared:
+        std::sync::Mutex<std::collections::HashMap<i64, arena_submit::resolve::ResolvedBot>>,
     /// Submissions this process could not prepare (fetch, unpack or build), and until when its
     /// workers leave their games to other workers.
     pub(crate) unprepared: std::sync::Mutex<std::collections::HashMap<i64, std::time::Instant>>,
