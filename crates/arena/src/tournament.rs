@@ -696,12 +696,12 @@ fn resume_differences(args: &TournamentArgs, plan: &Plan) -> Result<Vec<String>>
         differ(
             &mut out,
             option,
-            show(timing.policy()?),
+            show(timing.rules(false, 1.0)?.time_policy),
             show(plan.settings.rules.time_policy),
         );
     }
     if let Some(clock) = &timing.clock
-        && timing.clock()? != plan.settings.rules.clock
+        && timing.rules(false, 1.0)?.clock != plan.settings.rules.clock
     {
         out.push(format!(
             "--clock {clock} (the plan's: {})",
