@@ -2,6 +2,7 @@
 //! statistics that say how sure they are.
 //!
 //! - [`schedule`]: the plan and the game at every index (groups, seat orders, paired seeds);
+//! - [`folder`]: the one writer of a tournament folder (plan, results lines, replays, outputs);
 //! - [`journal`]: `results.jsonl`, crash-safe appends and resume;
 //! - [`run`]: the worker pool;
 //! - [`rebuild`]: replays of games between built-in bots, played again when someone watches one;
@@ -13,6 +14,7 @@
 //! - a tournament directory holds `tournament.json` (the plan), `results.jsonl`, `replays/`, and after
 //!   the run `summary.json`, `leaderboard.csv` and `report.html`.
 
+pub mod folder;
 pub mod journal;
 pub mod rebuild;
 pub mod report;
@@ -60,19 +62,9 @@ impl TournamentError {
 }
 
 /// Creates the tournament directory and writes its plan. An existing directory with a journal is
-/// refused: resume it instead.
+/// refused: resume it instead. (The folder's writer is [`folder::TournamentFolder`].)
 pub fn create(dir: &Path, plan: &Plan) -> Result<(), TournamentError> {
-    if dir.join(journal::RESULTS_FILE).exists() {
-        return Err(TournamentError::Invalid(format!(
-            "{} already holds a tournament: resume it with --resume {0}, or choose another --out",
-            dir.display()
-        )));
-    }
-    std::fs::create_dir_all(dir).map_err(|e| TournamentError::io(dir, e))?;
-    let text = serde_json::to_string_pretty(plan)
-        .map_err(|e| TournamentError::Invalid(format!("cannot encode the plan: {e}")))?;
-    let path = dir.join(PLAN_FILE);
-    std::fs::write(&path, text).map_err(|e| TournamentError::io(&path, e))
+    folder::write_plan(dir, plan)
 }
 
 /// The plan of an existing tournament directory.

@@ -2,7 +2,6 @@
 //! (serialising and compressing off the game's path), results appended to the journal by the calling
 //! thread once their replays are on disk.
 
-use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -13,11 +12,11 @@ use arena_core::{Outcome, RecordJson};
 use flate2::{Compress, Compression, Crc, FlushCompress, Status};
 
 use crate::TournamentError;
-use crate::journal::{self, Done, Entry, EntryRef, SeatNames};
+use crate::folder::TournamentFolder;
+// Their old paths (`run::REPLAY_DIR`, `run::replay_script`), which other crates use.
+pub use crate::folder::{REPLAY_DIR, replay_script};
+use crate::journal::{Done, Entry, EntryRef, SeatNames};
 use crate::schedule::{Plan, ScheduledGame};
-
-/// Where replays go, relative to the tournament directory.
-pub const REPLAY_DIR: &str = "replays";
 
 /// Games of built-in bots finish in microseconds: their lines are sent in batches (a lost batch is
 /// replayed identically on resume). Process games are sent one by one.
@@ -101,7 +100,7 @@ pub fn run(
     mut options: RunOptions<'_>,
 ) -> Result<RunOutcome, TournamentError> {
     let total = plan.total_games();
-    let (mut file, done) = journal::open(dir, plan)?;
+    let (mut folder, done) = TournamentFolder::open(dir, plan)?;
     if options
         .stop_rule
         .as_deref()
@@ -123,7 +122,7 @@ pub fn run(
                 .iter()
                 .any(|b| b.builtin().is_none_or(|name| entry.builtin_thinks(name))));
     if stores_replays {
-        std::fs::create_dir_all(dir.join(REPLAY_DIR)).map_err(|e| TournamentError::io(dir, e))?;
+        folder.replay_dir()?;
     }
     let jobs = options.jobs.max(1);
     let cursor = AtomicU64::new(0);
@@ -160,8 +159,7 @@ pub fn run(
         drop(sender);
         for batch in receiver {
             if !batch.lines.is_empty() {
-                journal::append(&mut file, &batch.lines)
-                    .map_err(|e| TournamentError::io(dir, e))?;
+                folder.append_lines(&batch.lines)?;
             }
             let finished = batch.lines.iter().filter(|&&b| b == b'\n').count() as u64;
             count += finished;
@@ -185,8 +183,7 @@ pub fn run(
                 });
             }
         }
-        file.flush().map_err(|e| TournamentError::io(dir, e))?;
-        Ok(())
+        folder.flush()
     })?;
     if let Some(error) = failure {
         return Err(TournamentError::Game(error));
@@ -534,16 +531,6 @@ impl ReplayCompressor {
     }
 }
 
-/// A compressed replay as the script the published viewer page loads (`viewer.html?game=N` loads
-/// `replays/N.js`, see arena-viewer's `assets/published.js`): a call of `arenaReplay` with the
-/// gzip bytes in base64. Browsers load scripts beside a page opened from disk, where they refuse
-/// `fetch`, so a tournament folder works as files.
-pub fn replay_script(compressed: &[u8]) -> String {
-    use base64::Engine as _;
-    let encoded = base64::engine::general_purpose::STANDARD.encode(compressed);
-    format!("arenaReplay(\"{encoded}\");\n")
-}
-
 /// Buffers reused from one replay to the next.
 #[derive(Default)]
 struct ReplayWriter {
@@ -553,26 +540,23 @@ struct ReplayWriter {
 }
 
 impl ReplayWriter {
-    /// Writes one replay compressed, atomically (written aside, then renamed). The record is encoded
-    /// into a buffer first and compressed in one call: encoding straight into the compressor makes one
+    /// Writes one replay compressed ([`crate::folder::write_replay`]). The record is encoded into a
+    /// buffer first and compressed in one call: encoding straight into the compressor makes one
     /// small write per JSON token, and the deflate stream pays for each.
-    ///
-    /// Beside `N.json.gz` goes `N.js`, the same compressed bytes for the published viewer page
-    /// (see [`replay_script`]), written first so that a replay on disk always has both.
     fn write(&mut self, dir: &Path, replay: &PendingReplay) -> Result<(), String> {
-        let path = dir.join(&replay.relative);
-        let script = path.with_extension("").with_extension("js");
-        // Written in place, without a temporary file and a rename (file creation is the costly part
-        // on some file systems): a replay is read only once its game is in the journal, which is
-        // written after it, and a game cut short by a crash is played again and its files rewritten.
-        let mut write = || -> std::io::Result<()> {
-            self.json.clear();
-            replay.record.write_json(&mut self.json)?;
-            self.compressor.compress(&self.json, &mut self.compressed)?;
-            std::fs::write(&script, replay_script(&self.compressed))?;
-            std::fs::write(&path, &self.compressed)
+        let compress = |this: &mut Self| -> std::io::Result<()> {
+            this.json.clear();
+            replay.record.write_json(&mut this.json)?;
+            this.compressor.compress(&this.json, &mut this.compressed)
         };
-        write().map_err(|e| format!("cannot write the replay {}: {e}", path.display()))
+        compress(self).map_err(|e| {
+            format!(
+                "cannot write the replay {}: {e}",
+                dir.join(&replay.relative).display()
+            )
+        })?;
+        crate::folder::write_replay(dir, &replay.relative, &self.compressed)
+            .map_err(|e| e.to_string())
     }
 }
 
