@@ -29,7 +29,7 @@ pub mod timing;
 use std::path::Path;
 
 pub use journal::Entry;
-pub use run::{Progress, RunOptions, RunOutcome, StopRule, run};
+pub use run::{Progress, RunOptions, RunOutcome, SessionEvent, SessionObserver, Watch, run};
 pub use schedule::{BotPlan, Plan, PlanRequest, RunSettings, Schedule, SeatOrders};
 pub use summary::RunSummary;
 

@@ -38,13 +38,45 @@ pub struct Progress {
     pub played: u64,
 }
 
-/// A decision to stop early, taken on the results so far (SPRT).
-pub trait StopRule: Send {
-    /// Sees every finished game in the order it is journaled; true to stop scheduling games.
-    fn observe(&mut self, entry: &Entry) -> bool;
+/// What a tournament session tells those who watch it, in journal order: each event comes after
+/// the lines it reports are appended to the journal (a game's replay before its line), so a
+/// watcher never sees a game the journal does not hold.
+#[derive(Clone, Copy, Debug)]
+pub enum SessionEvent<'a> {
+    /// Games were journaled: their entries, in the order their lines were appended (given only
+    /// when some watcher wants them, see [`SessionObserver::wants_entries`]; games of built-in
+    /// bots are journaled in batches), and the progress after them.
+    Journaled {
+        entries: &'a [Entry],
+        progress: Progress,
+    },
+    /// A watcher decided (the SPRT): no more games start, games in progress are abandoned.
+    Decided,
+}
 
-    /// Whether the rule has already decided (on a resumed journal): then no game is played.
+/// Watches a session's events: a progress bar, live standings, a stop rule (SPRT).
+pub trait SessionObserver {
+    /// Whether it needs each game's entry (then every game is sent to the calling thread as soon
+    /// as it is played, not in batches).
+    fn wants_entries(&self) -> bool {
+        false
+    }
+
+    /// Sees every event; true to stop the session (a decision).
+    fn observe(&mut self, event: &SessionEvent<'_>) -> bool;
+
+    /// Whether it has decided already (on a resumed journal): then no game is played.
     fn decided(&self) -> bool {
+        false
+    }
+}
+
+/// A closure as a watcher that never decides (a progress bar).
+pub struct Watch<F>(pub F);
+
+impl<F: FnMut(&SessionEvent<'_>)> SessionObserver for Watch<F> {
+    fn observe(&mut self, event: &SessionEvent<'_>) -> bool {
+        (self.0)(event);
         false
     }
 }
@@ -58,8 +90,9 @@ pub struct RunOptions<'a> {
     /// Set (by a signal handler) to stop: no new games start, games in progress are abandoned (their
     /// bots killed) and not journaled.
     pub stop: &'a AtomicBool,
-    pub on_progress: Option<&'a (dyn Fn(Progress) + Sync)>,
-    pub stop_rule: Option<&'a mut dyn StopRule>,
+    /// Those who watch the session's events (progress bar, SPRT), each told every event in
+    /// turn.
+    pub observers: Vec<&'a mut dyn SessionObserver>,
     /// The sandbox process bots start in (`None`: unconfined).
     pub sandbox: Option<std::sync::Arc<arena_core::sandbox::Sandbox>>,
 }
@@ -101,11 +134,7 @@ pub fn run(
 ) -> Result<RunOutcome, TournamentError> {
     let total = plan.total_games();
     let (mut folder, done) = TournamentFolder::open(dir, plan)?;
-    if options
-        .stop_rule
-        .as_deref()
-        .is_some_and(|rule| rule.decided())
-    {
+    if options.observers.iter().any(|observer| observer.decided()) {
         return Ok(RunOutcome {
             total,
             done: done.count(),
@@ -130,7 +159,10 @@ pub fn run(
     let mut count = done.count();
     let mut played = 0u64;
     let mut failure: Option<String> = None;
-    let wants_entries = options.stop_rule.is_some();
+    let wants_entries = options
+        .observers
+        .iter()
+        .any(|observer| observer.wants_entries());
     std::thread::scope(|scope| -> Result<(), TournamentError> {
         let (sender, receiver) = mpsc::sync_channel::<Batch>(jobs * 4);
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -164,23 +196,21 @@ pub fn run(
             let finished = batch.lines.iter().filter(|&&b| b == b'\n').count() as u64;
             count += finished;
             played += finished;
-            if let Some(rule) = options.stop_rule.as_deref_mut() {
-                for entry in &batch.entries {
-                    if rule.observe(entry) {
-                        decided.store(true, Ordering::SeqCst);
-                    }
-                }
-            }
+            let event = SessionEvent::Journaled {
+                entries: &batch.entries,
+                progress: Progress {
+                    done: count,
+                    total,
+                    played,
+                },
+            };
+            let stop = tell(&mut options.observers, &event);
             if let Some(error) = batch.error {
                 failure.get_or_insert(error);
                 decided.store(true, Ordering::SeqCst);
             }
-            if let Some(report) = options.on_progress {
-                report(Progress {
-                    done: count,
-                    total,
-                    played,
-                });
+            if stop && !decided.swap(true, Ordering::SeqCst) {
+                tell(&mut options.observers, &SessionEvent::Decided);
             }
         }
         folder.flush()
@@ -196,6 +226,15 @@ pub fn run(
         interrupted: count < total && !decided,
         decided,
     })
+}
+
+/// Tells every observer `event`; whether one of them decided to stop.
+fn tell(observers: &mut [&mut dyn SessionObserver], event: &SessionEvent<'_>) -> bool {
+    let mut stop = false;
+    for observer in observers.iter_mut() {
+        stop |= observer.observe(event);
+    }
+    stop
 }
 
 struct Worker<'a> {
@@ -611,7 +650,107 @@ impl Finished {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::journal;
     use std::io::Read;
+
+    /// Decides once it has seen `after` games.
+    struct StopAfter {
+        after: usize,
+        seen: usize,
+    }
+
+    impl SessionObserver for StopAfter {
+        fn wants_entries(&self) -> bool {
+            true
+        }
+
+        fn observe(&mut self, event: &SessionEvent<'_>) -> bool {
+            if let SessionEvent::Journaled { entries, .. } = event {
+                self.seen += entries.len();
+            }
+            self.seen >= self.after
+        }
+    }
+
+    #[test]
+    fn watchers_see_each_journaled_game_once_in_journal_order_and_one_decision() {
+        let game = registry::stream_entry(arena_langwars::definitions().remove(0));
+        let bot = |name: &str| crate::BotPlan {
+            name: name.into(),
+            spec: "builtin:random".into(),
+            workdir: None,
+            source: None,
+        };
+        let plan = Plan::new(crate::PlanRequest {
+            game: game.id().into(),
+            variant: None,
+            players: game.players(),
+            bots: (0..game.players()).map(|i| bot(&format!("b{i}"))).collect(),
+            schedule: crate::Schedule::RoundRobin,
+            seat_orders: crate::SeatOrders::Rotations,
+            rounds: Some(50),
+            games: None,
+            seed: 3,
+            settings: crate::RunSettings {
+                rules: arena_core::runner::RunRules::default(),
+                stderr_cap: 1024,
+                replays: false,
+                builtin_replays: false,
+                game_options: None,
+            },
+            sprt: None,
+        })
+        .expect("plan");
+        let dir = tempfile::tempdir().expect("temp dir");
+        crate::create(dir.path(), &plan).expect("folder");
+        let stop = AtomicBool::new(false);
+        let mut seen: Vec<u64> = Vec::new();
+        let mut last = Progress {
+            done: 0,
+            total: 0,
+            played: 0,
+        };
+        let mut decisions = 0;
+        let mut watch = Watch(|event: &SessionEvent<'_>| match event {
+            SessionEvent::Journaled { entries, progress } => {
+                seen.extend(entries.iter().map(|entry| entry.index));
+                assert!(progress.done >= last.done, "progress goes forward");
+                last = *progress;
+            }
+            SessionEvent::Decided => decisions += 1,
+        });
+        let mut rule = StopAfter { after: 5, seen: 0 };
+        let outcome = run(
+            game.as_ref(),
+            dir.path(),
+            &plan,
+            RunOptions {
+                jobs: 2,
+                pin_cpus: false,
+                stop: &stop,
+                observers: vec![&mut watch, &mut rule],
+                sandbox: None,
+            },
+        )
+        .expect("runs");
+        assert!(
+            outcome.decided && outcome.done < outcome.total,
+            "{outcome:?}"
+        );
+        assert_eq!(decisions, 1, "one decision, however many games follow it");
+        let journal =
+            std::fs::read_to_string(dir.path().join(journal::RESULTS_FILE)).expect("journal");
+        let journaled: Vec<u64> = journal
+            .lines()
+            .map(|line| serde_json::from_str::<Entry>(line).expect("an entry").index)
+            .collect();
+        assert_eq!(
+            seen, journaled,
+            "every journaled game, once, in journal order"
+        );
+        assert_eq!(last.done, outcome.done);
+        assert_eq!(last.played, journaled.len() as u64);
+    }
 
     #[test]
     fn a_reused_compressor_writes_valid_gzip() {

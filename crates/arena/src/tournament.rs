@@ -11,7 +11,8 @@ use arena_stats::SprtConfig;
 use arena_submit::resolve::ResolvedBot;
 use arena_tournament::timing::MachineLoad;
 use arena_tournament::{
-    BotPlan, Plan, PlanRequest, Progress, RunOptions, RunSettings, Schedule, SeatOrders,
+    BotPlan, Plan, PlanRequest, RunOptions, RunSettings, Schedule, SeatOrders, SessionEvent,
+    SessionObserver,
 };
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -250,7 +251,11 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
     // The highest load average seen while games ran, sampled at most once a second, to tell
     // timeouts of a busy machine from slow bots.
     let max_load = std::sync::Mutex::new((MachineLoad::sample(), std::time::Instant::now()));
-    let report_progress = |progress: Progress| {
+    // The session's events drive the bar (and, below, the SPRT).
+    let mut progress_bar = arena_tournament::Watch(|event: &SessionEvent<'_>| {
+        let SessionEvent::Journaled { progress, .. } = event else {
+            return;
+        };
         bar.set_position(progress.done);
         if let Ok(mut seen) = max_load.lock()
             && seen.1.elapsed() >= std::time::Duration::from_secs(1)
@@ -262,9 +267,13 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
             };
             seen.1 = std::time::Instant::now();
         }
-    };
+    });
     let started = std::time::Instant::now();
     let mut sprt = crate::report::sprt_rule(&plan, &dir)?;
+    let mut observers: Vec<&mut dyn SessionObserver> = vec![&mut progress_bar];
+    if let Some(rule) = sprt.as_mut() {
+        observers.push(rule);
+    }
     let outcome = arena_tournament::run(
         game.as_ref(),
         &dir,
@@ -273,10 +282,7 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
             jobs,
             pin_cpus: !args.no_pin,
             stop: &STOP,
-            on_progress: Some(&report_progress),
-            stop_rule: sprt
-                .as_mut()
-                .map(|rule| rule as &mut dyn arena_tournament::StopRule),
+            observers,
             sandbox,
         },
     )?;
