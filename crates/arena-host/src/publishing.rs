@@ -135,7 +135,7 @@ impl Host {
         let timed = |bot: &arena_tournament::BotPlan| {
             bot.builtin().is_none_or(|name| game.builtin_thinks(name))
         };
-        let viewer_page = arena_viewer::published_viewer_page(&self.viewer_games());
+        let viewer_page = || arena_viewer::published_viewer_page(&self.viewer_games());
         folder
             .finish(
                 &plan,

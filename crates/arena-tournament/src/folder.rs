@@ -147,9 +147,11 @@ pub struct OutputOptions<'a> {
     pub machine: MachineLoad,
     /// Whether a bot's answers were timed (process bots, built-ins that search).
     pub timed: &'a dyn Fn(&BotPlan) -> bool,
-    /// The published viewer page (`viewer.html`, made by arena-viewer, which this crate does not
-    /// depend on) that `report.html`'s replay links open.
-    pub viewer_page: &'a str,
+    /// Makes the published viewer page (`viewer.html`, made by arena-viewer, which this crate does
+    /// not depend on) that `report.html`'s replay links open. Called once the statistics are
+    /// written: the page inlines every game's drawing, megabytes that the statistics pass, the
+    /// run's peak of memory, need not hold.
+    pub viewer_page: &'a dyn Fn() -> String,
 }
 
 /// The statistics a finished folder's outputs were made of, for the caller to show.
@@ -172,6 +174,7 @@ pub fn finish(
     let timing = crate::timing::summarize(dir, plan, options.machine, options.timed)?;
     report::write_outputs(dir, plan, &stats, &run, &first_games, &timing)?;
     let viewer = dir.join(report::VIEWER_FILE);
-    std::fs::write(&viewer, options.viewer_page).map_err(|e| TournamentError::io(&viewer, e))?;
+    std::fs::write(&viewer, (options.viewer_page)())
+        .map_err(|e| TournamentError::io(&viewer, e))?;
     Ok(Outputs { stats, run, timing })
 }

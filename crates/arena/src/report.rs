@@ -40,7 +40,7 @@ pub fn finish(
     // The page report.html's replay links open (viewer.html?game=N), so that the folder works
     // copied anywhere, opened from disk. The one summary every view shows is printed below, and
     // is in summary.json and report.html.
-    let viewer_page = arena_viewer::published_viewer_page(&crate::games::viewer_games());
+    let viewer_page = || arena_viewer::published_viewer_page(&crate::games::viewer_games());
     let Outputs { stats, run, timing } = arena_tournament::folder::finish(
         dir,
         plan,
