@@ -37,6 +37,63 @@ pub struct MatchOptions {
 /// its old path stays).
 pub use arena_formats::plan::RunRules;
 
+/// A run's time settings as a person writes them (the command line's `--time-scale`,
+/// `--time-policy`, `--grace`, `--bank` and `--clock`; a contest file's keys), made into
+/// [`RunRules`] by [`rules_from`]: every front end accepts and refuses the same values.
+#[derive(Clone, Debug)]
+pub struct TimeSettings<'a> {
+    pub pause_idle: bool,
+    /// A finite factor above 0 (see [`check_time_scale`]).
+    pub time_scale: f64,
+    /// `strict`, `strikes`, `grace` or `bank`; `None`: the game's default.
+    pub time_policy: Option<&'a str>,
+    pub grace_ms: Option<u64>,
+    pub bank_ms: Option<u64>,
+    /// `wall` or `cpu`; `None`: wall.
+    pub clock: Option<&'a str>,
+}
+
+impl Default for TimeSettings<'_> {
+    fn default() -> Self {
+        TimeSettings {
+            pause_idle: true,
+            time_scale: 1.0,
+            time_policy: None,
+            grace_ms: None,
+            bank_ms: None,
+            clock: None,
+        }
+    }
+}
+
+/// A time scale must be finite and above 0: 0, NaN or infinity would make every limit 0 or endless.
+pub fn check_time_scale(value: f64) -> Result<f64, String> {
+    if value.is_finite() && value > 0.0 {
+        Ok(value)
+    } else {
+        Err(format!(
+            "the time scale must be a finite number above 0 (got {value})"
+        ))
+    }
+}
+
+/// The rules that `settings` name, each value checked (the one parser of the time settings).
+pub fn rules_from(settings: &TimeSettings<'_>) -> Result<RunRules, String> {
+    Ok(RunRules {
+        pause_idle: settings.pause_idle,
+        time_scale: check_time_scale(settings.time_scale)?,
+        time_policy: settings
+            .time_policy
+            .map(|name| TimePolicy::from_name(name, settings.grace_ms, settings.bank_ms))
+            .transpose()?,
+        clock: settings
+            .clock
+            .map(ClockKind::from_name)
+            .transpose()?
+            .unwrap_or_default(),
+    })
+}
+
 /// The one place [`MatchOptions`] are made: from a run's [`RunRules`], whatever plays its games
 /// (`arena play`, a tournament and its rebuilt replays, a contest, the start-up probe). A trait
 /// because `RunRules` is a type of the formats crate.

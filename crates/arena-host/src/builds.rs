@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arena_core::registry::{PlayerSpec, SeatRequest};
+use arena_submit::resolve::{Notice, ResolvedBot};
 
 use crate::HostError;
 use crate::archive;
@@ -132,17 +132,25 @@ impl Host {
                  languages` lists them: .py .cpp .java .js ... or a zipped folder)"
             ));
         }
-        let prepared = arena_submit::prepare(&path, &self.submit_options()?)
-            .map_err(|e| format!("the build failed:\n{e}"))?;
-        let mut log = format!("built as {}\n", prepared.kind);
-        for warning in &prepared.warnings {
-            log.push_str(&format!("warning: {warning}\n"));
+        let bot = ResolvedBot::submission(
+            self.game.as_ref(),
+            Some(name),
+            &path,
+            &self.submit_options()?,
+        )
+        .map_err(|e| format!("the build failed:\n{e}"))?;
+        // The owner reads the build's kind even when it came from the cache (the same file
+        // uploaded again).
+        let mut log = bot
+            .build
+            .as_ref()
+            .map(|build| format!("built as {}\n", build.kind))
+            .unwrap_or_default();
+        for notice in bot.notices() {
+            if let Notice::Warning { text, .. } = notice {
+                log.push_str(&format!("warning: {text}\n"));
+            }
         }
-        let seat = SeatRequest {
-            name: name.to_string(),
-            spec: PlayerSpec::Command(arena_submit::run_argv(None)),
-            workdir: Some(prepared.folder),
-        };
         let variant = self
             .contest
             .leagues
@@ -155,7 +163,7 @@ impl Host {
         let probed = runtime.block_on(arena_submit::probe::probe(
             self.game.as_ref(),
             variant.as_deref(),
-            &seat,
+            &bot,
             &self.run_rules(),
             self.current_sandbox()?,
         ));
@@ -168,24 +176,29 @@ impl Host {
         }
     }
 
-    /// The built folder of an uploaded submission: its source is fetched from the database when
-    /// this machine does not have it (checked against its SHA-256), unpacked with the contest's
-    /// limits and built in the sandbox, once per process (the build cache keeps it by content
-    /// hash across processes).
-    pub(crate) fn prepared_folder(
+    /// An uploaded submission resolved as `--bot PATH` resolves it (its launcher in its built
+    /// folder), seated under its owner's name: its source is fetched from the database when this
+    /// machine does not have it (checked against its SHA-256), unpacked with the contest's limits
+    /// and built in the sandbox, once per process (the build cache keeps it by content hash across
+    /// processes).
+    pub(crate) fn prepared_bot(
         &self,
         submission: &Submission,
         handle: &tokio::runtime::Handle,
-    ) -> Result<PathBuf, String> {
+    ) -> Result<ResolvedBot, String> {
         // Held while building: two games of a new submission build it once.
         let mut prepared = self
             .prepared
             .lock()
             .map_err(|_| "the build table's lock was poisoned by a panic".to_string())?;
-        if let Some(folder) = prepared.get(&submission.id)
-            && folder.exists()
+        if let Some(bot) = prepared.get(&submission.id)
+            && bot
+                .seat
+                .workdir
+                .as_ref()
+                .is_some_and(|folder| folder.exists())
         {
-            return Ok(folder.clone());
+            return Ok(bot.clone());
         }
         // By content and id: a worker's folder may serve several contests (their ids collide, their
         // contents do not).
@@ -239,10 +252,14 @@ impl Host {
             }
         }
         let path = entry(&dir);
-        let folder = arena_submit::prepare(&path, &self.submit_options()?)
-            .map(|prepared| prepared.folder)
-            .map_err(|e| format!("submission {}: {e}", submission.id))?;
-        prepared.insert(submission.id, folder.clone());
-        Ok(folder)
+        let bot = ResolvedBot::submission(
+            self.game.as_ref(),
+            Some(&submission.user),
+            &path,
+            &self.submit_options()?,
+        )
+        .map_err(|e| format!("submission {}: {e}", submission.id))?;
+        prepared.insert(submission.id, bot.clone());
+        Ok(bot)
     }
 }

@@ -33,6 +33,10 @@ pub struct Contest {
     /// Milliseconds of grace per answer (`grace`) or of time bank per game (`bank`).
     #[serde(default)]
     pub time_policy_ms: Option<u64>,
+    /// The clock answers are judged on: `wall` (default) or `cpu`, as `--clock` (absent from
+    /// the copy kept in the database when it is the default, so older workers still read it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<String>,
     /// Whether anyone may register a name and receive a token (otherwise only the listed people).
     #[serde(default)]
     pub open_registration: bool,
@@ -244,6 +248,27 @@ impl Contest {
         })
     }
 
+    /// How the contest's games treat and judge bots: its `time_scale`, `time_policy` (with
+    /// `time_policy_ms`) and `clock`, checked by the parser `--time-scale`, `--time-policy` and
+    /// `--clock` use; idle bots are always paused.
+    pub fn run_rules(&self) -> Result<arena_core::runner::RunRules, HostError> {
+        // `time_policy_ms` is the bank of `bank` and the grace of any other policy (which refuses
+        // it unless it is `grace`).
+        let (grace_ms, bank_ms) = match self.time_policy.as_deref() {
+            Some("bank") => (None, self.time_policy_ms),
+            _ => (self.time_policy_ms, None),
+        };
+        arena_core::runner::rules_from(&arena_core::runner::TimeSettings {
+            pause_idle: true,
+            time_scale: self.time_scale,
+            time_policy: self.time_policy.as_deref(),
+            grace_ms,
+            bank_ms,
+            clock: self.clock.as_deref(),
+        })
+        .map_err(|e| HostError::Config(format!("the time settings: {e}")))
+    }
+
     pub fn parse(text: &str) -> Result<Contest, HostError> {
         toml::from_str(text).map_err(|e| HostError::Config(e.to_string()))
     }
@@ -254,9 +279,7 @@ impl Contest {
         if game.id != self.game {
             return bad(format!("the contest is for {}, not {}", self.game, game.id));
         }
-        if !(self.time_scale.is_finite() && self.time_scale > 0.0) {
-            return bad("time_scale must be a finite number above 0".into());
-        }
+        self.run_rules()?;
         if self.leagues.is_empty() {
             self.leagues.push(League {
                 name: game

@@ -9,7 +9,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use arena_core::TimePolicy;
 use arena_core::registry::GameEntry;
 use arena_core::sandbox::Sandbox;
 use sha2::{Digest, Sha256};
@@ -138,7 +137,8 @@ pub struct Host {
     pub(crate) sandbox_factory: Option<SandboxFactory>,
     pub(crate) pin_cpus: bool,
     pub(crate) promotion: Promotion,
-    pub(crate) time_policy: Option<TimePolicy>,
+    /// How the contest's games treat and judge bots (from the contest file's time settings).
+    pub(crate) rules: arena_core::runner::RunRules,
     /// Wakes the scheduler (a game finished, a submission built) and idle workers (games queued).
     pub changed: Notify,
     pub queued: Notify,
@@ -168,7 +168,8 @@ pub struct Host {
     pub(crate) held: std::sync::Mutex<std::collections::HashSet<i64>>,
     /// Built folders of uploads, by submission: built once per process (and cached by content
     /// hash on disk across processes).
-    pub(crate) prepared: std::sync::Mutex<std::collections::HashMap<i64, PathBuf>>,
+    pub(crate) prepared:
+        std::sync::Mutex<std::collections::HashMap<i64, arena_submit::resolve::ResolvedBot>>,
     /// Submissions this process could not prepare (fetch, unpack or build), and until when its
     /// workers leave their games to other workers.
     pub(crate) unprepared: std::sync::Mutex<std::collections::HashMap<i64, std::time::Instant>>,
@@ -223,15 +224,10 @@ pub struct WorkerCounts {
 }
 
 impl Host {
-    /// How the contest's games treat and judge bots: its time scale and policy, idle bots paused,
-    /// the wall clock (a contest file has no clock setting yet).
+    /// How the contest's games treat and judge bots: its time scale, policy and clock, idle bots
+    /// paused (see [`Contest::run_rules`]).
     pub(crate) fn run_rules(&self) -> arena_core::runner::RunRules {
-        arena_core::runner::RunRules {
-            pause_idle: true,
-            time_scale: self.contest.time_scale,
-            time_policy: self.time_policy,
-            clock: arena_core::ClockKind::Wall,
-        }
+        self.rules.clone()
     }
 
     /// What the replay viewer draws for this contest: its game.
@@ -271,13 +267,7 @@ impl Host {
                 .collect(),
         };
         contest.check(&facts)?;
-        let time_policy = match &contest.time_policy {
-            Some(name) => Some(
-                TimePolicy::from_name(name, contest.time_policy_ms, contest.time_policy_ms)
-                    .map_err(HostError::Config)?,
-            ),
-            None => None,
-        };
+        let rules = contest.run_rules()?;
         std::fs::create_dir_all(&data_dir).map_err(|e| {
             HostError::Io(format!(
                 "cannot make the data folder {}: {e}",
@@ -368,7 +358,7 @@ impl Host {
             (roots, sandbox, sandbox_factory),
             pin_cpus,
             promotion,
-            time_policy,
+            rules,
             requeued,
             revoked,
             workers,
@@ -388,7 +378,7 @@ impl Host {
         ),
         pin_cpus: bool,
         promotion: Promotion,
-        time_policy: Option<TimePolicy>,
+        rules: arena_core::runner::RunRules,
         requeued: u64,
         revoked: Vec<String>,
         workers: WorkerSettings,
@@ -410,7 +400,7 @@ impl Host {
             sandbox_factory,
             pin_cpus,
             promotion,
-            time_policy,
+            rules,
             changed: Notify::new(),
             queued: Notify::new(),
             stopping: AtomicBool::new(false),
@@ -454,13 +444,7 @@ impl Host {
         })?;
         let game = find_game(&view.contest.game).map_err(HostError::Config)?;
         let contest = view.contest;
-        let time_policy = match &contest.time_policy {
-            Some(name) => Some(
-                TimePolicy::from_name(name, contest.time_policy_ms, contest.time_policy_ms)
-                    .map_err(HostError::Config)?,
-            ),
-            None => None,
-        };
+        let rules = contest.run_rules()?;
         std::fs::create_dir_all(&options.data_dir).map_err(|e| {
             HostError::Io(format!(
                 "cannot make the worker's folder {}: {e}",
@@ -488,7 +472,7 @@ impl Host {
             (roots, sandbox, options.sandbox_factory),
             options.pin_cpus,
             promotion,
-            time_policy,
+            rules,
             requeued,
             Vec::new(),
             options.workers,

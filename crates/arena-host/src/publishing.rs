@@ -8,7 +8,6 @@ use std::sync::Arc;
 use crate::HostError;
 use crate::host::Host;
 use crate::workers::all_builtin;
-use arena_tournament::SummaryOf as _;
 
 impl Host {
     /// A finished game's gzipped replay: the stored one, or, for a game of built-in bots (which
@@ -49,13 +48,14 @@ impl Host {
         dir: &Path,
         bootstrap: usize,
     ) -> Result<usize, HostError> {
-        use arena_tournament::report;
+        use arena_tournament::folder::{OutputOptions, REPLAY_DIR, TournamentFolder};
+        let failed = |e: arena_tournament::TournamentError| HostError::Io(e.to_string());
         let results = self.store.results().await?;
+        // First the bots (the plan names them all), then the folder, then each game's line and
+        // replay, one at a time.
         let mut bots: Vec<(i64, String)> = Vec::new();
-        let mut entries = Vec::new();
-        for (position, (game, _, line)) in results.iter().enumerate() {
-            let mut entry: arena_tournament::Entry = serde_json::from_str(line)
-                .map_err(|e| HostError::Database(format!("the result of game {game}: {e}")))?;
+        let mut seated = Vec::new();
+        for (game, _, _) in &results {
             let seats = self.store.seats(*game).await?;
             let mut indices = Vec::new();
             for submission in &seats {
@@ -73,27 +73,7 @@ impl Host {
                 };
                 indices.push(index);
             }
-            entry.index = position as u64;
-            entry.pair = position as u64;
-            entry.bots = indices.iter().map(|&i| bots[i].1.clone()).collect();
-            entry.seats = indices;
-            entry.replay = None;
-            if let Some(replay) = self.replay(*game).await? {
-                let name = format!("{}/{position}.json.gz", arena_tournament::run::REPLAY_DIR);
-                let folder = dir.join(arena_tournament::run::REPLAY_DIR);
-                let io = |e: std::io::Error| {
-                    HostError::Io(format!("cannot write in {}: {e}", folder.display()))
-                };
-                std::fs::create_dir_all(&folder).map_err(io)?;
-                std::fs::write(dir.join(&name), &replay).map_err(io)?;
-                std::fs::write(
-                    folder.join(format!("{position}.js")),
-                    arena_tournament::run::replay_script(&replay),
-                )
-                .map_err(io)?;
-                entry.replay = Some(name);
-            }
-            entries.push(entry);
+            seated.push(indices);
         }
         if bots.len() < 2 {
             return Err(HostError::Refused(
@@ -130,38 +110,46 @@ impl Host {
             groups_per_round: 0,
             sprt: None,
         };
-        let failed = |e: arena_tournament::TournamentError| HostError::Io(e.to_string());
-        arena_tournament::create(dir, &plan).map_err(failed)?;
-        let mut journal = String::new();
-        for entry in &entries {
-            journal.push_str(
-                &serde_json::to_string(entry)
-                    .map_err(|e| HostError::Io(format!("cannot encode a result: {e}")))?,
-            );
-            journal.push('\n');
+        let mut folder = TournamentFolder::create(dir, &plan).map_err(failed)?;
+        let mut replay_dir = false;
+        for (position, ((game, _, line), indices)) in results.iter().zip(seated).enumerate() {
+            let mut entry: arena_tournament::Entry = serde_json::from_str(line)
+                .map_err(|e| HostError::Database(format!("the result of game {game}: {e}")))?;
+            entry.index = position as u64;
+            entry.pair = position as u64;
+            entry.bots = indices.iter().map(|&i| bots[i].1.clone()).collect();
+            entry.seats = indices;
+            entry.replay = None;
+            if let Some(replay) = self.replay(*game).await? {
+                if !replay_dir {
+                    folder.replay_dir().map_err(failed)?;
+                    replay_dir = true;
+                }
+                let name = format!("{REPLAY_DIR}/{position}.json.gz");
+                folder.write_replay(&name, &replay).map_err(failed)?;
+                entry.replay = Some(name);
+            }
+            folder.append(&entry).map_err(failed)?;
         }
-        let path = dir.join(arena_tournament::journal::RESULTS_FILE);
-        std::fs::write(&path, journal)
-            .map_err(|e| HostError::Io(format!("cannot write {}: {e}", path.display())))?;
-        let (stats, first) = report::compute(dir, &plan, bootstrap).map_err(failed)?;
-        let machine = arena_tournament::timing::MachineLoad {
-            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            max_load: None,
-        };
         let game = self.game.clone();
         let timed = |bot: &arena_tournament::BotPlan| {
             bot.builtin().is_none_or(|name| game.builtin_thinks(name))
         };
-        let timing =
-            arena_tournament::timing::summarize(dir, &plan, machine, &timed).map_err(failed)?;
-        let run = arena_tournament::RunSummary::of(&plan, &stats, bootstrap);
-        report::write_outputs(dir, &plan, &stats, &run, &first, &timing).map_err(failed)?;
-        let viewer = dir.join(report::VIEWER_FILE);
-        std::fs::write(
-            &viewer,
-            arena_viewer::published_viewer_page(&self.viewer_games()),
-        )
-        .map_err(|e| HostError::Io(format!("cannot write {}: {e}", viewer.display())))?;
-        Ok(entries.len())
+        let viewer_page = || arena_viewer::published_viewer_page(&self.viewer_games());
+        folder
+            .finish(
+                &plan,
+                &OutputOptions {
+                    bootstrap,
+                    machine: arena_tournament::timing::MachineLoad {
+                        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+                        max_load: None,
+                    },
+                    timed: &timed,
+                    viewer_page: &viewer_page,
+                },
+            )
+            .map_err(failed)?;
+        Ok(results.len())
     }
 }

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use arena_core::registry::{GameRequest, PlayerSpec, SeatRequest};
+use arena_core::registry::GameRequest;
+use arena_submit::resolve::ResolvedBot;
 
 use crate::HostError;
 use crate::host::{Host, WorkerCounts, gzip, machine_name};
@@ -550,26 +551,18 @@ impl Host {
         }
         let mut seats = Vec::new();
         for submission in &claimed.seats {
-            let seat = if submission.kind == "builtin" {
-                SeatRequest {
-                    name: submission.user.clone(),
-                    spec: PlayerSpec::Builtin(submission.source_name.clone()),
-                    workdir: None,
-                }
+            let bot = if submission.kind == "builtin" {
+                ResolvedBot::builtin(&submission.user, &submission.source_name)
             } else {
-                SeatRequest {
-                    name: submission.user.clone(),
-                    spec: PlayerSpec::Command(arena_submit::run_argv(None)),
-                    workdir: Some(self.prepared_folder(submission, handle).map_err(|reason| {
-                        self.leave_to_others(submission.id);
-                        NotPlayed::Unprepared(format!(
-                            "worker {} could not prepare submission {}: {reason}",
-                            self.worker_id, submission.id
-                        ))
-                    })?),
-                }
+                self.prepared_bot(submission, handle).map_err(|reason| {
+                    self.leave_to_others(submission.id);
+                    NotPlayed::Unprepared(format!(
+                        "worker {} could not prepare submission {}: {reason}",
+                        self.worker_id, submission.id
+                    ))
+                })?
             };
-            seats.push(seat);
+            seats.push(bot.seat);
         }
         let request = GameRequest {
             variant: claimed.variant.clone(),

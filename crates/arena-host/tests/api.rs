@@ -834,3 +834,50 @@ async fn the_organiser_sees_the_workers_and_their_games() {
         "the game's own seed"
     );
 }
+
+/// The contest file's `clock` is the clock its games are judged on (recorded in each replay), and
+/// it is checked as `--clock` is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_contest_set_to_the_cpu_clock_plays_on_it() {
+    let f = fixture("clock = \"cpu\"").await;
+    let (_, state, log) = upload(&f.host, ALICE, "alice.py", bot_saying("a")).await;
+    assert_eq!(state, "ready", "{log}");
+    let (_, state, log) = upload(&f.host, BOB, "bob.py", bot_saying("b")).await;
+    assert_eq!(state, "ready", "{log}");
+    assert_eq!(f.host.schedule().await.expect("schedule"), 1);
+    let host = Arc::clone(&f.host);
+    let workers = host.spawn_workers(1, true);
+    tokio::task::spawn_blocking(move || {
+        for worker in workers {
+            worker.join().expect("worker").expect("worker ran");
+        }
+    })
+    .await
+    .expect("joined");
+    let (_, body) = call(&f.host, "GET", "/api/games", Some(ORG), vec![]).await;
+    let games = json(&body);
+    assert_eq!(games[0]["state"], "done", "{games}");
+    let game = games[0]["id"].as_i64().expect("a game");
+    let (status, body) = call(
+        &f.host,
+        "GET",
+        &format!("/api/games/{game}/replay"),
+        Some(ORG),
+        vec![],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(json(&body)["clock"], "cpu", "the replay records the clock");
+
+    let mut contest = f.host.contest.clone();
+    contest.clock = Some("sundial".into());
+    let refused = contest
+        .run_rules()
+        .expect_err("an unknown clock is refused");
+    assert!(
+        refused
+            .to_string()
+            .contains("unknown clock `sundial` (wall, cpu)"),
+        "{refused}"
+    );
+}

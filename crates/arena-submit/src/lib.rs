@@ -16,6 +16,7 @@
 pub mod codingame_api;
 pub mod languages;
 pub mod probe;
+pub mod resolve;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

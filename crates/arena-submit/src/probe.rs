@@ -10,6 +10,8 @@ use arena_core::registry::{GameEntry, GameRequest, PlayerSpec, SeatRequest};
 use arena_core::runner::RulesOptions as _;
 use arena_core::sandbox::Sandbox;
 
+use crate::resolve::ResolvedBot;
+
 /// Why a probe failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
@@ -35,16 +37,41 @@ pub fn stderr_tail(stderr: &str, lines: usize) -> String {
         .collect()
 }
 
-/// Probes the process bot of `seat` (a built-in seat passes at once). `Err` says why it could not
+/// Probes every process bot of `bots` once (two seats with one command and folder are one bot),
+/// in order; the first that cannot start is the error (see [`probe`]).
+pub async fn probe_all(
+    game: &dyn GameEntry,
+    variant: Option<&str>,
+    bots: &[ResolvedBot],
+    rules: &arena_core::runner::RunRules,
+    sandbox: Option<Arc<Sandbox>>,
+) -> Result<(), ProbeError> {
+    let mut probed: Vec<(&[String], Option<&std::path::Path>)> = Vec::new();
+    for bot in bots {
+        let PlayerSpec::Command(argv) = &bot.seat.spec else {
+            continue;
+        };
+        let key = (argv.as_slice(), bot.seat.workdir.as_deref());
+        if probed.contains(&key) {
+            continue;
+        }
+        probed.push(key);
+        probe(game, variant, bot, rules, sandbox.clone()).await?;
+    }
+    Ok(())
+}
+
+/// Probes the process bot of `bot` (a built-in seat passes at once). `Err` says why it could not
 /// start: the faults, the command, the launcher of a submission, its exit status and the end of
 /// its stderr.
 pub async fn probe(
     game: &dyn GameEntry,
     variant: Option<&str>,
-    seat: &SeatRequest,
+    bot: &ResolvedBot,
     rules: &arena_core::runner::RunRules,
     sandbox: Option<Arc<Sandbox>>,
 ) -> Result<(), ProbeError> {
+    let seat = &bot.seat;
     let PlayerSpec::Command(argv) = &seat.spec else {
         return Ok(());
     };

@@ -2,6 +2,7 @@
 //! statistics that say how sure they are.
 //!
 //! - [`schedule`]: the plan and the game at every index (groups, seat orders, paired seeds);
+//! - [`folder`]: the one writer of a tournament folder (plan, results lines, replays, outputs);
 //! - [`journal`]: `results.jsonl`, crash-safe appends and resume;
 //! - [`run`]: the worker pool;
 //! - [`rebuild`]: replays of games between built-in bots, played again when someone watches one;
@@ -14,12 +15,14 @@
 //! - a tournament directory holds `tournament.json` (the plan), `results.jsonl`, `replays/`, and after
 //!   the run `summary.json`, `leaderboard.csv` and `report.html`.
 
+pub mod folder;
 pub mod journal;
 pub mod rebuild;
 pub mod report;
 pub mod reproduce;
 pub mod run;
 pub mod schedule;
+pub mod session;
 pub mod stats;
 pub mod summary;
 pub mod summary_file;
@@ -29,8 +32,9 @@ pub mod timing;
 use std::path::Path;
 
 pub use journal::Entry;
-pub use run::{Progress, RunOptions, RunOutcome, StopRule, run};
+pub use run::{RunOptions, RunOutcome, run};
 pub use schedule::{BotPlan, Plan, PlanRequest, RunSettings, Schedule, SeatOrders};
+pub use session::{Progress, SessionEvent, SessionObserver, Watch};
 pub use summary::{RunSummary, SummaryOf};
 
 pub use arena_formats::layout::PLAN_FILE;
@@ -62,19 +66,9 @@ impl TournamentError {
 }
 
 /// Creates the tournament directory and writes its plan. An existing directory with a journal is
-/// refused: resume it instead.
+/// refused: resume it instead. (The folder's writer is [`folder::TournamentFolder`].)
 pub fn create(dir: &Path, plan: &Plan) -> Result<(), TournamentError> {
-    if dir.join(journal::RESULTS_FILE).exists() {
-        return Err(TournamentError::Invalid(format!(
-            "{} already holds a tournament: resume it with --resume {0}, or choose another --out",
-            dir.display()
-        )));
-    }
-    std::fs::create_dir_all(dir).map_err(|e| TournamentError::io(dir, e))?;
-    let text = serde_json::to_string_pretty(plan)
-        .map_err(|e| TournamentError::Invalid(format!("cannot encode the plan: {e}")))?;
-    let path = dir.join(PLAN_FILE);
-    std::fs::write(&path, text).map_err(|e| TournamentError::io(&path, e))
+    folder::write_plan(dir, plan)
 }
 
 /// The plan of an existing tournament directory.

@@ -2,7 +2,6 @@
 //! (serialising and compressing off the game's path), results appended to the journal by the calling
 //! thread once their replays are on disk.
 
-use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -13,13 +12,14 @@ use arena_core::{Outcome, RecordJson};
 use flate2::{Compress, Compression, Crc, FlushCompress, Status};
 
 use crate::TournamentError;
-use crate::journal::{self, Done, Entry, EntryRef, SeatNames};
+use crate::folder::TournamentFolder;
+use crate::session::{Progress, SessionEvent, SessionObserver};
+// Their old paths (`run::REPLAY_DIR`, `run::replay_script`), which other crates use.
+pub use crate::folder::{REPLAY_DIR, replay_script};
+use crate::journal::{Done, Entry, EntryRef, SeatNames};
 use crate::schedule::PlanSchedule as _;
 use crate::schedule::{Plan, ScheduledGame};
 use arena_core::runner::RulesOptions as _;
-
-/// Where replays go, relative to the tournament directory.
-pub use arena_formats::layout::REPLAY_DIR;
 
 /// Games of built-in bots finish in microseconds: their lines are sent in batches (a lost batch is
 /// replayed identically on resume). Process games are sent one by one.
@@ -31,27 +31,6 @@ const POOLED_SANDBOXES: usize = 16;
 /// Indices a worker claims at a time for games of built-in bots.
 const BUILTIN_CLAIM: u64 = 64;
 
-/// Progress as games finish.
-#[derive(Clone, Copy, Debug)]
-pub struct Progress {
-    /// Games in the journal (including those of earlier runs).
-    pub done: u64,
-    pub total: u64,
-    /// Games played by this run.
-    pub played: u64,
-}
-
-/// A decision to stop early, taken on the results so far (SPRT).
-pub trait StopRule: Send {
-    /// Sees every finished game in the order it is journaled; true to stop scheduling games.
-    fn observe(&mut self, entry: &Entry) -> bool;
-
-    /// Whether the rule has already decided (on a resumed journal): then no game is played.
-    fn decided(&self) -> bool {
-        false
-    }
-}
-
 pub struct RunOptions<'a> {
     pub jobs: usize,
     /// Pin each worker's bot processes to one CPU (worker `w` to CPU `w mod cpus`): two thinking bots
@@ -61,8 +40,9 @@ pub struct RunOptions<'a> {
     /// Set (by a signal handler) to stop: no new games start, games in progress are abandoned (their
     /// bots killed) and not journaled.
     pub stop: &'a AtomicBool,
-    pub on_progress: Option<&'a (dyn Fn(Progress) + Sync)>,
-    pub stop_rule: Option<&'a mut dyn StopRule>,
+    /// Those who watch the session's events (progress bar, SPRT), each told every event in
+    /// turn.
+    pub observers: Vec<&'a mut dyn SessionObserver>,
     /// The sandbox process bots start in (`None`: unconfined).
     pub sandbox: Option<std::sync::Arc<arena_core::sandbox::Sandbox>>,
 }
@@ -103,12 +83,8 @@ pub fn run(
     mut options: RunOptions<'_>,
 ) -> Result<RunOutcome, TournamentError> {
     let total = plan.total_games();
-    let (mut file, done) = journal::open(dir, plan)?;
-    if options
-        .stop_rule
-        .as_deref()
-        .is_some_and(|rule| rule.decided())
-    {
+    let (mut folder, done) = TournamentFolder::open(dir, plan)?;
+    if options.observers.iter().any(|observer| observer.decided()) {
         return Ok(RunOutcome {
             total,
             done: done.count(),
@@ -125,7 +101,7 @@ pub fn run(
                 .iter()
                 .any(|b| b.builtin().is_none_or(|name| entry.builtin_thinks(name))));
     if stores_replays {
-        std::fs::create_dir_all(dir.join(REPLAY_DIR)).map_err(|e| TournamentError::io(dir, e))?;
+        folder.replay_dir()?;
     }
     let jobs = options.jobs.max(1);
     let cursor = AtomicU64::new(0);
@@ -133,7 +109,10 @@ pub fn run(
     let mut count = done.count();
     let mut played = 0u64;
     let mut failure: Option<String> = None;
-    let wants_entries = options.stop_rule.is_some();
+    let wants_entries = options
+        .observers
+        .iter()
+        .any(|observer| observer.wants_entries());
     std::thread::scope(|scope| -> Result<(), TournamentError> {
         let (sender, receiver) = mpsc::sync_channel::<Batch>(jobs * 4);
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -162,33 +141,29 @@ pub fn run(
         drop(sender);
         for batch in receiver {
             if !batch.lines.is_empty() {
-                journal::append(&mut file, &batch.lines)
-                    .map_err(|e| TournamentError::io(dir, e))?;
+                folder.append_lines(&batch.lines)?;
             }
             let finished = batch.lines.iter().filter(|&&b| b == b'\n').count() as u64;
             count += finished;
             played += finished;
-            if let Some(rule) = options.stop_rule.as_deref_mut() {
-                for entry in &batch.entries {
-                    if rule.observe(entry) {
-                        decided.store(true, Ordering::SeqCst);
-                    }
-                }
-            }
+            let event = SessionEvent::Journaled {
+                entries: &batch.entries,
+                progress: Progress {
+                    done: count,
+                    total,
+                    played,
+                },
+            };
+            let stop = tell(&mut options.observers, &event);
             if let Some(error) = batch.error {
                 failure.get_or_insert(error);
                 decided.store(true, Ordering::SeqCst);
             }
-            if let Some(report) = options.on_progress {
-                report(Progress {
-                    done: count,
-                    total,
-                    played,
-                });
+            if stop && !decided.swap(true, Ordering::SeqCst) {
+                tell(&mut options.observers, &SessionEvent::Decided);
             }
         }
-        file.flush().map_err(|e| TournamentError::io(dir, e))?;
-        Ok(())
+        folder.flush()
     })?;
     if let Some(error) = failure {
         return Err(TournamentError::Game(error));
@@ -201,6 +176,15 @@ pub fn run(
         interrupted: count < total && !decided,
         decided,
     })
+}
+
+/// Tells every observer `event`; whether one of them decided to stop.
+fn tell(observers: &mut [&mut dyn SessionObserver], event: &SessionEvent<'_>) -> bool {
+    let mut stop = false;
+    for observer in observers.iter_mut() {
+        stop |= observer.observe(event);
+    }
+    stop
 }
 
 struct Worker<'a> {
@@ -536,16 +520,6 @@ impl ReplayCompressor {
     }
 }
 
-/// A compressed replay as the script the published viewer page loads (`viewer.html?game=N` loads
-/// `replays/N.js`, see arena-viewer's `assets/published.js`): a call of `arenaReplay` with the
-/// gzip bytes in base64. Browsers load scripts beside a page opened from disk, where they refuse
-/// `fetch`, so a tournament folder works as files.
-pub fn replay_script(compressed: &[u8]) -> String {
-    use base64::Engine as _;
-    let encoded = base64::engine::general_purpose::STANDARD.encode(compressed);
-    format!("arenaReplay(\"{encoded}\");\n")
-}
-
 /// Buffers reused from one replay to the next.
 #[derive(Default)]
 struct ReplayWriter {
@@ -555,26 +529,23 @@ struct ReplayWriter {
 }
 
 impl ReplayWriter {
-    /// Writes one replay compressed, atomically (written aside, then renamed). The record is encoded
-    /// into a buffer first and compressed in one call: encoding straight into the compressor makes one
+    /// Writes one replay compressed ([`crate::folder::write_replay`]). The record is encoded into a
+    /// buffer first and compressed in one call: encoding straight into the compressor makes one
     /// small write per JSON token, and the deflate stream pays for each.
-    ///
-    /// Beside `N.json.gz` goes `N.js`, the same compressed bytes for the published viewer page
-    /// (see [`replay_script`]), written first so that a replay on disk always has both.
     fn write(&mut self, dir: &Path, replay: &PendingReplay) -> Result<(), String> {
-        let path = dir.join(&replay.relative);
-        let script = path.with_extension("").with_extension("js");
-        // Written in place, without a temporary file and a rename (file creation is the costly part
-        // on some file systems): a replay is read only once its game is in the journal, which is
-        // written after it, and a game cut short by a crash is played again and its files rewritten.
-        let mut write = || -> std::io::Result<()> {
-            self.json.clear();
-            replay.record.write_json(&mut self.json)?;
-            self.compressor.compress(&self.json, &mut self.compressed)?;
-            std::fs::write(&script, replay_script(&self.compressed))?;
-            std::fs::write(&path, &self.compressed)
+        let compress = |this: &mut Self| -> std::io::Result<()> {
+            this.json.clear();
+            replay.record.write_json(&mut this.json)?;
+            this.compressor.compress(&this.json, &mut this.compressed)
         };
-        write().map_err(|e| format!("cannot write the replay {}: {e}", path.display()))
+        compress(self).map_err(|e| {
+            format!(
+                "cannot write the replay {}: {e}",
+                dir.join(&replay.relative).display()
+            )
+        })?;
+        crate::folder::write_replay(dir, &replay.relative, &self.compressed)
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -629,7 +600,108 @@ impl Finished {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::journal;
+    use crate::session::Watch;
     use std::io::Read;
+
+    /// Decides once it has seen `after` games.
+    struct StopAfter {
+        after: usize,
+        seen: usize,
+    }
+
+    impl SessionObserver for StopAfter {
+        fn wants_entries(&self) -> bool {
+            true
+        }
+
+        fn observe(&mut self, event: &SessionEvent<'_>) -> bool {
+            if let SessionEvent::Journaled { entries, .. } = event {
+                self.seen += entries.len();
+            }
+            self.seen >= self.after
+        }
+    }
+
+    #[test]
+    fn watchers_see_each_journaled_game_once_in_journal_order_and_one_decision() {
+        let game = registry::stream_entry(arena_langwars::definitions().remove(0));
+        let bot = |name: &str| crate::BotPlan {
+            name: name.into(),
+            spec: "builtin:random".into(),
+            workdir: None,
+            source: None,
+        };
+        let plan = Plan::new(crate::PlanRequest {
+            game: game.id().into(),
+            variant: None,
+            players: game.players(),
+            bots: (0..game.players()).map(|i| bot(&format!("b{i}"))).collect(),
+            schedule: crate::Schedule::RoundRobin,
+            seat_orders: crate::SeatOrders::Rotations,
+            rounds: Some(50),
+            games: None,
+            seed: 3,
+            settings: crate::RunSettings {
+                rules: arena_core::runner::RunRules::default(),
+                stderr_cap: 1024,
+                replays: false,
+                builtin_replays: false,
+                game_options: Default::default(),
+            },
+            sprt: None,
+        })
+        .expect("plan");
+        let dir = tempfile::tempdir().expect("temp dir");
+        crate::create(dir.path(), &plan).expect("folder");
+        let stop = AtomicBool::new(false);
+        let mut seen: Vec<u64> = Vec::new();
+        let mut last = Progress {
+            done: 0,
+            total: 0,
+            played: 0,
+        };
+        let mut decisions = 0;
+        let mut watch = Watch(|event: &SessionEvent<'_>| match event {
+            SessionEvent::Journaled { entries, progress } => {
+                seen.extend(entries.iter().map(|entry| entry.index));
+                assert!(progress.done >= last.done, "progress goes forward");
+                last = *progress;
+            }
+            SessionEvent::Decided => decisions += 1,
+        });
+        let mut rule = StopAfter { after: 5, seen: 0 };
+        let outcome = run(
+            game.as_ref(),
+            dir.path(),
+            &plan,
+            RunOptions {
+                jobs: 2,
+                pin_cpus: false,
+                stop: &stop,
+                observers: vec![&mut watch, &mut rule],
+                sandbox: None,
+            },
+        )
+        .expect("runs");
+        assert!(
+            outcome.decided && outcome.done < outcome.total,
+            "{outcome:?}"
+        );
+        assert_eq!(decisions, 1, "one decision, however many games follow it");
+        let journal =
+            std::fs::read_to_string(dir.path().join(journal::RESULTS_FILE)).expect("journal");
+        let journaled: Vec<u64> = journal
+            .lines()
+            .map(|line| serde_json::from_str::<Entry>(line).expect("an entry").index)
+            .collect();
+        assert_eq!(
+            seen, journaled,
+            "every journaled game, once, in journal order"
+        );
+        assert_eq!(last.done, outcome.done);
+        assert_eq!(last.played, journaled.len() as u64);
+    }
 
     #[test]
     fn a_reused_compressor_writes_valid_gzip() {

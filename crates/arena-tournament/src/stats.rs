@@ -14,9 +14,9 @@ use arena_stats::{
 
 use crate::TournamentError;
 use crate::journal::{self, Entry};
-use crate::run::StopRule;
 use crate::schedule::Plan;
 use crate::schedule::PlanSchedule as _;
+use crate::session::{SessionEvent, SessionObserver};
 
 /// Games listed with their replay links in the HTML report (the journal lists them all).
 const REPORT_GAME_LINKS: usize = 2000;
@@ -280,9 +280,18 @@ impl SprtRule {
             return Ok(());
         }
         for entry in journal::entries_in_order(dir)? {
-            self.observe(&entry?);
+            self.add(&entry?);
         }
         Ok(())
+    }
+
+    /// Takes one journaled game; the test sees the games in index order.
+    fn add(&mut self, entry: &Entry) {
+        self.waiting.insert(entry.index, game_result(entry));
+        while let Some(game) = self.waiting.remove(&self.next) {
+            self.test.add(&game);
+            self.next += 1;
+        }
     }
 
     pub fn report(&self) -> SprtReport {
@@ -290,12 +299,18 @@ impl SprtRule {
     }
 }
 
-impl StopRule for SprtRule {
-    fn observe(&mut self, entry: &Entry) -> bool {
-        self.waiting.insert(entry.index, game_result(entry));
-        while let Some(game) = self.waiting.remove(&self.next) {
-            self.test.add(&game);
-            self.next += 1;
+/// The SPRT watches the session: it takes the journaled games in index order, so the live verdict
+/// is the one a recomputation of the journal gives.
+impl SessionObserver for SprtRule {
+    fn wants_entries(&self) -> bool {
+        true
+    }
+
+    fn observe(&mut self, event: &SessionEvent<'_>) -> bool {
+        if let SessionEvent::Journaled { entries, .. } = event {
+            for entry in *entries {
+                self.add(entry);
+            }
         }
         self.decided()
     }

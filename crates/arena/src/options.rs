@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, anyhow, bail};
 use arena_core::options::GameOptions;
 use arena_core::seed::derive_seed;
-use arena_core::{ClockKind, TimePolicy};
 
 /// The sandbox bot processes run in (see docs/sandbox.md).
 #[derive(clap::Args, Debug, Default, Clone)]
@@ -124,37 +123,31 @@ pub struct TimingOptions {
 }
 
 impl TimingOptions {
-    /// The policy asked for, `None` for the game's default.
-    pub fn policy(&self) -> Result<Option<TimePolicy>> {
-        let name = match (&self.time_policy, self.grace, self.bank) {
-            (Some(name), _, _) => name.as_str(),
-            (None, Some(_), None) => "grace",
-            (None, None, Some(_)) => "bank",
-            (None, None, None) => return Ok(None),
+    /// The name of the policy asked for (`--grace` alone is `grace`, `--bank` alone `bank`),
+    /// `None` for the game's default.
+    fn policy_name(&self) -> Result<Option<&str>> {
+        Ok(match (&self.time_policy, self.grace, self.bank) {
+            (Some(name), _, _) => Some(name.as_str()),
+            (None, Some(_), None) => Some("grace"),
+            (None, None, Some(_)) => Some("bank"),
+            (None, None, None) => None,
             (None, Some(_), Some(_)) => bail!("--grace and --bank are two different time policies"),
-        };
-        TimePolicy::from_name(name, self.grace, self.bank)
-            .map(Some)
-            .map_err(|e| anyhow!(e))
-    }
-
-    /// The clock asked for (wall by default).
-    pub fn clock(&self) -> Result<ClockKind> {
-        match &self.clock {
-            Some(name) => ClockKind::from_name(name).map_err(|e| anyhow!(e)),
-            None => Ok(ClockKind::Wall),
-        }
+        })
     }
 
     /// The run's rules from the command line: these timing options, `--no-pause` and
-    /// `--time-scale` (`arena play` and `arena tournament` build them here, the one way).
+    /// `--time-scale` (`arena play` and `arena tournament` build them here, checked by the one
+    /// parser of time settings, `arena_core::runner::rules_from`).
     pub fn rules(&self, no_pause: bool, time_scale: f64) -> Result<arena_core::runner::RunRules> {
-        Ok(arena_core::runner::RunRules {
+        arena_core::runner::rules_from(&arena_core::runner::TimeSettings {
             pause_idle: !no_pause,
             time_scale,
-            time_policy: self.policy()?,
-            clock: self.clock()?,
+            time_policy: self.policy_name()?,
+            grace_ms: self.grace,
+            bank_ms: self.bank,
+            clock: self.clock.as_deref(),
         })
+        .map_err(|e| anyhow!(e))
     }
 }
 
@@ -224,18 +217,12 @@ pub fn game_options_given(matches: &clap::ArgMatches) -> GameOptions {
     given
 }
 
-/// `--time-scale`: a finite factor above 0 (0, NaN or infinity would make every limit 0 or endless).
+/// `--time-scale`: a finite factor above 0 (see `arena_core::runner::check_time_scale`).
 pub fn parse_time_scale(text: &str) -> Result<f64, String> {
     let value: f64 = text
         .parse()
         .map_err(|_| format!("`{text}` is not a number"))?;
-    if value.is_finite() && value > 0.0 {
-        Ok(value)
-    } else {
-        Err(format!(
-            "the time scale must be a finite number above 0 (got {text})"
-        ))
-    }
+    arena_core::runner::check_time_scale(value)
 }
 
 /// `--grace`, `--bank`: milliseconds, 0 or more.

@@ -2,12 +2,12 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
-use arena_tournament::SummaryOf as _;
+use anyhow::Result;
+use arena_tournament::Plan;
+use arena_tournament::folder::{OutputOptions, Outputs};
 use arena_tournament::report;
-use arena_tournament::stats::{self, SprtRule};
+use arena_tournament::stats::SprtRule;
 use arena_tournament::timing::MachineLoad;
-use arena_tournament::{Plan, RunSummary};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {
@@ -32,24 +32,25 @@ pub fn finish(
     bootstrap: usize,
     machine: MachineLoad,
 ) -> Result<()> {
-    let (stats, first_games) = stats::compute(dir, plan, bootstrap)?;
-    // The one summary every view shows: printed below, and in summary.json and report.html.
-    let run = RunSummary::of(plan, &stats, bootstrap);
     // Built-ins that search are timed like process bots.
     let game = crate::games::find_game_of_plan(plan)?;
     let timed = |bot: &arena_tournament::BotPlan| {
         bot.builtin().is_none_or(|name| game.builtin_thinks(name))
     };
-    let timing = arena_tournament::timing::summarize(dir, plan, machine, &timed)?;
-    report::write_outputs(dir, plan, &stats, &run, &first_games, &timing)?;
     // The page report.html's replay links open (viewer.html?game=N), so that the folder works
-    // copied anywhere, opened from disk.
-    let viewer = dir.join(report::VIEWER_FILE);
-    std::fs::write(
-        &viewer,
-        arena_viewer::published_viewer_page(&crate::games::viewer_games()),
-    )
-    .with_context(|| format!("cannot write {}", viewer.display()))?;
+    // copied anywhere, opened from disk. The one summary every view shows is printed below, and
+    // is in summary.json and report.html.
+    let viewer_page = || arena_viewer::published_viewer_page(&crate::games::viewer_games());
+    let Outputs { stats, run, timing } = arena_tournament::folder::finish(
+        dir,
+        plan,
+        &OutputOptions {
+            bootstrap,
+            machine,
+            timed: &timed,
+            viewer_page: &viewer_page,
+        },
+    )?;
     match format {
         FormatArg::Text => {
             print!("{}", report::leaderboard_text(plan, &run));

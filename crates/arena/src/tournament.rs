@@ -8,9 +8,11 @@ use anyhow::{Context, Result, anyhow, bail};
 use arena_core::process::DEFAULT_STDERR_CAP;
 use arena_core::registry::{GameEntry, PlayerSpec, SeatRequest};
 use arena_stats::SprtConfig;
+use arena_submit::resolve::ResolvedBot;
 use arena_tournament::timing::MachineLoad;
 use arena_tournament::{
-    BotPlan, Plan, PlanRequest, Progress, RunOptions, RunSettings, Schedule, SeatOrders,
+    BotPlan, Plan, PlanRequest, RunOptions, RunSettings, Schedule, SeatOrders, SessionEvent,
+    SessionObserver,
 };
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -209,22 +211,10 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
     // After the bots are prepared: their toolchains are part of what the sandbox shows.
     let sandbox = args.sandbox.sandbox(processes)?;
     if !STOP.load(Ordering::SeqCst) {
-        let seats: Vec<SeatRequest> = runnable
-            .bots
-            .iter()
-            .filter(|bot| bot.builtin().is_none())
-            .map(|bot| {
-                Ok(SeatRequest {
-                    name: bot.name.clone(),
-                    spec: PlayerSpec::parse(&bot.spec).map_err(|e| anyhow!(e))?,
-                    workdir: bot.workdir.clone(),
-                })
-            })
-            .collect::<Result<_>>()?;
         crate::bots::probe(
             game.as_ref(),
             plan.variant.as_deref(),
-            &seats,
+            &runnable.bots,
             &plan.settings.rules,
             sandbox.clone(),
         )?;
@@ -269,7 +259,11 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
         arena_tournament::timing::sample_load(),
         std::time::Instant::now(),
     ));
-    let report_progress = |progress: Progress| {
+    // The session's events drive the bar (and, below, the SPRT).
+    let mut progress_bar = arena_tournament::Watch(|event: &SessionEvent<'_>| {
+        let SessionEvent::Journaled { progress, .. } = event else {
+            return;
+        };
         bar.set_position(progress.done);
         if let Ok(mut seen) = max_load.lock()
             && seen.1.elapsed() >= std::time::Duration::from_secs(1)
@@ -281,21 +275,22 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
             };
             seen.1 = std::time::Instant::now();
         }
-    };
+    });
     let started = std::time::Instant::now();
     let mut sprt = crate::report::sprt_rule(&plan, &dir)?;
+    let mut observers: Vec<&mut dyn SessionObserver> = vec![&mut progress_bar];
+    if let Some(rule) = sprt.as_mut() {
+        observers.push(rule);
+    }
     let outcome = arena_tournament::run(
         game.as_ref(),
         &dir,
-        &runnable,
+        &runnable.plan,
         RunOptions {
             jobs,
             pin_cpus: !args.no_pin,
             stop: &STOP,
-            on_progress: Some(&report_progress),
-            stop_rule: sprt
-                .as_mut()
-                .map(|rule| rule as &mut dyn arena_tournament::StopRule),
+            observers,
             sandbox,
         },
     )?;
@@ -488,18 +483,38 @@ fn print_lost(dir: &std::path::Path, plan: &Plan, bot: usize, shown: usize) {
     }
 }
 
-/// The plan with every submission built (or found in the cache) and started from its build folder.
-fn runnable_plan(plan: &Plan, game: &dyn GameEntry, sandbox: &SandboxOptions) -> Result<Plan> {
+/// A plan with its bots resolved: every submission built (or found in the cache) and started from
+/// its build folder.
+struct Runnable {
+    plan: Plan,
+    bots: Vec<ResolvedBot>,
+}
+
+/// The plan with every submission built (or found in the cache) and started from its build folder;
+/// the other bots are played as the plan says (they were resolved when it was made).
+fn runnable_plan(plan: &Plan, game: &dyn GameEntry, sandbox: &SandboxOptions) -> Result<Runnable> {
     let mut runnable = plan.clone();
     let builds = sandbox.build_sandbox(plan.bots.iter().any(|bot| bot.source.is_some()))?;
+    let mut bots = Vec::new();
     for bot in &mut runnable.bots {
-        if let Some(source) = &bot.source {
-            let prepared = crate::bots::prepare_submission(game.id(), source, builds.as_ref())?;
-            bot.spec = arena_submit::run_argv(None).join(" ");
-            bot.workdir = Some(prepared.folder);
-        }
+        let resolved = match &bot.source {
+            Some(source) => {
+                crate::bots::prepare_submission(game, &bot.name, source, builds.as_ref())?
+            }
+            None => ResolvedBot::of_seat(SeatRequest {
+                name: bot.name.clone(),
+                spec: PlayerSpec::parse(&bot.spec).map_err(|e| anyhow!(e))?,
+                workdir: bot.workdir.clone(),
+            }),
+        };
+        bot.spec = resolved.seat.spec.label();
+        bot.workdir = resolved.seat.workdir.clone();
+        bots.push(resolved);
     }
-    Ok(runnable)
+    Ok(Runnable {
+        plan: runnable,
+        bots,
+    })
 }
 
 /// The plan of the tournament in `dir`, extended when `--games`/`--seeds` ask for more rounds
@@ -695,12 +710,12 @@ fn resume_differences(args: &TournamentArgs, plan: &Plan) -> Result<Vec<String>>
         differ(
             &mut out,
             option,
-            show(timing.policy()?),
+            show(timing.rules(false, 1.0)?.time_policy),
             show(plan.settings.rules.time_policy),
         );
     }
     if let Some(clock) = &timing.clock
-        && timing.clock()? != plan.settings.rules.clock
+        && timing.rules(false, 1.0)?.clock != plan.settings.rules.clock
     {
         out.push(format!(
             "--clock {clock} (the plan's: {})",
@@ -797,7 +812,7 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
     } else {
         seat_requests(game.as_ref(), &texts, &args.workdirs, &args.sandbox)?
     };
-    let mut seats: Vec<_> = players.iter().map(|p| p.seat.clone()).collect();
+    let mut seats: Vec<_> = players.iter().map(|bot| bot.seat.clone()).collect();
     unique_names(&mut seats);
     let bots: Vec<BotPlan> = seats
         .into_iter()
