@@ -137,7 +137,9 @@ impl<'de> Deserialize<'de> for GameOptions {
                     )));
                 }
             };
-            options.insert(name, value);
+            // Files name options as the command line does, with dashes (`no-shuffle`), or as
+            // plans keep them (`no_shuffle`).
+            options.insert(name.replace('-', "_"), value);
         }
         Ok(GameOptions(options))
     }
@@ -276,6 +278,14 @@ mod tests {
             serde_json::to_string(&options).unwrap(),
             r#"{"call_limit_ms":500,"strict_moves":true}"#
         );
+    }
+
+    #[test]
+    fn names_with_dashes_read_as_the_options_names() {
+        let options: GameOptions =
+            serde_json::from_str(r#"{"no-shuffle": true, "call-limit-ms": 5}"#).unwrap();
+        assert!(options.flag("no_shuffle"));
+        assert_eq!(options.number("call_limit_ms"), Some(5));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! the people and their tokens, upload limits. Unknown keys are errors, so a misspelt option is
 //! never silently ignored.
 
+use arena_core::options::GameOptions;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -37,6 +38,10 @@ pub struct Contest {
     /// the copy kept in the database when it is the default, so older workers still read it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<String>,
+    /// The game's own options (`[options]`, as `arena list` names them: `deck`, `no-shuffle`), for
+    /// every game of the contest; kept in the database's copy, so workers play with them too.
+    #[serde(default, skip_serializing_if = "GameOptions::is_empty")]
+    pub options: GameOptions,
     /// Whether anyone may register a name and receive a token (otherwise only the listed people).
     #[serde(default)]
     pub open_registration: bool,

@@ -4,6 +4,7 @@
 //! and small helpers they share. Submissions and their builds, the scheduler, the workers and
 //! what is published of the games are `impl Host` blocks of their own modules.
 
+use arena_core::options::GameOptions;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -267,6 +268,15 @@ impl Host {
                 .collect(),
         };
         contest.check(&facts)?;
+        // The front end makes the game with the contest's options (as a worker does, from the
+        // database's copy): a game made otherwise would play other rules than the contest says.
+        if game.options_set() != &contest.options {
+            return Err(HostError::Config(format!(
+                "the game was made with options {} but the contest sets {}",
+                serde_json::to_string(game.options_set()).unwrap_or_default(),
+                serde_json::to_string(&contest.options).unwrap_or_default()
+            )));
+        }
         let rules = contest.run_rules()?;
         std::fs::create_dir_all(&data_dir).map_err(|e| {
             HostError::Io(format!(
@@ -422,11 +432,12 @@ impl Host {
     }
 
     /// A worker process of another machine (`arena worker`): the contest as the host wrote it in
-    /// the database (`find_game` turns its game id into the game), no people, no scheduler.
+    /// the database (`find_game` turns its game id and options into the game), no people, no
+    /// scheduler.
     /// Refused when no host has opened the database yet.
     pub async fn attach(
         options: AttachOptions,
-        find_game: impl Fn(&str) -> Result<Arc<dyn GameEntry>, String>,
+        find_game: impl Fn(&str, &GameOptions) -> Result<Arc<dyn GameEntry>, String>,
     ) -> Result<Arc<Host>, HostError> {
         let store = Store::open(&options.db, options.schema.as_deref()).await?;
         let view = store.setting(CONTEST_SETTING).await?.ok_or_else(|| {
@@ -442,7 +453,8 @@ impl Host {
                  host? Use the same arena version on every machine"
             ))
         })?;
-        let game = find_game(&view.contest.game).map_err(HostError::Config)?;
+        let game =
+            find_game(&view.contest.game, &view.contest.options).map_err(HostError::Config)?;
         let contest = view.contest;
         let rules = contest.run_rules()?;
         std::fs::create_dir_all(&options.data_dir).map_err(|e| {

@@ -204,12 +204,14 @@ mod tests {
                 walk(sub, &name, missing);
             }
         }
-        let command = Cli::command();
+        // The command as users get it: with every game's own options added from the registry.
+        let command = command();
+        Cli::command().debug_assert();
         command.clone().debug_assert();
         let mut missing = Vec::new();
         walk(&command, "arena", &mut missing);
         assert!(missing.is_empty(), "no help: {missing:?}");
-        // The walk sees the options of flattened groups too.
+        // The walk sees the options of flattened groups too, and the games' own.
         let tournament = command.find_subcommand("tournament").expect("tournament");
         for id in ["clock", "bots_dir", "file", "kind", "deck"] {
             assert!(

@@ -105,8 +105,13 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
     if let Some(workers) = args.workers {
         contest.workers = Some(workers);
     }
-    let game: Arc<dyn arena_core::registry::GameEntry> =
-        Arc::from(crate::games::find_game(&contest.game)?);
+    let game: Arc<dyn arena_core::registry::GameEntry> = Arc::from(
+        arena_core::registry::with_options(
+            crate::games::find_game(&contest.game)?,
+            contest.options.clone(),
+        )
+        .map_err(|e| anyhow::anyhow!("{}: [options]: {e}", args.contest.display()))?,
+    );
     let contest_path = std::path::absolute(&args.contest).context("the contest file's path")?;
     let db = args
         .db
@@ -240,10 +245,11 @@ pub fn worker(args: WorkerArgs) -> Result<ExitCode> {
                     languages: args.languages.clone(),
                 },
             },
-            |id| {
-                crate::games::find_game(id)
+            |id, options| {
+                let game = crate::games::find_game(id).map_err(|e| format!("{e:#}"))?;
+                arena_core::registry::with_options(game, options.clone())
                     .map(Arc::from)
-                    .map_err(|e| format!("{e:#}"))
+                    .map_err(|e| e.to_string())
             },
         )
         .await?;

@@ -221,6 +221,13 @@ async fn every_registered_game_runs_as_a_contest() {
             .filter(|bot| !["montecarlo", "search", "oracle"].contains(bot))
             .collect();
         let dir = tempfile::tempdir().expect("temp dir");
+        // Coup's contest sets one of the game's own options; its replays must show the rules it
+        // set (workers make the game from the contest's copy in the database).
+        let options = if game == "coup" {
+            "\n[options]\nstrict-moves = true\ncall-limit-ms = 9000\n"
+        } else {
+            ""
+        };
         let mut house = String::new();
         for i in 0..players.max(2) {
             house.push_str(&format!(
@@ -233,7 +240,7 @@ async fn every_registered_game_runs_as_a_contest() {
             format!(
                 "name = \"{game}\"\ngame = \"{game}\"\nformat = \"ladder\"\nworkers = 1\n\
                  time_scale = 3.0\n\n[ladder]\nplacement_games = 1\nmax_games = 2\n\n\
-                 [[contestants]]\nname = \"alice\"\ntoken = \"{ALICE}\"\n{house}"
+                 [[contestants]]\nname = \"alice\"\ntoken = \"{ALICE}\"\n{house}{options}"
             ),
         )
         .expect("contest file");
@@ -299,6 +306,30 @@ async fn every_registered_game_runs_as_a_contest() {
             );
             tokio::time::sleep(Duration::from_millis(50)).await;
         };
+        if game == "coup" {
+            let replay = store
+                .replay(done[0].id)
+                .await
+                .expect("replay")
+                .expect("a process game keeps its replay");
+            let mut json = String::new();
+            std::io::Read::read_to_string(
+                &mut flate2::read::GzDecoder::new(&replay[..]),
+                &mut json,
+            )
+            .expect("gzip");
+            let record: Value = serde_json::from_str(&json).expect("replay JSON");
+            assert_eq!(
+                record["config"]["strict_moves"], true,
+                "{}",
+                record["config"]
+            );
+            assert_eq!(
+                record["config"]["time_limit_ms"], 9000,
+                "{}",
+                record["config"]
+            );
+        }
         let _ = host.kill();
         let _ = host.wait();
         for played in done {
