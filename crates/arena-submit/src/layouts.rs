@@ -939,6 +939,48 @@ mod tests {
     }
 
     #[test]
+    fn the_program_a_build_made_is_the_one_its_file_names_or_the_only_new_one() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let program = |name: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, b"\x7fELF...").unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        };
+        program("old");
+        // A script is not a build's program.
+        std::fs::write(dir.path().join("run.sh"), "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(
+            dir.path().join("run.sh"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+        let before = executables(dir.path(), ".");
+        assert_eq!(before.len(), 1);
+        let product = |names: &[&str]| Product {
+            names: names.iter().map(|n| n.to_string()).collect(),
+            under: ".".into(),
+        };
+        // Nothing new: the one there.
+        assert_eq!(
+            find_product(dir.path(), &product(&[]), &before).unwrap(),
+            PathBuf::from("old")
+        );
+        program("fresh");
+        assert_eq!(
+            find_product(dir.path(), &product(&["all", "clean"]), &before).unwrap(),
+            PathBuf::from("fresh")
+        );
+        program("selftest");
+        let error = find_product(dir.path(), &product(&[]), &before).unwrap_err();
+        assert!(error.contains("fresh, selftest"), "{error}");
+        assert_eq!(
+            find_product(dir.path(), &product(&["fresh", "selftest"]), &before).unwrap(),
+            PathBuf::from("fresh")
+        );
+    }
+
+    #[test]
     fn mains_are_told_from_other_sources() {
         assert!(defines_main("int main() {}"));
         assert!(defines_main("int main (int argc, char** argv) {}"));
