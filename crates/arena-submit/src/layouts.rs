@@ -178,35 +178,38 @@ pub fn detect(folder: &Path) -> Result<Option<Layout>, String> {
     if folder.join("Cargo.toml").is_file() {
         return cargo(folder).map(Some);
     }
-    if folder.join("CMakeLists.txt").is_file() {
-        return cmake(folder).map(Some);
-    }
-    if let Some(makefile) = ["GNUmakefile", "makefile", "Makefile"]
-        .iter()
-        .find(|name| folder.join(name).is_file())
-    {
-        return make(folder, makefile).map(Some);
-    }
-    if folder.join("package.json").is_file() || folder.join("tsconfig.json").is_file() {
-        return node_project(folder).map(Some);
-    }
     let files = files_below(folder);
-    // Only when every recognised source at the top is of the tree's language: a Python bot with
-    // a stray C helper stays a Python bot.
+    // The languages of the recognised sources at the top: a Python bot with a Makefile for its
+    // tests, or with a stray C helper, stays a Python bot.
     let top: Vec<&'static str> = files
         .iter()
         .filter(|path| path.components().count() == 1)
         .filter_map(|path| languages::by_extension(path))
         .map(|language| language.id)
         .collect();
+    let only = |ids: &[&str]| top.iter().all(|found| ids.contains(found));
+    if only(&["c", "cpp"]) {
+        if folder.join("CMakeLists.txt").is_file() {
+            return cmake(folder).map(Some);
+        }
+        if let Some(makefile) = ["GNUmakefile", "makefile", "Makefile"]
+            .iter()
+            .find(|name| folder.join(name).is_file())
+        {
+            return make(folder, makefile).map(Some);
+        }
+    }
+    if folder.join("package.json").is_file() || folder.join("tsconfig.json").is_file() {
+        return node_project(folder).map(Some);
+    }
     for id in ["cpp", "c"] {
-        if top.iter().all(|found| *found == id)
+        if only(&[id])
             && let Some(layout) = c_tree(folder, &files, table(id)?)?
         {
             return Ok(Some(layout));
         }
     }
-    if top.iter().all(|found| *found == "java")
+    if only(&["java"])
         && let Some(layout) = java_tree(folder, &files)?
     {
         return Ok(Some(layout));
@@ -742,17 +745,46 @@ fn c_tree(
     language: &'static Language,
 ) -> Result<Option<Layout>, String> {
     let headers_ext: &[&str] = &["h", "hpp", "hh", "hxx", "h++", "inl", "ipp", "tpp"];
+    // A source another one `#include`s (CodinGame bots often paste files that way) is not a
+    // translation unit of its own: compiled twice, its definitions would clash.
+    let included: BTreeSet<String> = files
+        .iter()
+        .filter(|path| has_extension(path, language.extensions) || has_extension(path, headers_ext))
+        .flat_map(|path| {
+            text(&folder.join(path))
+                .lines()
+                .filter_map(|line| {
+                    let rest = line.trim_start().strip_prefix('#')?.trim_start();
+                    let name = rest.strip_prefix("include")?.trim().strip_prefix('"')?;
+                    let name = name.split('"').next()?;
+                    Path::new(name)
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
     let units: Vec<&PathBuf> = files
         .iter()
         .filter(|path| has_extension(path, language.extensions))
+        .filter(|path| {
+            !path
+                .file_name()
+                .is_some_and(|name| included.contains(&*name.to_string_lossy()))
+        })
         .collect();
     let headers: Vec<&PathBuf> = files
         .iter()
         .filter(|path| has_extension(path, headers_ext))
         .collect();
     let nested = |path: &&PathBuf| path.components().count() > 1;
+    let all_sources = files
+        .iter()
+        .filter(|path| has_extension(path, language.extensions))
+        .count();
+    // One file at the top with its headers beside it: the language's own recipe, as ever.
     if units.is_empty()
-        || (units.len() == 1 && !units.iter().any(nested) && !headers.iter().any(nested))
+        || (all_sources == 1 && !units.iter().any(nested) && !headers.iter().any(nested))
     {
         return Ok(None);
     }
@@ -812,10 +844,11 @@ fn c_tree(
     }
     Ok(Some(Layout {
         kind: format!(
-            "{} folder ({} files, {})",
+            "{} folder ({} translation unit{}, main in {})",
             language.name,
             sources.len(),
-            main.map_or("no main".into(), |m| relative_text(m))
+            if sources.len() == 1 { "" } else { "s" },
+            main.map_or("none".into(), |m| relative_text(m))
         ),
         build: vec![argv],
         env: Vec::new(),
@@ -977,6 +1010,72 @@ mod tests {
         assert_eq!(
             find_product(dir.path(), &product(&["fresh", "selftest"]), &before).unwrap(),
             PathBuf::from("fresh")
+        );
+    }
+
+    #[test]
+    fn a_c_plus_plus_folder_compiles_its_units_but_included_ones_and_other_mains() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "Player.cpp",
+            "#include \"pasted.cpp\"\n#include \"grid.hpp\"\nint main() {}\n",
+        );
+        write("pasted.cpp", "int helper() { return 1; }\n");
+        write("old.cpp", "int main() { return 0; }\n");
+        write("engine/grid.cpp", "#include \"grid.hpp\"\n");
+        write("engine/grid.hpp", "#pragma once\n");
+        let files = files_below(dir.path());
+        let cpp = table("cpp").unwrap();
+        match c_tree(dir.path(), &files, cpp) {
+            Ok(Some(layout)) => {
+                let step = &layout.build[0];
+                assert!(step.contains(&"-Iengine".to_string()), "{step:?}");
+                assert!(step.contains(&"Player.cpp".to_string()), "{step:?}");
+                assert!(step.contains(&"engine/grid.cpp".to_string()), "{step:?}");
+                assert!(!step.contains(&"pasted.cpp".to_string()), "{step:?}");
+                assert!(!step.contains(&"old.cpp".to_string()), "{step:?}");
+                assert_eq!(
+                    layout.kind,
+                    "C++ folder (2 translation units, main in Player.cpp)"
+                );
+            }
+            Ok(None) => panic!("not taken for a C++ folder"),
+            // No g++ here: the message names its package.
+            Err(message) => assert!(message.contains("g++"), "{message}"),
+        }
+    }
+
+    #[test]
+    fn a_makefile_beside_another_languages_bot_is_not_its_build() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("bot.py"), "print(1)\n").unwrap();
+        std::fs::write(dir.path().join("Makefile"), "test:\n\tpytest\n").unwrap();
+        assert!(detect(dir.path()).unwrap().is_none());
+    }
+
+    #[test]
+    fn an_npm_project_without_typescript_runs_its_main() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("package.json"), "{\"main\": \"./app.js\"}").unwrap();
+        std::fs::write(dir.path().join("app.js"), "").unwrap();
+        std::fs::write(dir.path().join("helper.js"), "").unwrap();
+        assert_eq!(
+            node_entry(dir.path()).unwrap(),
+            (PathBuf::from("app.js"), false)
+        );
+        // With TypeScript beside it, the compiled bundle is not the entry: its source is.
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/index.ts"), "").unwrap();
+        std::fs::write(dir.path().join("package.json"), "{\"main\": \"index.js\"}").unwrap();
+        std::fs::write(dir.path().join("index.js"), "").unwrap();
+        assert_eq!(
+            node_entry(dir.path()).unwrap(),
+            (PathBuf::from("src/index.ts"), true)
         );
     }
 

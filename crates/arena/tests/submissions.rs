@@ -488,7 +488,10 @@ fn bots_in_their_languages_own_layouts_build_with_no_manifest_and_play() {
         ("c4_cmake", "CMake project (CMakeLists.txt)"),
         ("c4_make", "Makefile project (Makefile)"),
         // engine/strategy.cpp and its header in engine/; old_version.cpp has a main of its own.
-        ("c4_cpp", "C++ folder (2 files, main.cpp)"),
+        (
+            "c4_cpp",
+            "C++ folder (2 translation units, main in main.cpp)",
+        ),
         ("c4_cargo", "Cargo crate (Cargo.toml, bin `c4bot`)"),
         (
             "c4_java",
