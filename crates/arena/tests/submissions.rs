@@ -492,6 +492,7 @@ fn bots_in_their_languages_own_layouts_build_with_no_manifest_and_play() {
             "c4_cpp",
             "C++ folder (2 translation units, main in main.cpp)",
         ),
+        // Two modules and a dependency vendored through .cargo/config.toml (built offline).
         ("c4_cargo", "Cargo crate (Cargo.toml, bin `c4bot`)"),
         (
             "c4_java",
