@@ -310,7 +310,7 @@ pub fn locate(program: &str) -> Option<PathBuf> {
             .iter()
             .find(|path| !is_shim(path))
             .or(candidates.first())
-            .cloned()
+            .map(|path| through_rustup(program, path))
     };
     if let Some(path) = &found {
         note_tool_root(path);
@@ -437,6 +437,27 @@ fn write_toolchain_cache(
     if std::io::Write::write_all(&mut file, &text).is_ok() {
         let _ = file.persist(cache);
     }
+}
+
+/// The toolchain's own program behind a rustup proxy (`~/.cargo/bin/cargo` is rustup itself, which
+/// reads the user's home folder and `RUSTUP_HOME`, neither of which a sandboxed build sees).
+fn through_rustup(program: &str, path: &Path) -> PathBuf {
+    let proxy = std::fs::canonicalize(path)
+        .ok()
+        .filter(|real| real.file_name().is_some_and(|name| name == "rustup"));
+    let Some(rustup) = proxy else {
+        return path.to_path_buf();
+    };
+    output_of(&rustup, &["which", program])
+        .filter(|(ok, _)| *ok)
+        .and_then(|(_, text)| {
+            text.lines()
+                .map(str::trim)
+                .rfind(|line| line.starts_with('/'))
+                .map(PathBuf::from)
+        })
+        .filter(|real| is_executable(real))
+        .unwrap_or_else(|| path.to_path_buf())
 }
 
 fn is_shim(path: &Path) -> bool {
@@ -613,6 +634,19 @@ pub fn toolchain(language: &Language) -> Vec<ToolStatus> {
             }),
         })
         .collect()
+}
+
+/// A shell word that stays one word.
+pub(crate) fn quote(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,@%".contains(c))
+    {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }
 
 /// The message for a missing tool: which package provides it.

@@ -15,6 +15,7 @@
 
 pub mod codingame_api;
 pub mod languages;
+pub mod layouts;
 pub mod probe;
 pub mod resolve;
 
@@ -29,6 +30,7 @@ use arena_core::sandbox::{Launch, Sandbox};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
+use languages::quote;
 pub use languages::{LANGUAGES, Language, Tool, ToolStatus, locate, toolchain};
 
 /// Why a submission could not be prepared or a command could not be run; each message names the
@@ -203,12 +205,18 @@ struct Recipe {
     /// Build steps (argv), run in the build folder.
     build: Vec<Vec<String>>,
     lenient_output: Option<String>,
+    /// Whether a lenient step's failure is one anyway when its modules cannot be found
+    /// ([`layouts::ts_unresolved`]).
+    modules_must_resolve: bool,
+    /// A build system's program, found after the build and linked at [`layouts::PRODUCT_LINK`].
+    product: Option<layouts::Product>,
     /// The launcher's body, after arena's preamble (which sets `$bot` to the folder).
     run: String,
     /// Interpreter names and the programs they run (the launcher and build steps find them first).
     shims: Vec<(String, PathBuf)>,
     env: Vec<(String, String)>,
-    files: Vec<(&'static str, &'static str)>,
+    /// arena's files in the built folder's `.arena/` (path below it, text).
+    files: Vec<(String, String)>,
     build_timeout: Duration,
 }
 
@@ -358,6 +366,12 @@ fn recipe(path: &Path, options: &Options) -> Result<Recipe, String> {
     }
     if manifest.language.is_none() && path.join("run.sh").is_file() {
         return folder_2014_recipe(path, &manifest, options);
+    }
+    if manifest.entry.is_none()
+        && manifest.language.is_none()
+        && let Some(layout) = layouts::detect(path)?
+    {
+        return layout_recipe(layout, &manifest, options);
     }
     let entry = match &manifest.entry {
         Some(entry) => path.join(entry),
@@ -557,22 +571,52 @@ fn language_recipe(
         })
         .collect();
     let mut files = Vec::new();
+    let mut modules_must_resolve = false;
     if matches!(language.id, "javascript" | "typescript") {
-        files.push(("cg_host.js", codingame_api::CG_HOST_JS));
+        files.push(("cg_host.js".into(), codingame_api::CG_HOST_JS.into()));
     }
     if language.id == "typescript" {
-        files.push(("cg.d.ts", codingame_api::CG_DECLARATIONS_TS));
+        files.push(("cg.d.ts".into(), codingame_api::CG_DECLARATIONS_TS.into()));
+        modules_must_resolve = true;
     }
     Ok(Recipe {
         kind: format!("{} ({file_name})", language.name),
         only_file: Some(entry.to_path_buf()),
         build,
         lenient_output: language.lenient_output.map(fill),
+        modules_must_resolve,
+        product: None,
         // Arguments (Coup's history file, coins, cards and moves) go to the bot.
         run: format!("exec {} \"$@\"\n", run_words.join(" ")),
         shims: interpreter_shims(manifest, options, "")?,
         env: manifest.env.clone().into_iter().collect(),
         files,
+        build_timeout: manifest
+            .build_timeout
+            .map_or(options.build_timeout, Duration::from_secs),
+    })
+}
+
+/// A project layout's recipe, with the manifest's environment, interpreters and time limit (a
+/// manifest with neither `run` nor `entry` may still set those).
+fn layout_recipe(
+    layout: layouts::Layout,
+    manifest: &Manifest,
+    options: &Options,
+) -> Result<Recipe, String> {
+    let mut env = layout.env;
+    env.extend(manifest.env.clone());
+    Ok(Recipe {
+        kind: layout.kind,
+        only_file: None,
+        build: layout.build,
+        lenient_output: layout.lenient_output,
+        modules_must_resolve: layout.modules_must_resolve,
+        product: layout.product,
+        run: layout.run,
+        shims: interpreter_shims(manifest, options, "")?,
+        env,
+        files: layout.files,
         build_timeout: manifest
             .build_timeout
             .map_or(options.build_timeout, Duration::from_secs),
@@ -603,6 +647,8 @@ fn folder_2014_recipe(
             Vec::new()
         },
         lenient_output: None,
+        modules_must_resolve: false,
+        product: None,
         run: "cd \"$bot\" || exit 127\nexec sh run.sh \"$@\"\n".into(),
         shims: interpreter_shims(manifest, options, &scripts)?,
         env: manifest.env.clone().into_iter().collect(),
@@ -634,6 +680,8 @@ fn manifest_recipe(
             .map(|build| vec!["sh".into(), "-c".into(), build.clone()])
             .collect(),
         lenient_output: None,
+        modules_must_resolve: false,
+        product: None,
         run: format!("cd \"$bot\" || exit 127\n{run}\n"),
         shims: interpreter_shims(manifest, options, &scripts)?,
         env: manifest.env.clone().into_iter().collect(),
@@ -710,19 +758,6 @@ fn interpreter_shims(
         }
     }
     Ok(shims)
-}
-
-/// A shell word that stays one word.
-fn quote(word: &str) -> String {
-    if !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,@%".contains(c))
-    {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
 }
 
 /// Writes the launcher and the interpreter shims into a built folder. They name the toolchains
@@ -867,8 +902,18 @@ fn build_into(
     let bin = own.join("bin");
     std::fs::create_dir_all(&bin).map_err(|e| io(&bin, e))?;
     for (name, text) in &recipe.files {
-        std::fs::write(own.join(name), text).map_err(|e| io(&own, e))?;
+        let path = own.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+        }
+        std::fs::write(&path, text).map_err(|e| io(&path, e))?;
     }
+    // The programs already there (a committed binary is not what the build makes).
+    let before = recipe
+        .product
+        .as_ref()
+        .map(|product| layouts::executables(scratch, &product.under))
+        .unwrap_or_default();
     write_launcher(recipe, scratch, launcher)?;
     let mut env = recipe.env.clone();
     if !recipe.shims.is_empty() {
@@ -882,10 +927,12 @@ fn build_into(
         if status.is_some_and(|s| s.success()) {
             continue;
         }
+        let unresolved = recipe.modules_must_resolve && !layouts::ts_unresolved(&output).is_empty();
         let lenient = recipe
             .lenient_output
             .as_ref()
-            .is_some_and(|file| status.is_some() && scratch.join(file).is_file());
+            .is_some_and(|file| status.is_some() && scratch.join(file).is_file())
+            && !unresolved;
         let what = match status {
             Some(status) => format!("failed ({status}) after {seconds:.1} s"),
             None => format!(
@@ -893,16 +940,31 @@ fn build_into(
                 recipe.build_timeout.as_secs()
             ),
         };
-        let message = format!(
+        let mut message = format!(
             "the build step `{}` {what}:\n{}",
             step.join(" "),
             output.trim_end()
         );
         if lenient {
             warnings.push(message);
-        } else {
-            return Err(message);
+            continue;
         }
+        if unresolved && let Some(file) = only {
+            let _ = write!(
+                message,
+                "\n(arena: a file given alone is built alone; give its project's folder, {}, to \
+                 build it with its modules)",
+                layouts::project_of(file).display()
+            );
+        }
+        return Err(message);
+    }
+    if let Some(product) = &recipe.product {
+        let program = layouts::find_product(scratch, product, &before)?;
+        let link = scratch.join(layouts::PRODUCT_LINK);
+        // Relative, so that it holds in every copy of the folder.
+        std::os::unix::fs::symlink(Path::new("..").join(&program), &link)
+            .map_err(|e| io(&link, e))?;
     }
     Ok(warnings)
 }

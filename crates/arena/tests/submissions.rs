@@ -3,8 +3,12 @@
 //! a tournament that stops before its first game when a bot cannot start, and per-game folders for
 //! submissions.
 //!
-//! The toolchains these need (Python 2, PHP, Node.js, TypeScript, Java, g++) are installed by
-//! `scripts/test`; a missing one fails the test with what to install rather than skipping it.
+//! Bots in their languages' own layouts (an npm TypeScript project, CMake, Make, a C++ folder of
+//! several translation units, a Cargo crate, a Java source tree) build with no manifest.
+//!
+//! The toolchains these need (Python 2, PHP, Node.js, TypeScript, Java, g++, make, CMake) are
+//! installed by `scripts/test`; a missing one fails the test with what to install rather than
+//! skipping it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -454,4 +458,93 @@ fn a_file_bot_plays_coups_king_of_the_hill_from_the_folder_the_koth_gives_it() {
     assert!(!stdout.contains("forfeits"), "{}", text(&output));
     // The KotH's own folder for the bot, as the original arbiter had.
     assert!(kd.join("Mine").is_dir());
+}
+
+/// A test bot of `crates/arena/tests/bots`.
+fn test_bot(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/bots")
+        .join(name)
+}
+
+#[test]
+fn bots_in_their_languages_own_layouts_build_with_no_manifest_and_play() {
+    require("node", "apt-get install nodejs");
+    require("tsc", "npm install typescript");
+    require("g++", "apt-get install g++");
+    require("make", "apt-get install make");
+    require("cmake", "apt-get install cmake");
+    require("javac", "apt-get install openjdk-17-jdk-headless");
+    require("cargo", "rustup, or apt-get install cargo");
+    let cache = tempfile::tempdir().unwrap();
+    for (folder, kind) in [
+        // package.json's `main` is dist/index.js: its source is src/index.ts (tsconfig's rootDir),
+        // which imports ./strategy; the package is an ES module one, with tsconfig comments.
+        (
+            "c4_typescript",
+            "TypeScript project (package.json, tsconfig.json, src/index.ts)",
+        ),
+        // Two programs: the first add_executable is the bot.
+        ("c4_cmake", "CMake project (CMakeLists.txt)"),
+        ("c4_make", "Makefile project (Makefile)"),
+        // engine/strategy.cpp and its header in engine/; old_version.cpp has a main of its own.
+        (
+            "c4_cpp",
+            "C++ folder (2 translation units, main in main.cpp)",
+        ),
+        // Two modules and a dependency vendored through .cargo/config.toml (built offline).
+        ("c4_cargo", "Cargo crate (Cargo.toml, bin `c4bot`)"),
+        (
+            "c4_java",
+            "Java source tree (2 files, main class com.example.Player)",
+        ),
+    ] {
+        let bot = test_bot(folder);
+        assert!(!bot.join(arena_submit::MANIFEST).exists(), "{folder}");
+        let options = arena_submit::Options {
+            cache_dir: Some(cache.path().to_path_buf()),
+            ..arena_submit::Options::default()
+        };
+        let prepared =
+            arena_submit::prepare(&bot, &options).unwrap_or_else(|e| panic!("{folder}: {e}"));
+        assert_eq!(prepared.kind, kind, "{folder}");
+        assert!(
+            prepared.warnings.is_empty(),
+            "{folder}: {:?}",
+            prepared.warnings
+        );
+        // Built again in the sandbox by `arena play`, and played to the end.
+        let player = play_one("connect4", &bot, &["random"]);
+        assert!(
+            player["answers"].as_u64().unwrap() >= 4,
+            "{folder}: {player}"
+        );
+    }
+}
+
+#[test]
+fn a_typescript_file_whose_modules_are_not_given_is_a_build_error_with_the_compilers_output() {
+    require("node", "apt-get install nodejs");
+    require("tsc", "npm install typescript");
+    let root = tempfile::tempdir().unwrap();
+    let entry = test_bot("c4_typescript").join("src/index.ts");
+    let entry = entry.to_string_lossy().into_owned();
+    let output = arena(
+        root.path(),
+        &root.path().join("cache"),
+        &["play", "connect4", "--bot", &entry, "--bot", "random"],
+    );
+    assert!(!output.status.success(), "{}", text(&output));
+    assert!(
+        String::from_utf8_lossy(&output.stdout).is_empty(),
+        "a game was played: {}",
+        text(&output)
+    );
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        error.contains("error TS2307: Cannot find module './strategy'"),
+        "{error}"
+    );
+    assert!(error.contains("give its project's folder"), "{error}");
+    assert!(error.contains("c4_typescript,"), "{error}");
 }
