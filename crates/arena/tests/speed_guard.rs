@@ -415,10 +415,13 @@ fn no_figure_slips_past_its_baseline() {
         0.03,
     );
     for games in [100_000, 1_000_000] {
+        // The least of two runs: the peak (in the final statistics) moves by a few MB from run to
+        // run with how the allocator's per-thread arenas were left by the game and writer threads.
+        let peak = peak_memory(dir.path(), games).min(peak_memory(dir.path(), games));
         put(
             &format!("memory/langwars2-{games}"),
-            peak_memory(dir.path(), games),
-            "bytes, peak resident (tournament, --replays none)",
+            peak,
+            "bytes, peak resident (tournament, --replays none; least of 2 runs)",
             0.10,
         );
     }
