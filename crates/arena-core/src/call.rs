@@ -36,8 +36,8 @@ use nix::unistd::Pid;
 
 use crate::agent::Agent;
 use crate::registry::{
-    Configured, DefinedGame, GameEntry, GameRequest, GameResult, PlayerSpec, builtin_agent,
-    check_seats, play_seats,
+    Configured, DefinedGame, GameEntry, GameRequest, GameResult, PlayError, PlayerSpec,
+    builtin_agent, check_seats, play_seats,
 };
 use crate::runner::Seat;
 use crate::sandbox::{Jail, Launch, Lease, Resident, ResidentCall, Sandbox, read_available};
@@ -812,7 +812,7 @@ fn call_seats<D: GameDef>(
     def: &D,
     request: &GameRequest,
     history: &Path,
-) -> Result<Vec<Seat<D::Game>>, String>
+) -> Result<Vec<Seat<D::Game>>, PlayError>
 where
     D::Game: CallProtocol,
 {
@@ -891,16 +891,16 @@ where
         &mut self.0
     }
 
-    fn play(&self, request: GameRequest) -> BoxFuture<'static, Result<GameResult, String>> {
+    fn play(&self, request: GameRequest) -> BoxFuture<'static, Result<GameResult, PlayError>> {
         let config = self
             .0
             .config(request.variant.as_deref())
-            .map_err(|e| e.to_string());
+            .map_err(PlayError::from);
         let players = self.0.def.players();
         let id = self.0.def.id();
         let prepared = config.and_then(|config| {
             check_seats(id, players, request.seats.len())?;
-            let dir = game_dir().map_err(|e| format!("cannot make a scratch dir: {e}"))?;
+            let dir = game_dir().map_err(PlayError::Scratch)?;
             let names: Vec<&str> = request.seats.iter().map(|s| s.name.as_str()).collect();
             let history = dir.0.join(D::Game::call_file_name(&names));
             let seats = call_seats(&self.0.def, &request, &history);

@@ -25,11 +25,6 @@ pub enum FolderError {
 }
 
 // The registry's game set-up still says its errors as text; this lets it pass these on unchanged.
-impl From<FolderError> for String {
-    fn from(error: FolderError) -> String {
-        error.to_string()
-    }
-}
 
 /// The working folders of one game: every seat with a `--workdir` plays in a fresh copy of it, made
 /// before the game and removed when this is dropped (after the game, or when it is abandoned). So

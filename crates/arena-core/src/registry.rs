@@ -174,7 +174,7 @@ pub fn ready_game(
     entry: &dyn GameEntry,
     mut request: GameRequest,
     pool: Option<&std::sync::Arc<crate::sandbox::SandboxPool>>,
-) -> Result<ReadyGame, String> {
+) -> Result<ReadyGame, PlayError> {
     let calls = entry.pooled_calls();
     let pooled = pool.filter(|_| {
         (entry.stream_bots() || calls)
@@ -225,7 +225,7 @@ pub fn ready_game(
 pub fn play_ready(
     entry: &dyn GameEntry,
     ready: ReadyGame,
-) -> BoxFuture<'static, Result<GameResult, String>> {
+) -> BoxFuture<'static, Result<GameResult, PlayError>> {
     let ReadyGame { request, folders } = ready;
     let game = entry.play(request);
     Box::pin(async move {
@@ -233,6 +233,27 @@ pub fn play_ready(
         drop(folders);
         result
     })
+}
+
+/// Why a game could not be set up and played: its rules, its seats, its folders. What a bot does
+/// wrong is no error: it is a fault in the result.
+#[derive(Debug, thiserror::Error)]
+pub enum PlayError {
+    #[error(transparent)]
+    Rules(#[from] GameError),
+    #[error("{game} is a {players}-player game: give --bot {players} times (got {given})")]
+    Seats {
+        game: String,
+        players: usize,
+        given: usize,
+    },
+    /// A built-in bot that cannot be made (an unknown name, a bad handicap).
+    #[error("{0}")]
+    Builtin(String),
+    #[error(transparent)]
+    Folders(#[from] crate::folders::FolderError),
+    #[error("cannot make a scratch folder for the game: {0}")]
+    Scratch(std::io::Error),
 }
 
 /// A finished game, type-erased for front ends.
@@ -431,7 +452,7 @@ pub trait GameEntry: Send + Sync {
     fn pooled_calls(&self) -> bool {
         false
     }
-    fn play(&self, request: GameRequest) -> BoxFuture<'static, Result<GameResult, String>>;
+    fn play(&self, request: GameRequest) -> BoxFuture<'static, Result<GameResult, PlayError>>;
     /// Whether built-in `name` searches within the time limit (it is timed like a process, so a
     /// game with it never takes the untimed fast path of [`GameEntry::play_builtin`]).
     fn builtin_thinks(&self, name: &str) -> bool {
@@ -487,13 +508,15 @@ pub fn with_options(
 }
 
 /// The one check of a game's number of players.
-pub fn check_seats(id: &str, players: usize, given: usize) -> Result<(), String> {
+pub fn check_seats(id: &str, players: usize, given: usize) -> Result<(), PlayError> {
     if given == players {
         return Ok(());
     }
-    Err(format!(
-        "{id} is a {players}-player game: give --bot {players} times (got {given})"
-    ))
+    Err(PlayError::Seats {
+        game: id.to_string(),
+        players,
+        given,
+    })
 }
 
 /// A stream-protocol game as the front ends see it: a [`GameDef`] whose process bots play a whole
@@ -520,12 +543,12 @@ where
         &mut self.0
     }
 
-    fn play(&self, request: GameRequest) -> BoxFuture<'static, Result<GameResult, String>> {
+    fn play(&self, request: GameRequest) -> BoxFuture<'static, Result<GameResult, PlayError>> {
         let def = &self.0.def;
         let prepared = self
             .0
             .config(request.variant.as_deref())
-            .map_err(|e| e.to_string())
+            .map_err(PlayError::from)
             .and_then(|config| {
                 check_seats(def.id(), def.players(), request.seats.len())?;
                 Ok((config, stream_seats(def.bots(), &request)?))
@@ -561,7 +584,7 @@ where
 pub fn play_in_own_folders(
     entry: &dyn GameEntry,
     request: GameRequest,
-) -> BoxFuture<'static, Result<GameResult, String>> {
+) -> BoxFuture<'static, Result<GameResult, PlayError>> {
     match ready_game(entry, request, None) {
         Ok(ready) => play_ready(entry, ready),
         Err(e) => Box::pin(async move { Err(e) }),
@@ -574,8 +597,8 @@ pub fn builtin_agent<G: Game>(
     name: &str,
     seed: u64,
     clock: crate::timing::ClockKind,
-) -> Result<BuiltinAgent<G>, String> {
-    let bot = make_bot(bots, name, seed)?;
+) -> Result<BuiltinAgent<G>, PlayError> {
+    let bot = make_bot(bots, name, seed).map_err(PlayError::Builtin)?;
     Ok(if bot_thinks(bots, name) {
         BuiltinAgent::timed(bot, clock)
     } else {
@@ -587,7 +610,7 @@ pub fn builtin_agent<G: Game>(
 pub fn stream_seats<G: StreamProtocol>(
     bots: &[BotEntry<G>],
     request: &GameRequest,
-) -> Result<Vec<Seat<G>>, String> {
+) -> Result<Vec<Seat<G>>, PlayError> {
     // Process bots' sandboxes are set up together, before any clock runs (see StreamAgent::prepare).
     let mut processes: Vec<Option<StreamAgent<G>>> = request
         .seats
@@ -636,7 +659,7 @@ pub fn stream_seats<G: StreamProtocol>(
                     )
                 }
                 (PlayerSpec::Command(_), None) => {
-                    return Err("internal: a command seat without its agent".to_string());
+                    unreachable!("every command seat was given its agent above")
                 }
             };
             Ok(Seat {
@@ -655,7 +678,7 @@ pub async fn play_seats<G: Game>(
     seed: u64,
     seats: Vec<Seat<G>>,
     options: MatchOptions,
-) -> Result<GameResult, String> {
+) -> Result<GameResult, PlayError> {
     let record: MatchRecord<G> = run_match(&config, seed, seats, &options).await;
     let names = record.players.iter().map(|p| p.name.clone()).collect();
     let faults = record

@@ -66,6 +66,13 @@ impl From<String> for NotPlayed {
     }
 }
 
+/// A game that could not be set up (its rules, seats or folders) is failed with the reason.
+impl From<arena_core::registry::PlayError> for NotPlayed {
+    fn from(error: arena_core::registry::PlayError) -> Self {
+        NotPlayed::Failed(error.to_string())
+    }
+}
+
 impl std::fmt::Display for NotPlayed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -19,8 +19,8 @@ pub enum ProbeError {
     #[error("{game} has no built-in bot to probe against")]
     NoPartner { game: String },
     /// The probe's game could not be set up or played (its folders, its variant, its seats).
-    #[error("{0}")]
-    Game(String),
+    #[error(transparent)]
+    Game(#[from] arena_core::registry::PlayError),
     /// The bot did not start: its faults, the command, the launcher of a submission, its exit
     /// status and the end of its stderr, as the report says them.
     #[error("{report}")]

@@ -90,7 +90,7 @@ pub async fn rebuild_replay(
         stderr_cap: plan.settings.stderr_cap,
         prepared: Default::default(),
     };
-    let result = entry.play(request).await?;
+    let result = entry.play(request).await.map_err(|e| e.to_string())?;
     if result.outcome.scores != journaled.scores || result.outcome.winner != journaled.winner {
         return Err(format!(
             "game {index} played again gives scores {} where the journal has {}: the built-in bots \

@@ -413,7 +413,8 @@ impl Worker<'_> {
                 slow: false,
             }));
         }
-        let ready = registry::ready_game(self.entry, self.request(game)?, pool)?;
+        let ready = registry::ready_game(self.entry, self.request(game)?, pool)
+            .map_err(|e| e.to_string())?;
         let game_future = registry::play_ready(self.entry, ready);
         let played = runtime.block_on(async {
             tokio::select! {
@@ -425,7 +426,7 @@ impl Worker<'_> {
         let Some(result) = played.filter(|_| !self.stop.load(Ordering::SeqCst)) else {
             return Ok(None);
         };
-        let result = result?;
+        let result = result.map_err(|e| e.to_string())?;
         let replay = store_replay.then(|| arena_formats::layout::replay_path(game.index));
         Ok(Some(Finished {
             faults: result
