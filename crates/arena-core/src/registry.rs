@@ -323,9 +323,9 @@ pub trait DefinedGame: Send + Sync {
         variant: Option<&str>,
         bots: &[String],
         seed: u64,
-    ) -> Result<Outcome, String>;
+    ) -> Result<Outcome, PlayError>;
     fn conformance(&self, path: &Path) -> Result<Vec<ConformanceCase>, GameError>;
-    fn bench(&self, variant: Option<&str>, length: BenchLength) -> Result<BenchReport, String>;
+    fn bench(&self, variant: Option<&str>, length: BenchLength) -> Result<BenchReport, PlayError>;
 }
 
 impl<D: GameDef> DefinedGame for Configured<D> {
@@ -383,9 +383,9 @@ impl<D: GameDef> DefinedGame for Configured<D> {
         variant: Option<&str>,
         bots: &[String],
         seed: u64,
-    ) -> Result<Outcome, String> {
-        let config = self.config(variant).map_err(|e| e.to_string())?;
-        play_builtin_game(&config, self.def.bots(), bots, seed)
+    ) -> Result<Outcome, PlayError> {
+        let config = self.config(variant)?;
+        play_builtin_game(&config, self.def.bots(), bots, seed).map_err(PlayError::Builtin)
     }
     fn conformance(&self, path: &Path) -> Result<Vec<ConformanceCase>, GameError> {
         let text = std::fs::read_to_string(path).map_err(|e| GameError::Unreadable {
@@ -394,9 +394,9 @@ impl<D: GameDef> DefinedGame for Configured<D> {
         })?;
         self.def.conformance(&text)
     }
-    fn bench(&self, variant: Option<&str>, length: BenchLength) -> Result<BenchReport, String> {
-        let config = self.config(variant).map_err(|e| e.to_string())?;
-        let random = find_bot(self.def.bots(), "random")?;
+    fn bench(&self, variant: Option<&str>, length: BenchLength) -> Result<BenchReport, PlayError> {
+        let config = self.config(variant)?;
+        let random = find_bot(self.def.bots(), "random").map_err(PlayError::Builtin)?;
         Ok(bench_in_process(&config, random, length))
     }
 }
@@ -476,7 +476,7 @@ pub trait GameEntry: Send + Sync {
         variant: Option<&str>,
         bots: &[String],
         seed: u64,
-    ) -> Result<Outcome, String> {
+    ) -> Result<Outcome, PlayError> {
         self.definition().play_builtin(variant, bots, seed)
     }
     fn conformance(&self, path: &Path) -> Result<Vec<ConformanceCase>, GameError> {
@@ -484,7 +484,7 @@ pub trait GameEntry: Send + Sync {
     }
     /// In-process games of the `random` bot on this thread, for about a time or an exact count
     /// (seeds 0, 1, 2, ...).
-    fn bench(&self, variant: Option<&str>, length: BenchLength) -> Result<BenchReport, String> {
+    fn bench(&self, variant: Option<&str>, length: BenchLength) -> Result<BenchReport, PlayError> {
         self.definition().bench(variant, length)
     }
     /// Runs built-in bot `name` as an external program on the real protocol.

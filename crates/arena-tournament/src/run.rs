@@ -403,7 +403,8 @@ impl Worker<'_> {
         if let (Some(bots), false) = (untimed, store_replay) {
             let outcome = self
                 .entry
-                .play_builtin(plan.variant.as_deref(), bots, game.seed)?;
+                .play_builtin(plan.variant.as_deref(), bots, game.seed)
+                .map_err(|e| e.to_string())?;
             return Ok(Some(Finished {
                 faults: vec![Vec::new(); game.seats.len()],
                 timing: Vec::new(),
