@@ -184,11 +184,17 @@ fn a_clean_sweep_bounds_the_winner_from_below_and_the_loser_from_above() {
     assert_eq!(loser.unbounded, Some(Unbounded::Below));
     let low = winner.rating_bound.expect("the winner's lower bound");
     let high = loser.rating_bound.expect("the loser's upper bound");
-    assert!(low > 0.0 && high < 0.0, "winner ≥{low:+.0}, loser ≤{high:+.0}");
+    assert!(
+        low > 0.0 && high < 0.0,
+        "winner ≥{low:+.0}, loser ≤{high:+.0}"
+    );
     // Symmetric games, so symmetric bounds on the centred scale; and a bound of a side the fit
     // leaves open lies on the far side of nothing the prior-pulled estimate claims: the winner
     // is at least `low`, which its estimate exceeds.
-    assert!((low + high).abs() < 1e-6, "winner ≥{low:+.0}, loser ≤{high:+.0}");
+    assert!(
+        (low + high).abs() < 1e-6,
+        "winner ≥{low:+.0}, loser ≤{high:+.0}"
+    );
     assert!(winner.rating >= low && loser.rating <= high);
     // 10–0 is a win rate of at least 82.5 % by the likelihood-ratio test: about +270 Elo apart.
     assert!((low - high - 270.0).abs() < 15.0, "{} apart", low - high);
