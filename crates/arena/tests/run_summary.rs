@@ -408,7 +408,8 @@ fn the_sprt_verdict_is_the_same_in_every_view() {
     assert!(paragraphs.len() >= 2, "{paragraphs:?}");
     for paragraph in &paragraphs {
         assert!(
-            paragraph.starts_with(|c: char| c.is_uppercase()) && paragraph.ends_with('.'),
+            paragraph.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit())
+                && paragraph.ends_with('.'),
             "a paragraph of whole sentences: {paragraph}"
         );
     }
