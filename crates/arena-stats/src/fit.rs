@@ -930,8 +930,14 @@ pub(crate) fn global_fit_of<'a>(
             &members,
             side,
         );
+        // The ratings shown are centred (mean zero), so moving the group by `shift` against the
+        // rest moves each member by only `shift · (1 − k/n)` on the shown scale, the others by
+        // `−shift · k/n`. Adding the whole shift to the member's centred rating put the bound on
+        // another scale: with two bots 10–0 the winner's lower bound came out below the loser's
+        // upper bound (`≥-21` against `≤+21`).
+        let moved = 1.0 - members.len() as f64 / bot_count as f64;
         for &member in &members {
-            let bound = shift.map(|shift| ratings[member] + shift * scale);
+            let bound = shift.map(|shift| ratings[member] + shift * moved * scale);
             unbounded[member] = Some((side, bound));
         }
     }

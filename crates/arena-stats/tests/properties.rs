@@ -165,3 +165,37 @@ fn undefeated_bots_converge_and_are_marked_unbounded() {
         assert!(bot.rating_interval.is_some());
     }
 }
+
+#[test]
+fn a_clean_sweep_bounds_the_winner_from_below_and_the_loser_from_above() {
+    // Issue 31: two bots, 10–0, read `≥-21` for the winner and `≤+21` for the loser — each bound
+    // was put on a scale where the other bot stood still, not on the centred scale shown.
+    let games: Vec<GameResult> = (0..10u64)
+        .map(|g| {
+            let players = if g % 2 == 0 { vec![0, 1] } else { vec![1, 0] };
+            let scores = if g % 2 == 0 { vec![1, 0] } else { vec![0, 1] };
+            game(players, scores, None)
+        })
+        .collect();
+    let log = GameLog::new(vec!["planner".into(), "idle".into()], games).expect("valid");
+    let fit = global_fit(&log, &FitConfig::default()).expect("a fit with the prior");
+    let (winner, loser) = (&fit.bots[0], &fit.bots[1]);
+    assert_eq!(winner.unbounded, Some(Unbounded::Above));
+    assert_eq!(loser.unbounded, Some(Unbounded::Below));
+    let low = winner.rating_bound.expect("the winner's lower bound");
+    let high = loser.rating_bound.expect("the loser's upper bound");
+    assert!(
+        low > 0.0 && high < 0.0,
+        "winner ≥{low:+.0}, loser ≤{high:+.0}"
+    );
+    // Symmetric games, so symmetric bounds on the centred scale; and a bound of a side the fit
+    // leaves open lies on the far side of nothing the prior-pulled estimate claims: the winner
+    // is at least `low`, which its estimate exceeds.
+    assert!(
+        (low + high).abs() < 1e-6,
+        "winner ≥{low:+.0}, loser ≤{high:+.0}"
+    );
+    assert!(winner.rating >= low && loser.rating <= high);
+    // 10–0 is a win rate of at least 82.5 % by the likelihood-ratio test: about +270 Elo apart.
+    assert!((low - high - 270.0).abs() < 15.0, "{} apart", low - high);
+}

@@ -10,7 +10,9 @@ use crate::TournamentError;
 use crate::journal::Entry;
 use crate::schedule::{Plan, Schedule};
 use crate::stats::{places, standings};
-use crate::summary::{BotRow, NONE, RunSummary, SprtSummary, faults_text, sprt_verdict_word};
+use crate::summary::{
+    BotRow, NONE, RunSummary, SprtSummary, faults_text, games_played_text, sprt_verdict_word,
+};
 use crate::text::{NAME_MAX, TEXT_WIDTH, truncate, wrapped};
 use crate::timing::TimingSummary;
 
@@ -301,12 +303,16 @@ pub fn report_html(
     );
     let _ = write!(
         html,
-        "<h1>{}</h1><p>seed {} · schedule {} · {} rounds · {} bots</p>",
+        "<h1>{}</h1><p>seed {} · schedule {} · {} bots · {}</p>",
         html_escape(&title),
         plan.seed,
         plan.schedule,
-        plan.rounds,
-        plan.bots.len()
+        plan.bots.len(),
+        html_escape(&games_played_text(
+            plan,
+            run.games,
+            run.sprt.as_ref().is_some_and(|s| s.decided)
+        ))
     );
     html.push_str("<h2>Leaderboard</h2><table><tr><th>#</th><th>bot</th><th>games</th><th>W</th><th>D</th><th>L</th><th>score [95%]</th><th>mean score [95%]</th><th>mean rank</th><th>rating [95%]</th><th>TrueSkill</th><th>Weng-Lin</th><th title=\"the 2014 contests' 4-player Elo, K=32, in schedule order: it follows the last games and is noisy\">2014 Elo*</th><th>faults</th></tr>");
     for row in &run.bots {
@@ -463,12 +469,22 @@ fn ratings_svg(run: &RunSummary) -> String {
         high = high.max(h);
     }
     let row = 26.0;
-    let (left, width) = (160.0, 520.0);
+    // The columns are as wide as their longest label (an estimate: SVG text is not measured
+    // before it is drawn), so that neither a long bot name nor an unbounded rating's text is
+    // clipped; a name past NAME_CHARS ends in an ellipsis and keeps the whole in a tooltip.
+    let names: Vec<(String, bool)> = run.bots.iter().map(|b| short_name(&b.name)).collect();
+    let labels: Vec<String> = run.bots.iter().map(rating_label).collect();
+    let widest = |texts: &mut dyn Iterator<Item = &str>| {
+        texts.map(|t| t.chars().count()).max().unwrap_or(0) as f64 * CHAR_WIDTH
+    };
+    let left = widest(&mut names.iter().map(|(n, _)| n.as_str())) + 16.0;
+    let right = widest(&mut labels.iter().map(String::as_str)) + 16.0;
+    let width = 520.0;
     let lines = run.bots.len() as f64;
     let x = |value: f64| left + (value - low) / (high - low).max(1.0) * width;
     let mut svg = format!(
         "<svg width=\"{}\" height=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\" font-size=\"12\">",
-        left + width + 190.0,
+        (left + width + right).ceil(),
         row * lines + 30.0
     );
     let _ = write!(
@@ -482,11 +498,17 @@ fn ratings_svg(run: &RunSummary) -> String {
             continue;
         };
         let y = row * line as f64 + row / 2.0;
+        let (name, shortened) = &names[line];
         let _ = write!(
             svg,
-            "<text x=\"4\" y=\"{}\">{}</text>",
+            "<text x=\"4\" y=\"{}\">{}{}</text>",
             y + 4.0,
-            html_escape(&bot.name)
+            if *shortened {
+                format!("<title>{}</title>", html_escape(&bot.name))
+            } else {
+                String::new()
+            },
+            html_escape(name)
         );
         if let Some(interval) = &rated.rating_interval {
             let _ = write!(
@@ -498,27 +520,53 @@ fn ratings_svg(run: &RunSummary) -> String {
         }
         let _ = write!(
             svg,
-            "<circle cx=\"{}\" cy=\"{y}\" r=\"5\" fill=\"#124\"/><text x=\"{}\" y=\"{}\">{}{}</text>",
+            "<circle cx=\"{}\" cy=\"{y}\" r=\"5\" fill=\"#124\"/><text x=\"{}\" y=\"{}\">{}</text>",
             x(rated.rating),
             left + width + 8.0,
             y + 4.0,
-            html_escape(&bot.text.rating),
-            rated
-                .rank_interval
-                .map_or(String::new(), |(a, b)| format!(" (rank {a}–{b})"))
+            html_escape(&labels[line]),
         );
     }
+    // The axis' ends, each anchored inside the plot (the right one used to start 30 px before
+    // the end and ran past it when long).
     let _ = write!(
         svg,
-        "<text x=\"{}\" y=\"{}\">{:.0}</text><text x=\"{}\" y=\"{}\">{:.0}</text></svg>",
+        "<text x=\"{}\" y=\"{}\">{:.0}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{:.0}</text></svg>",
         left,
         row * lines + 20.0,
         low,
-        left + width - 30.0,
+        left + width,
         row * lines + 20.0,
         high
     );
     svg
+}
+
+/// A generous width of one character of the charts' 12 px sans-serif, in pixels: most glyphs
+/// are 6-7 px, and a column a little too wide costs nothing where one too narrow clips.
+const CHAR_WIDTH: f64 = 7.5;
+
+/// Bot names longer than this are shortened in the ratings chart.
+const NAME_CHARS: usize = 24;
+
+/// The name as the chart shows it, and whether it was shortened.
+fn short_name(name: &str) -> (String, bool) {
+    if name.chars().count() <= NAME_CHARS {
+        return (name.to_string(), false);
+    }
+    let mut short: String = name.chars().take(NAME_CHARS - 1).collect();
+    short.push('…');
+    (short, true)
+}
+
+/// The text right of a bot's line in the ratings chart: its rating and rank interval.
+fn rating_label(bot: &BotRow) -> String {
+    let rank = bot
+        .rating
+        .as_ref()
+        .and_then(|rated| rated.rank_interval)
+        .map_or(String::new(), |(a, b)| format!(" (rank {a}–{b})"));
+    format!("{}{rank}", bot.text.rating)
 }
 
 fn histogram_svg(name: &str, histogram: &arena_stats::Histogram) -> String {

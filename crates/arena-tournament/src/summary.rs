@@ -332,27 +332,36 @@ fn sprt_text(report: &StatsReport, sprt: &SprtReport) -> String {
         SprtUnit::Pair => "game pair",
         SprtUnit::SeedGroup => "seed group",
     };
+    // Whole sentences, one a line (the report makes each line a paragraph): the setting, the
+    // verdict, the evidence, then what the test left out.
     match sprt.status() {
         Ok(status) => {
+            let decided = sprt.decision.is_some();
             let mut text = format!(
-                "SPRT {a} vs {b}, elo0 {} elo1 {} (alpha {}, beta {}): LLR {:.3} in [{:.3}, {:.3}] after {} {unit}s ({}-{}-{} in games): {}\n",
+                "SPRT of {a} against {b} (elo0 {}, elo1 {}, alpha {}, beta {}). {}.\n",
                 config.elo0,
                 config.elo1,
                 config.alpha,
                 config.beta,
-                status.llr,
-                status.lower,
-                status.upper,
+                capitalised(&sprt_verdict_text(a, b, to_file::verdict(status.verdict))),
+            );
+            let _ = writeln!(
+                text,
+                "  After {} {unit}{} ({}-{}-{} in games) the LLR is {:.3}, {} [{:.3}, {:.3}].",
                 sprt.units,
+                if sprt.units == 1 { "" } else { "s" },
                 sprt.games.wins,
                 sprt.games.draws,
                 sprt.games.losses,
-                sprt_verdict_text(a, b, to_file::verdict(status.verdict)),
+                status.llr,
+                if decided { "outside" } else { "inside" },
+                status.lower,
+                status.upper,
             );
-            if sprt.decision.is_none() {
+            if !decided {
                 let _ = writeln!(
                     text,
-                    "  (no verdict is possible before {} {unit}s; counts are per {unit}, in schedule order)",
+                    "  No verdict is possible before {} {unit}s; counts are per {unit}, in schedule order.",
                     sprt.min_units
                 );
             }
@@ -361,7 +370,7 @@ fn sprt_text(report: &StatsReport, sprt: &SprtReport) -> String {
                     text,
                     "  {} games of {a} against {b} are not in the test ({}).",
                     sprt.uncounted_games,
-                    if sprt.decision.is_some() {
+                    if decided {
                         "finished after the deciding unit, or in incomplete units"
                     } else {
                         "their unit is incomplete"
@@ -371,6 +380,34 @@ fn sprt_text(report: &StatsReport, sprt: &SprtReport) -> String {
             text
         }
         Err(e) => format!("SPRT: {e}\n"),
+    }
+}
+
+/// A sentence's start: the text with its first letter upper-case.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
+
+/// How many games the run played, for a report's header: `40 games (10 rounds)`, or for a run
+/// that stopped early `102 of 408 planned games (34 rounds): the SPRT decided and stopped the
+/// run` (a run interrupted, or still going, says so without naming a cause).
+pub fn games_played_text(plan: &Plan, games: u64, sprt_decided: bool) -> String {
+    let planned = plan.total_games();
+    let rounds = match plan.rounds {
+        1 => "1 round".to_string(),
+        n => format!("{n} rounds"),
+    };
+    if games >= planned {
+        format!("{games} games ({rounds})")
+    } else if sprt_decided {
+        format!(
+            "{games} of {planned} planned games ({rounds}): the SPRT decided after {games} games and stopped the run"
+        )
+    } else {
+        format!("{games} of {planned} planned games ({rounds}) played")
     }
 }
 

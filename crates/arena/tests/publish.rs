@@ -135,3 +135,55 @@ fn a_copied_tournament_folder_opens_every_game_from_disk() {
         "return document.getElementById('stage').textContent.includes('arena replay DIR 2')",
     );
 }
+
+/// Issue 31: a chart label of `report.html` was clipped (an unbounded rating's text past the
+/// SVG's right edge). In a real browser every label of every chart lies inside its SVG, a bot
+/// name ends before the plot starts, and a name too long for the chart is shortened with an
+/// ellipsis and kept whole in a tooltip.
+#[test]
+fn every_chart_label_of_the_report_fits_its_chart() {
+    let Some((chromedriver, chromium)) = webdriver::browser() else {
+        return;
+    };
+    let root = tempfile::tempdir().expect("temp dir");
+    let out = root.path().join("t");
+    let long = "a_bot_with_a_remarkably_long_name_of_many_words";
+    succeeded(&arena(&[
+        "tournament",
+        "langwars",
+        "--bot",
+        &format!("{long}=greedy"),
+        "--bot",
+        "spread",
+        "--bot",
+        "WWWWWWWWWWWWWWWWWWWWWWWW=focus",
+        "--games",
+        "24",
+        "--seed",
+        "3",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]));
+    let driver = Driver::start(&chromedriver, &chromium);
+    driver.goto(&format!("file://{}", out.join("report.html").display()));
+    let outside = driver.eval(
+        "return [...document.querySelectorAll('svg text')].filter((t) => { \
+           const b = t.getBBox(), s = t.ownerSVGElement; \
+           return b.x < 0 || b.y < 0 || b.x + b.width > s.width.baseVal.value \
+             || b.y + b.height > s.height.baseVal.value; \
+         }).map((t) => t.textContent)",
+    );
+    assert_eq!(outside, serde_json::json!([]), "labels past their chart");
+    let overlapping = driver.eval(
+        "const svg = document.querySelector('svg'); \
+         const plot = Math.min(...[...svg.querySelectorAll('circle')].map((c) => c.cx.baseVal.value - 5)); \
+         return [...svg.querySelectorAll('text[x=\"4\"]')] \
+           .filter((t) => { const b = t.getBBox(); return b.x + b.width > plot; }) \
+           .map((t) => t.textContent)",
+    );
+    assert_eq!(overlapping, serde_json::json!([]), "names over the plot");
+    let titles = driver.eval(
+        "return [...document.querySelector('svg').querySelectorAll('text > title')].map((t) => t.textContent)",
+    );
+    assert_eq!(titles, serde_json::json!([long]));
+}

@@ -386,4 +386,90 @@ fn the_sprt_verdict_is_the_same_in_every_view() {
         stdout.contains("H1 accepted: greedy is stronger than spread"),
         "{stdout}"
     );
+
+    // Issue 31: the report's header said "34 rounds" for a run the SPRT stopped after about a
+    // hundred of its 408 games, and the SPRT paragraph ran its clauses together with colons.
+    let report = std::fs::read_to_string(dir.join("report.html")).expect("report.html");
+    let games = summary["run"]["games"].as_u64().expect("games");
+    assert!(games < 408, "the SPRT stopped the run early: {games} games");
+    let header = format!(
+        "{games} of 408 planned games (34 rounds): the SPRT decided after {games} games and stopped the run"
+    );
+    assert!(report.contains(&header), "report.html header: {header}");
+    assert!(
+        !report.contains("34 rounds ·"),
+        "the header counts games played"
+    );
+    let paragraphs: Vec<&str> = report
+        .split("<p class=\"sprt\">")
+        .skip(1)
+        .map(|rest| rest.split("</p>").next().expect("a paragraph"))
+        .collect();
+    assert!(paragraphs.len() >= 2, "{paragraphs:?}");
+    for paragraph in &paragraphs {
+        assert!(
+            paragraph.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit())
+                && paragraph.ends_with('.'),
+            "a paragraph of whole sentences: {paragraph}"
+        );
+    }
+    assert!(
+        paragraphs[0].ends_with(
+            "(elo0 0, elo1 50, alpha 0.05, beta 0.05). H1 accepted: greedy is stronger than spread by about elo1 or more."
+        ),
+        "{}",
+        paragraphs[0]
+    );
+    assert!(
+        paragraphs[1].starts_with("After ") && paragraphs[1].contains("the LLR is "),
+        "{}",
+        paragraphs[1]
+    );
+}
+
+/// Issue 31: a bot that wins every game has a rating unbounded above, the loser one unbounded
+/// below; their bounds read `≥-21` and `≤+21` at 10–0. The winner's is a lower bound above the
+/// loser's upper bound, and every view shows the same text.
+#[test]
+fn a_clean_sweep_bounds_the_winner_from_below_and_the_loser_from_above() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let dir = root.path().join("t");
+    let output = run(&[
+        "tournament",
+        "langwars",
+        "--bot",
+        "planner=greedy",
+        "--bot",
+        "spread",
+        "--games",
+        "10",
+        "--seed",
+        "1",
+        "--out",
+        path_text(&dir),
+    ]);
+    let stdout = text(&output.stdout);
+    let summary = check_views(&dir, &stdout);
+    let bots = summary["run"]["bots"].as_array().expect("bots");
+    let rating = |name: &str| {
+        let bot = bots.iter().find(|b| b["name"] == name).expect(name);
+        assert_eq!(
+            bot["losses"].as_u64().map(|l| l == 0),
+            Some(name == "planner")
+        );
+        bot["text"]["rating"].as_str().expect("text").to_string()
+    };
+    let bound = |text: &str, sign: &str| -> f64 {
+        let number = text
+            .strip_prefix(sign)
+            .and_then(|rest| rest.strip_suffix(" (unbounded)"))
+            .unwrap_or_else(|| panic!("{sign}N (unbounded): {text}"));
+        number.parse().expect("a number")
+    };
+    let (winner, loser) = (rating("planner"), rating("spread"));
+    let (low, high) = (bound(&winner, "≥"), bound(&loser, "≤"));
+    assert!(
+        low > 0.0 && high < 0.0 && low > high,
+        "{winner} against {loser}"
+    );
 }

@@ -61,7 +61,7 @@ fn a_stronger_bot_accepts_h1_and_every_output_says_so() {
     let printed = text(&run.stdout);
     let verdict_line = printed
         .lines()
-        .find(|line| line.starts_with("SPRT planner vs random"))
+        .find(|line| line.starts_with("SPRT of planner against random"))
         .expect("the verdict is printed")
         .to_string();
     assert!(verdict_line.contains("H1 accepted"), "{verdict_line}");
