@@ -257,6 +257,8 @@ pub struct Reply<A> {
 /// What an agent leaves behind at the end of a game.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 pub struct AgentLog {
+    /// stderr no answer took (what came after the bot's last answer, or before its start failed):
+    /// each answer's own is its step's `stderr`. Steps and this share one cap.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub stderr: String,
     #[serde(default, skip_serializing_if = "is_zero_usize")]

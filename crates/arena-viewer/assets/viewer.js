@@ -150,19 +150,22 @@ const Arena = (() => {
 
     // What each bot was sent and answered at this position (process bots have texts; built-in ones an action).
     const io = document.getElementById("io");
+    // (A page without the box, an older exported one, simply shows none.)
+    const stepStderr = document.getElementById("step-stderr") || el("div");
     let ioOpen = false;
     function drawIo(i) {
       io.replaceChildren();
+      stepStderr.replaceChildren();
       const indices = view.steps ? view.steps(i) : [];
       if (!indices.length) return;
       // What each bot wrote to stderr for its answers at this position, shown open beside the board
       // (a bot's own debug text, as CodinGame shows it per frame).
       const written = indices.map((k) => record.steps[k]).filter((step) => step && step.stderr);
       if (written.length) {
-        io.append(el("div", { class: "step-stderr" }, ...written.map((step) => el("div", { class: "step-stderr-bot" },
+        stepStderr.append(el("h3", {}, "stderr at this position"), ...written.map((step) => el("div", { class: "step-stderr-bot" },
           el("div", { class: "io-head" }, el("i", { class: "dot", style: "background:" + COLORS[step.player % COLORS.length] }),
             (names[step.player] || "player " + step.player) + " · stderr"),
-          el("pre", {}, step.stderr)))));
+          el("pre", {}, step.stderr))));
       }
       // Closed by default (it shows secret moves); stays open while stepping once opened.
       const box = el("details", { open: ioOpen }, el("summary", {}, "Bots' input and output at this position (" + indices.length + ")"));
