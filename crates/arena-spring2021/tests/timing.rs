@@ -80,15 +80,16 @@ fn answers(result: &GameResult) -> usize {
         .count()
 }
 
-/// Wood 1 (6 days) keeps the games short enough for a scale of 4: 1 % of the limit is 4 ms, which
-/// the wake-ups of a loaded machine rarely exceed three times in a game. (On an idle machine arena
+/// Wood 1 (6 days) keeps the games short enough for a scale of 6: 1 % of the limit is 6 ms, which
+/// the wake-ups of a loaded machine rarely exceed three times in a game (at a scale of 4, 4 ms was
+/// exceeded three times in one game beside three other builds and a test run on 2 cores). (On an idle machine arena
 /// measures such a bot within a few tenths of a millisecond of its own clock; the 200-game figure at
 /// scale 1 is the `timing` example's.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn answers_at_95_to_99_ms_never_time_out_under_the_default_policy() {
     let (_guard, dir) = tempdir();
     for seed in [1, 2, 3] {
-        let result = play("inside", Some("wood1"), seed, 4.0, None, &dir).await;
+        let result = play("inside", Some("wood1"), seed, 6.0, None, &dir).await;
         assert_eq!(result.time_policy, TimePolicy::CODINGAME);
         assert!(
             result.faults[0].is_empty(),
