@@ -117,8 +117,6 @@ impl<G: Game> Agent<G> for BuiltinAgent<G> {
                 raw_output: None,
                 elapsed,
                 cpu,
-                stderr: None,
-                stderr_late: None,
             }
         })
     }
