@@ -422,7 +422,9 @@ fn no_figure_slips_past_its_baseline() {
             &format!("memory/langwars2-{games}"),
             peak,
             "bytes, peak resident (tournament, --replays none; least of 2 runs)",
-            0.10,
+            // The same run's peak moved 54.9-60.6 MB on this machine (10 % would flag noise); the
+            // regressions this guards against were 6x, and the 10^6 figure has its 64 MB bar too.
+            0.15,
         );
     }
     // Three interleaved rounds of each side; the least CPU time per answer of each (what the work
