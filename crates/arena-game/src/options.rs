@@ -51,7 +51,7 @@ pub struct GameOption {
 impl GameOption {
     /// How the command line spells it (`--call-limit-ms` for `call_limit_ms`), without the dashes.
     pub fn flag(&self) -> String {
-        self.name.replace('_', "-")
+        flag_of(self.name)
     }
 
     /// The value an environment variable's text gives this option (`None`: it leaves it unset).
@@ -65,6 +65,11 @@ impl GameOption {
                 .map_err(|_| format!("`{text}` is not {}", self.kind.expects())),
         }
     }
+}
+
+/// How the command line spells the option `name` (`call-limit-ms` for `call_limit_ms`).
+pub fn flag_of(name: &str) -> String {
+    name.replace('_', "-")
 }
 
 /// The value of one option that was set.
@@ -211,7 +216,7 @@ impl GameOptions {
             let Some(option) = declared.iter().find(|o| o.name == name) else {
                 return Err(GameError::UnknownOption {
                     game,
-                    option: name.replace('_', "-"),
+                    option: flag_of(name),
                     known: declared.iter().map(GameOption::flag).collect(),
                 });
             };
@@ -230,7 +235,7 @@ impl GameOptions {
     pub fn to_args(&self) -> Vec<String> {
         let mut args = Vec::new();
         for (name, value) in &self.0 {
-            args.push(format!("--{}", name.replace('_', "-")));
+            args.push(format!("--{}", flag_of(name)));
             match value {
                 OptionValue::Flag => {}
                 OptionValue::Number(n) => args.push(n.to_string()),

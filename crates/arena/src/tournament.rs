@@ -754,7 +754,7 @@ fn resume_differences(args: &TournamentArgs, plan: &Plan) -> Result<Vec<String>>
     let kept = &plan.settings.game_options;
     for (name, value) in args.game_options.iter() {
         if kept.get(name) != Some(value) {
-            let flag = name.replace('_', "-");
+            let flag = arena_core::options::flag_of(name);
             out.push(format!(
                 "--{flag} {value} (the plan's: {})",
                 kept.get(name)

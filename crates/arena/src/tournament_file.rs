@@ -56,7 +56,7 @@ struct TournamentFile {
     /// The game's own options (`[options]`; `[coup]` in files of arena 0.2), named as on the
     /// command line without the dashes (`deck`, `no-shuffle`).
     #[serde(alias = "coup")]
-    options: Option<toml::Table>,
+    options: Option<arena_core::options::GameOptions>,
 }
 
 /// One `[[bot]]`: what `--bot` takes (a built-in bot, a source file, a folder or a command), an
@@ -84,30 +84,6 @@ struct SprtEntry {
     elo1: f64,
     alpha: Option<f64>,
     beta: Option<f64>,
-}
-
-/// The options of an `[options]` table, for those the command line did not give (the game checks
-/// them when it is found). A flag is `true` or `false` (not set).
-fn game_options(table: toml::Table, args: &mut TournamentArgs) -> Result<()> {
-    use arena_core::options::OptionValue;
-    for (key, value) in table {
-        let name = key.replace('-', "_");
-        if args.game_options.get(&name).is_some() {
-            continue;
-        }
-        let value = match value {
-            toml::Value::Boolean(false) => continue,
-            toml::Value::Boolean(true) => OptionValue::Flag,
-            toml::Value::String(text) => OptionValue::Text(text),
-            toml::Value::Integer(n) if n >= 0 => OptionValue::Number(n as u64),
-            other => bail!(
-                "[options] {key} = {other}: a game option is true/false, a whole number 0 or more, \
-                 or a text"
-            ),
-        };
-        args.game_options.set(&name, value);
-    }
-    Ok(())
 }
 
 /// Reads the tournament file of `arena tournament run FILE` into `args` (where the command line
@@ -322,8 +298,13 @@ fn merge(
             .read_only
             .extend(file.sandbox_bind.into_iter().map(path));
     }
-    if let Some(table) = file.options {
-        game_options(table, args)?;
+    // The command line's options win; the game checks them all when it is found.
+    if let Some(options) = file.options {
+        for (name, value) in options.iter() {
+            if args.game_options.get(name).is_none() {
+                args.game_options.set(name, value.clone());
+            }
+        }
     }
     if !given("bots_dir") {
         args.bots_dir = file.bots_dir.map(path);
