@@ -117,6 +117,8 @@ impl<G: Game> Agent<G> for BuiltinAgent<G> {
                 raw_output: None,
                 elapsed,
                 cpu,
+                stderr: None,
+                stderr_late: None,
             }
         })
     }

@@ -623,6 +623,8 @@ pub fn call_bot_in<G: CallProtocol>(
 pub struct CallAgent {
     spec: CallSpec,
     log: AgentLog,
+    /// Bytes of stderr kept so far over the game's calls (each call's is its step's).
+    stderr_kept: usize,
     /// The bot's sandbox for the whole game, when the sandbox has a resident helper.
     kept: GameSandbox,
     clock: ClockKind,
@@ -633,6 +635,7 @@ impl CallAgent {
         CallAgent {
             spec,
             log: AgentLog::default(),
+            stderr_kept: 0,
             kept: GameSandbox::PerGame,
             clock: ClockKind::Wall,
         }
@@ -652,13 +655,14 @@ impl CallAgent {
         self
     }
 
-    fn keep_stderr(&mut self, stderr: &[u8]) {
-        let room = self.spec.stderr_cap.saturating_sub(self.log.stderr.len());
+    /// The part of a call's stderr that fits in what is left of the cap (counted in
+    /// `stderr_kept`; the rest counted as dropped), for that call's step.
+    fn keep_stderr(&mut self, stderr: &[u8]) -> Option<String> {
+        let room = self.spec.stderr_cap.saturating_sub(self.stderr_kept);
         let kept = room.min(stderr.len());
-        self.log
-            .stderr
-            .push_str(&String::from_utf8_lossy(&stderr[..kept]));
+        self.stderr_kept += kept;
         self.log.stderr_dropped += stderr.len() - kept;
+        (kept > 0).then(|| String::from_utf8_lossy(&stderr[..kept]).into_owned())
     }
 }
 
@@ -720,7 +724,7 @@ impl<G: CallProtocol> Agent<G> for CallAgent {
                 }
                 Err(_) => call_bot_in::<G>(&self.spec, obs, limit, cap, &mut self.kept),
             };
-            self.keep_stderr(&report.stderr);
+            let stderr = self.keep_stderr(&report.stderr);
             if report.exit_status.is_some() {
                 self.log.exit_status = report.exit_status.clone();
             }
@@ -734,6 +738,8 @@ impl<G: CallProtocol> Agent<G> for CallAgent {
                 raw_output: Some(raw_output),
                 elapsed: report.elapsed,
                 cpu: report.cpu,
+                stderr,
+                stderr_late: None,
             }
         })
     }

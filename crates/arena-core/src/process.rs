@@ -90,6 +90,9 @@ pub struct BotProcess {
     stderr_pipe: Option<File>,
     read_buffer: Box<[u8]>,
     stderr: CappedText,
+    /// How much of `stderr` [`BotProcess::take_stderr`] has handed out (as a step's stderr); the
+    /// rest goes to the end's whole-game text, so that no text is kept twice.
+    stderr_taken: usize,
     ended: bool,
     reaped: bool,
     /// The leader's status when it exited before arena killed it.
@@ -160,6 +163,7 @@ impl BotProcess {
                 cap: stderr_cap,
                 ..CappedText::default()
             },
+            stderr_taken: 0,
             ended: false,
             reaped: false,
             own_exit: None,
@@ -475,6 +479,30 @@ impl BotProcess {
         }
     }
 
+    /// The stderr text written since the last call (within the cap), `None` when there is none.
+    /// Reads what the pipe holds now, without waiting: a call costs one `read` when the bot wrote
+    /// nothing. A character cut by a chunk boundary waits for the next call, so that it is not
+    /// split into two replacement characters.
+    pub fn take_stderr(&mut self) -> Option<String> {
+        self.drain_stderr();
+        let new = &self.stderr.bytes[self.stderr_taken..];
+        let whole = match std::str::from_utf8(new) {
+            Ok(_) => new.len(),
+            // An incomplete character at the end: keep it for later (unless it can never end,
+            // the cap having cut it).
+            Err(e) if e.error_len().is_none() && self.stderr.bytes.len() < self.stderr.cap => {
+                e.valid_up_to()
+            }
+            Err(_) => new.len(),
+        };
+        if whole == 0 {
+            return None;
+        }
+        let text = String::from_utf8_lossy(&new[..whole]).into_owned();
+        self.stderr_taken += whole;
+        Some(text)
+    }
+
     /// Reads what stderr holds now; closes it at end of file.
     fn drain_stderr(&mut self) {
         let mut buffer = [0u8; 4096];
@@ -567,7 +595,8 @@ impl BotProcess {
             lease.finish();
         }
         ProcessEnd {
-            stderr: String::from_utf8_lossy(&self.stderr.bytes).into_owned(),
+            // What no step took: written after the last answer, or at the end.
+            stderr: String::from_utf8_lossy(&self.stderr.bytes[self.stderr_taken..]).into_owned(),
             stderr_dropped: self.stderr.dropped,
             status,
         }

@@ -217,8 +217,10 @@ pub async fn run_match<G: Game>(
         .time_policy
         .unwrap_or_else(|| G::default_time_policy(config));
     let mut clocks = vec![Clock::new(time_policy, options.time_scale); seats.len()];
-    let mut steps = Vec::new();
+    let mut steps: Vec<Step<G::Action>> = Vec::new();
     let mut first = vec![true; seats.len()];
+    // Each player's last step, for the stderr of its answer that arrives only by its next ask.
+    let mut last_step: Vec<Option<usize>> = vec![None; seats.len()];
     let mut obs = G::Obs::default();
     let probed = |first: &[bool], out: &[Option<Fault>], seats: &[Seat<G>]| {
         options.probe
@@ -245,6 +247,12 @@ pub async fn run_match<G: Game>(
             agent.pause();
         }
         first[player] = false;
+        if let Some((late, step)) = reply.stderr_late.take().zip(last_step[player]) {
+            steps[step]
+                .stderr
+                .get_or_insert_with(String::new)
+                .push_str(&late);
+        }
         let elapsed_us = reply.elapsed.as_micros() as u64;
         let cpu_us = reply.cpu.map(|cpu| cpu.as_micros() as u64);
         let record = &mut players[player];
@@ -314,7 +322,9 @@ pub async fn run_match<G: Game>(
             fault,
             elapsed_us,
             cpu_us,
+            stderr: reply.stderr,
         });
+        last_step[player] = Some(steps.len() - 1);
         game.apply(player, reply.answer);
     }
 

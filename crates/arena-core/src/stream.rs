@@ -432,8 +432,13 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
                     raw_output: None,
                     elapsed: Duration::ZERO,
                     cpu: None,
+                    stderr: None,
+                    stderr_late: None,
                 };
             };
+            // What came after the previous answer was read belongs to it (one `read`, no wait);
+            // nothing before the first ask is late: it goes with the first answer.
+            let stderr_late = if first { None } else { process.take_stderr() };
             if G::DISCARD_STALE_OUTPUT {
                 self.lines.discard_stale(process);
             }
@@ -489,12 +494,16 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
                 }
                 LineRead::Closed => (Answer::Fault(closed_fault(process)), None),
             };
+            // After the clock: the bot's stderr of this answer as far as it is there now.
+            let stderr = process.take_stderr();
             Reply {
                 answer,
                 input: Some(input),
                 raw_output,
                 elapsed,
                 cpu,
+                stderr,
+                stderr_late,
             }
         })
     }

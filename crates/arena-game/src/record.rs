@@ -1,5 +1,5 @@
 //! The replay record of one game: enough to re-simulate it (seed, config, every sanitised action) and to
-//! show it (every input and raw output, timing, faults, stderr, per-frame state).
+//! show it (every input and raw output, timing, faults, stderr per answer, per-frame state).
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -158,6 +158,11 @@ pub struct Step<A> {
     /// CPU time of the answer, microseconds, when measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_us: Option<u64>,
+    /// What the bot wrote to stderr for this answer (process bots; absent when nothing): from its
+    /// previous answer being read to this one's, and what came after it before the bot's next ask.
+    /// Counted in the player's stderr cap; the player's `stderr` keeps only what no step took.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
 }
 
 /// A finished game's record with its types erased, serialised only when someone needs the text.
@@ -242,11 +247,18 @@ pub struct Reply<A> {
     /// CPU time the bot's processes used for this answer, when it could be measured (process
     /// agents: the sandbox's cgroup, or `/proc` for an unconfined bot).
     pub cpu: Option<Duration>,
+    /// What the bot wrote to stderr since its previous answer was read, up to this one's being read.
+    pub stderr: Option<String>,
+    /// What it wrote after its previous answer was read and before this ask: that answer's, late
+    /// (a bot's stderr may arrive just after its stdout line; no one waits for it).
+    pub stderr_late: Option<String>,
 }
 
 /// What an agent leaves behind at the end of a game.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 pub struct AgentLog {
+    /// stderr no answer took (what came after the bot's last answer, or before its start failed):
+    /// each answer's own is its step's `stderr`. Steps and this share one cap.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub stderr: String,
     #[serde(default, skip_serializing_if = "is_zero_usize")]

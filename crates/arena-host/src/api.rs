@@ -521,7 +521,7 @@ async fn games(
     })?))
 }
 
-/// A replay as `user` may see it: other contestants' stderr removed.
+/// A replay as `user` may see it: other contestants' stderr removed (whole-game and per answer).
 async fn visible_replay(host: &Shared, user: &User, id: i64) -> ApiResult<Value> {
     let gz = host.replay(id).await?.ok_or_else(not_found)?;
     let json = gunzip(&gz, 256 << 20).map_err(|e| {
@@ -558,6 +558,17 @@ async fn visible_replay(host: &Shared, user: &User, id: i64) -> ApiResult<Value>
                         Value::String("(hidden: another contestant's bot)".into()),
                     );
                     object.remove("stderr_dropped");
+                }
+            }
+        }
+        // And the stderr each of their answers carries.
+        if let Some(steps) = replay.get_mut("steps").and_then(Value::as_array_mut) {
+            for step in steps {
+                let seat = step["player"].as_u64().map(|p| p as usize);
+                if seat.and_then(|seat| owners.get(seat).copied().flatten()) != Some(user.id)
+                    && let Some(object) = step.as_object_mut()
+                {
+                    object.remove("stderr");
                 }
             }
         }

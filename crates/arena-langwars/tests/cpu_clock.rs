@@ -32,6 +32,8 @@ impl Agent<LangWars> for Reported {
                 raw_output: None,
                 elapsed: Duration::from_millis(10),
                 cpu: Some(cpu),
+                stderr: None,
+                stderr_late: None,
             }
         })
     }

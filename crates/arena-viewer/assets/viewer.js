@@ -1,6 +1,7 @@
 "use strict";
 // The viewer shell shared by every game: controls (step, play, pause, speed, slider, keyboard, #turn=N),
-// the players panel (names, faults, stderr), the final result and the per-position I/O panel.
+// the players panel (names, faults, stderr), the final result, each position's stderr and the
+// per-position I/O panel.
 // Each game registers a renderer with Arena.register(ids, factory); factory(record, ui) returns
 // { count, label(i), draw(i), steps(i)?, position(stepIndex)? } where i is a 0-based position.
 
@@ -149,11 +150,23 @@ const Arena = (() => {
 
     // What each bot was sent and answered at this position (process bots have texts; built-in ones an action).
     const io = document.getElementById("io");
+    // (A page without the box, an older exported one, simply shows none.)
+    const stepStderr = document.getElementById("step-stderr") || el("div");
     let ioOpen = false;
     function drawIo(i) {
       io.replaceChildren();
+      stepStderr.replaceChildren();
       const indices = view.steps ? view.steps(i) : [];
       if (!indices.length) return;
+      // What each bot wrote to stderr for its answers at this position, shown open beside the board
+      // (a bot's own debug text, as CodinGame shows it per frame).
+      const written = indices.map((k) => record.steps[k]).filter((step) => step && step.stderr);
+      if (written.length) {
+        stepStderr.append(el("h3", {}, "stderr at this position"), ...written.map((step) => el("div", { class: "step-stderr-bot" },
+          el("div", { class: "io-head" }, el("i", { class: "dot", style: "background:" + COLORS[step.player % COLORS.length] }),
+            (names[step.player] || "player " + step.player) + " · stderr"),
+          el("pre", {}, step.stderr))));
+      }
       // Closed by default (it shows secret moves); stays open while stepping once opened.
       const box = el("details", { open: ioOpen }, el("summary", {}, "Bots' input and output at this position (" + indices.length + ")"));
       box.addEventListener("toggle", () => { ioOpen = box.open; });
@@ -190,6 +203,8 @@ const Arena = (() => {
           at === null ? " (before the game)" : el("a", { href: "#turn=" + (at + 1) }, " → " + view.label(at)));
       });
       const stderr = p.stderr || "";
+      // With stderr per answer (at each position), the player's own text is what came after its last answer.
+      const perAnswer = record.steps.some((step) => step.player === index && step.stderr);
       const limit = 4000;
       panel.append(el("div", { class: "player-card" },
         el("div", { class: "player-name" }, el("i", { class: "dot", style: "background:" + COLORS[index % COLORS.length] }), names[index]),
@@ -198,7 +213,7 @@ const Arena = (() => {
           (p.max_answer_us ? " · slowest " + (p.max_answer_us / 1000).toFixed(1) + " ms" : "") +
           (p.exit_status ? " · " + p.exit_status : "")),
         faults.length ? el("ul", { class: "faults" }, faults) : null,
-        stderr ? el("details", { class: "stderr" }, el("summary", {}, "stderr (" + stderr.length + " bytes" +
+        stderr ? el("details", { class: "stderr" }, el("summary", {}, (perAnswer ? "stderr after its last answer (" : "stderr (") + stderr.length + " bytes" +
           (p.stderr_dropped ? ", " + p.stderr_dropped + " dropped" : "") + ")"),
           el("pre", {}, stderr.length > limit ? stderr.slice(0, limit) + "\n…" : stderr)) : null));
     });

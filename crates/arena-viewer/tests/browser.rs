@@ -302,6 +302,51 @@ fn rare_events(driver: &Driver, dir: &Path, shots: &Path) {
         !side.as_str().unwrap_or_default().contains("if scored now"),
         "no estimate beside the final scores: {side}"
     );
+
+    // stderr per answer: each of the slow bot's answers carries its `turn N: thinking` (as arena
+    // writes it now), shown beside the board at the position of that answer.
+    let mut langwars: Value = serde_json::from_str(&common::fixture("langwars")).expect("json");
+    langwars["players"][2]
+        .as_object_mut()
+        .expect("player")
+        .remove("stderr");
+    let mut answer = 0;
+    for step in langwars["steps"].as_array_mut().expect("steps") {
+        if step["player"] == 2 {
+            answer += 1;
+            step["stderr"] = json!(format!("turn {answer}: thinking\n"));
+        }
+    }
+    let file = dir.join("langwars-stderr.html");
+    std::fs::write(
+        &file,
+        arena_viewer::export_html(&langwars.to_string(), &common::games()).expect("export"),
+    )
+    .expect("write");
+    driver.goto(&format!("file://{}", file.display()));
+    driver.wait_for("return !!window.arenaViewer");
+    let shown = driver.eval(
+        "const texts = []; \
+         for (let i = 0; i < arenaViewer.count; i++) { \
+           arenaViewer.go(i); \
+           const box = document.getElementById('step-stderr'); \
+           texts.push(box ? box.textContent : ''); \
+         } \
+         return texts",
+    );
+    let shown: Vec<String> = serde_json::from_value(shown).expect("texts");
+    for n in 1..=answer {
+        let line = format!("turn {n}: thinking");
+        let at: Vec<usize> = (0..shown.len())
+            .filter(|&i| shown[i].contains(&line))
+            .collect();
+        assert_eq!(at.len(), 1, "{line} at one position: {shown:?}");
+        assert!(shown[at[0]].contains("slow · stderr"), "{shown:?}");
+    }
+    driver.goto(&format!("file://{}#turn=2", file.display()));
+    driver.wait_for("return !!window.arenaViewer && arenaViewer.position() === 1");
+    driver.screenshot(&shots.join("langwars-step-stderr.png"));
+
     let errors = driver.console_errors();
     assert!(errors.is_empty(), "rare events: console errors: {errors:?}");
 }

@@ -244,7 +244,7 @@ fn timing_table(result: &GameResult, width: usize) -> String {
 }
 
 /// For each fault: when it happened (the bot's answer number and the step of the replay), how the
-/// process ended, and the last lines of the bot's stderr.
+/// process ended, and the last lines of the bot's stderr at the faulting answer.
 pub fn fault_details(result: &GameResult) -> String {
     fault_details_of(&result.names, &result.record)
 }
@@ -289,10 +289,20 @@ pub fn fault_details_of(names: &[String], record: &serde_json::Value) -> String 
         if let Some(status) = player["exit_status"].as_str() {
             text.push_str(&format!("      its process: {status}\n"));
         }
-        let stderr = player["stderr"].as_str().unwrap_or("");
+        // The faulting answer's stderr, and what the bot wrote after it until it was ended (the
+        // player's own text: what no step took), as it wrote them.
+        let faulting_step = faults.iter().filter_map(|f| f["step"].as_u64()).next_back();
+        let mut stderr = faulting_step
+            .and_then(|step| steps?.get(step as usize)?["stderr"].as_str())
+            .unwrap_or("")
+            .to_string();
+        stderr.push_str(player["stderr"].as_str().unwrap_or(""));
         if !stderr.trim().is_empty() {
-            text.push_str("      its stderr (last lines):\n");
-            text.push_str(&crate::bots::stderr_tail(stderr, 5));
+            text.push_str(match faulting_step {
+                Some(_) => "      its stderr at that answer (last lines):\n",
+                None => "      its stderr (last lines):\n",
+            });
+            text.push_str(&crate::bots::stderr_tail(&stderr, 5));
         }
     }
     text
