@@ -22,6 +22,21 @@ fn is_zero_u64(value: &u64) -> bool {
 /// readers refuse replays newer than this ([`check_replay`]).
 pub const RECORD_FORMAT: u32 = 1;
 
+/// Everything seat `seat` wrote to stderr in the game of `replay` (a replay's JSON), in the order it
+/// wrote it: each of its answers' own (`steps[].stderr` of the steps that are that seat's), then
+/// what no answer took (the player's `stderr`). The same as
+/// `jq -r '([.steps[] | select(.player == N) | .stderr // ""] | add // "") + (.players[N].stderr // "")'`.
+pub fn seat_stderr(replay: &serde_json::Value, seat: usize) -> String {
+    let mut all = String::new();
+    for step in replay["steps"].as_array().into_iter().flatten() {
+        if step["player"] == seat {
+            all.push_str(step["stderr"].as_str().unwrap_or(""));
+        }
+    }
+    all.push_str(replay["players"][seat]["stderr"].as_str().unwrap_or(""));
+    all
+}
+
 /// Refuses a replay written in a newer format than this arena reads.
 pub fn check_replay(replay: &serde_json::Value) -> Result<(), crate::format::NewerFormat> {
     crate::format::check_json_format("replay", replay, RECORD_FORMAT)

@@ -131,12 +131,12 @@ pub async fn probe(
     if let Some(status) = player["exit_status"].as_str() {
         message.push_str(&format!("  {status}\n"));
     }
-    let stderr = player["stderr"].as_str().unwrap_or("");
+    let stderr = arena_core::record::seat_stderr(&result.record, 0);
     if stderr.trim().is_empty() {
         message.push_str("  (nothing on stderr)\n");
     } else {
         message.push_str("  its stderr (last lines):\n");
-        message.push_str(&stderr_tail(stderr, 12));
+        message.push_str(&stderr_tail(&stderr, 12));
     }
     message.push_str("no game was played");
     Err(ProbeError::DidNotStart { report: message })

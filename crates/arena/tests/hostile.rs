@@ -12,6 +12,7 @@
 //! Needs root, bubblewrap and cgroups (as CI has); without bwrap the catalogue says so and is skipped
 //! only when `ARENA_SKIP_SANDBOX_TESTS` is set, so a broken sandbox never passes silently.
 
+use arena_core::record::seat_stderr;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -763,7 +764,7 @@ fn hostile_bots_are_contained_and_change_nobody_elses_result() {
         let played = play(&world, case.game, &script);
         let replay = &played.replay;
         let mut problems = Vec::new();
-        let stderr = replay["players"][0]["stderr"].as_str().unwrap_or("");
+        let stderr = seat_stderr(replay, 0);
         if stderr.contains("BREACH") {
             problems.push(format!(
                 "the attack worked: {}",
@@ -1094,10 +1095,7 @@ fn offender_stderr(out: &Path, game: usize) -> String {
         .as_array()
         .and_then(|players| players.iter().position(|p| p["name"] == "offender"))
         .expect("the offender plays");
-    replay["players"][seat]["stderr"]
-        .as_str()
-        .unwrap_or("")
-        .to_string()
+    seat_stderr(&replay, seat)
 }
 
 /// A tournament keeps each bot's sandbox between its games (a pool per worker): nothing a game

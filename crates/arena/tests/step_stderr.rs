@@ -102,6 +102,28 @@ fn each_answer_carries_the_stderr_written_for_it() {
         .map(|n| format!("turn {n}\nafter {n}\n"))
         .collect();
     assert_eq!(all, expected);
+    // The whole of a seat's stderr, as arena reads it and as its documentation tells users to
+    // read it with jq.
+    assert_eq!(arena_core::record::seat_stderr(&record, 0), expected);
+    if let Ok(jq) = Command::new("jq")
+        .arg("-r")
+        .arg(r#"([.steps[] | select(.player == 0) | .stderr // ""] | add // "") + (.players[0].stderr // "")"#)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+    {
+        use std::io::Write as _;
+        let mut jq = jq;
+        jq.stdin
+            .take()
+            .expect("stdin")
+            .write_all(record.to_string().as_bytes())
+            .expect("jq reads");
+        let out = jq.wait_with_output().expect("jq ends");
+        assert!(out.status.success());
+        // jq -r ends its output with a newline of its own.
+        assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{expected}\n"));
+    }
     // Built-in bots write nothing: their steps have no stderr field.
     assert!(
         record["steps"]

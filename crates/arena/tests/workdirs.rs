@@ -3,6 +3,7 @@
 //! from the folder as given, and (Coup: one process per call) still finds its state between the calls
 //! of a game.
 
+use arena_core::record::seat_stderr;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -163,7 +164,7 @@ fn assert_each_seat_counted_its_calls(record: &serde_json::Value, game: &str) {
     for seat in 0..2 {
         let calls = steps.iter().filter(|s| s["player"] == seat).count();
         // The count the bot saw on its last call (the sandbox lets it write only its own folder).
-        let stderr = record["players"][seat]["stderr"].as_str().unwrap_or("");
+        let stderr = seat_stderr(record, seat);
         let counted: usize = stderr
             .lines()
             .last()
