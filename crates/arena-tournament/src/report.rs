@@ -61,32 +61,12 @@ fn name_width(run: &RunSummary) -> usize {
         .clamp(3, NAME_MAX)
 }
 
-/// The leaderboard and pairwise table as text, in [`TEXT_WIDTH`] columns (TrueSkill, Weng-Lin and
-/// the full pairwise table are in summary.json and report.html): the strings of `run`, placed.
-pub fn leaderboard_text(plan: &Plan, run: &RunSummary) -> String {
+/// The leaderboard's table (a header and a row per bot, in places), as the final leaderboard and
+/// the live standings show it.
+fn standings_text(plan: &Plan, run: &RunSummary) -> String {
     let mut out = String::new();
     let four = plan.players > 2;
     let width = name_width(run);
-    if plan.schedule == Schedule::Koth {
-        // The original KotH leaderboard: one point per win.
-        let _ = writeln!(out, "King of the Hill ({} games):", run.games);
-        let mut by_points: Vec<&BotRow> = run.bots.iter().collect();
-        by_points.sort_by_key(|row| (std::cmp::Reverse(row.wins), row.bot));
-        for row in by_points {
-            let _ = writeln!(out, "{:5} {}", row.wins, row.name);
-        }
-        out.push('\n');
-    }
-    let _ = writeln!(
-        out,
-        "{} games of {}{}",
-        run.games,
-        plan.game,
-        plan.variant
-            .as_ref()
-            .map(|v| format!(" ({v})"))
-            .unwrap_or_default()
-    );
     // Columns as wide as their usual text (`81.2% [66.4, 100.0]`, `-2.34 ± 1.23`,
     // `+323 [+257, +430]`), so that the header and a row of the longest names fit in
     // TEXT_WIDTH; a longer text pushes the rest of its line right (and the line is cut there).
@@ -120,6 +100,50 @@ pub fn leaderboard_text(plan: &Plan, run: &RunSummary) -> String {
         );
         let _ = writeln!(out, "{}", truncate(line.trim_end(), TEXT_WIDTH));
     }
+    out
+}
+
+/// The standings while a run plays (`arena tournament --live`): the leaderboard's table over the
+/// `games` counted so far of `total`, and the SPRT's evidence when the run has one. Ratings are
+/// the fit's estimate alone (their intervals come with the final report).
+pub fn live_text(plan: &Plan, run: &RunSummary, total: u64) -> String {
+    let mut out = format!("standings after {} of {} games:\n", run.games, total);
+    out.push_str(&standings_text(plan, run));
+    if let Some(sprt) = &run.sprt {
+        // The status line of the test alone (its first two sentences).
+        for line in sprt.text.lines().take(2) {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+    out
+}
+
+/// The leaderboard and pairwise table as text, in [`TEXT_WIDTH`] columns (TrueSkill, Weng-Lin and
+/// the full pairwise table are in summary.json and report.html): the strings of `run`, placed.
+pub fn leaderboard_text(plan: &Plan, run: &RunSummary) -> String {
+    let mut out = String::new();
+    let four = plan.players > 2;
+    if plan.schedule == Schedule::Koth {
+        // The original KotH leaderboard: one point per win.
+        let _ = writeln!(out, "King of the Hill ({} games):", run.games);
+        let mut by_points: Vec<&BotRow> = run.bots.iter().collect();
+        by_points.sort_by_key(|row| (std::cmp::Reverse(row.wins), row.bot));
+        for row in by_points {
+            let _ = writeln!(out, "{:5} {}", row.wins, row.name);
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "{} games of {}{}",
+        run.games,
+        plan.game,
+        plan.variant
+            .as_ref()
+            .map(|v| format!(" ({v})"))
+            .unwrap_or_default()
+    );
+    out.push_str(&standings_text(plan, run));
     out.push_str(&wrapped(&run.rating_note));
     out.push_str(&wrapped(&format!(
         "score: points per game (a win 1, a shared first place ½, as in every table here); \

@@ -109,10 +109,12 @@ pub fn run(
     let mut count = done.count();
     let mut played = 0u64;
     let mut failure: Option<String> = None;
-    let wants_entries = options
-        .observers
-        .iter()
-        .any(|observer| observer.wants_entries());
+    let stops = options.observers.iter().any(|observer| observer.stops());
+    let wants_entries = stops
+        || options
+            .observers
+            .iter()
+            .any(|observer| observer.wants_entries());
     std::thread::scope(|scope| -> Result<(), TournamentError> {
         let (sender, receiver) = mpsc::sync_channel::<Batch>(jobs * 4);
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -132,6 +134,7 @@ pub fn run(
                 stop: options.stop,
                 decided: &decided,
                 wants_entries,
+                stops,
                 cpu: (options.pin_cpus && jobs > 1).then_some(worker_index % cpus),
                 sandbox: options.sandbox.clone(),
                 names: plan.bots.iter().map(|b| b.name.clone()).collect(),
@@ -195,6 +198,8 @@ struct Worker<'a> {
     stop: &'a AtomicBool,
     decided: &'a AtomicBool,
     wants_entries: bool,
+    /// A stop rule watches: every game goes to it at once.
+    stops: bool,
     cpu: Option<usize>,
     sandbox: Option<std::sync::Arc<arena_core::sandbox::Sandbox>>,
     names: Vec<String>,
@@ -236,7 +241,7 @@ impl Worker<'_> {
         // that the last ones spread over every worker.
         // With a stop rule every game goes to it at once, so that it can stop the run right after
         // the deciding game rather than a batch later.
-        let claim = if self.plan.bots.iter().all(|b| b.builtin().is_some()) && !self.wants_entries {
+        let claim = if self.plan.bots.iter().all(|b| b.builtin().is_some()) && !self.stops {
             BUILTIN_CLAIM
         } else {
             1
@@ -302,10 +307,7 @@ impl Worker<'_> {
                 });
             }
             in_batch += 1;
-            if slow
-                || self.wants_entries
-                || in_batch >= BATCH_GAMES
-                || batch_started.elapsed() >= BATCH_AGE
+            if slow || self.stops || in_batch >= BATCH_GAMES || batch_started.elapsed() >= BATCH_AGE
             {
                 let full = std::mem::take(&mut batch);
                 if sender.send(full).is_err() {
@@ -613,7 +615,7 @@ mod tests {
     }
 
     impl SessionObserver for StopAfter {
-        fn wants_entries(&self) -> bool {
+        fn stops(&self) -> bool {
             true
         }
 
@@ -625,8 +627,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn watchers_see_each_journaled_game_once_in_journal_order_and_one_decision() {
+    /// Lang Wars' game and a plan of `rounds` rounds of four `random` bots.
+    fn random_plan(rounds: u64) -> (Box<dyn GameEntry>, Plan) {
         let game = registry::stream_entry(arena_langwars::definitions().remove(0));
         let bot = |name: &str| crate::BotPlan {
             name: name.into(),
@@ -641,7 +643,7 @@ mod tests {
             bots: (0..game.players()).map(|i| bot(&format!("b{i}"))).collect(),
             schedule: crate::Schedule::RoundRobin,
             seat_orders: crate::SeatOrders::Rotations,
-            rounds: Some(50),
+            rounds: Some(rounds),
             games: None,
             seed: 3,
             settings: crate::RunSettings {
@@ -654,6 +656,12 @@ mod tests {
             sprt: None,
         })
         .expect("plan");
+        (game, plan)
+    }
+
+    #[test]
+    fn watchers_see_each_journaled_game_once_in_journal_order_and_one_decision() {
+        let (game, plan) = random_plan(50);
         let dir = tempfile::tempdir().expect("temp dir");
         crate::create(dir.path(), &plan).expect("folder");
         let stop = AtomicBool::new(false);
@@ -703,6 +711,112 @@ mod tests {
         );
         assert_eq!(last.done, outcome.done);
         assert_eq!(last.played, journaled.len() as u64);
+    }
+
+    /// A watcher that reads every game but stops nothing (live standings) gets each game once, in
+    /// journal order, and does not make games of built-in bots go one by one.
+    #[test]
+    fn a_watcher_of_entries_that_never_stops_gets_them_in_batches() {
+        let (game, plan) = random_plan(200);
+        let dir = tempfile::tempdir().expect("temp dir");
+        crate::create(dir.path(), &plan).expect("folder");
+        let stop = AtomicBool::new(false);
+
+        struct Reader {
+            seen: Vec<u64>,
+            largest: usize,
+        }
+        impl SessionObserver for Reader {
+            fn wants_entries(&self) -> bool {
+                true
+            }
+            fn observe(&mut self, event: &SessionEvent<'_>) -> bool {
+                if let SessionEvent::Journaled { entries, .. } = event {
+                    self.seen.extend(entries.iter().map(|entry| entry.index));
+                    self.largest = self.largest.max(entries.len());
+                }
+                false
+            }
+        }
+        let mut reader = Reader {
+            seen: Vec::new(),
+            largest: 0,
+        };
+        let outcome = run(
+            game.as_ref(),
+            dir.path(),
+            &plan,
+            RunOptions {
+                jobs: 2,
+                pin_cpus: false,
+                stop: &stop,
+                observers: vec![&mut reader],
+                sandbox: None,
+            },
+        )
+        .expect("runs");
+        assert_eq!(outcome.done, plan.total_games());
+        let journal =
+            std::fs::read_to_string(dir.path().join(journal::RESULTS_FILE)).expect("journal");
+        let journaled: Vec<u64> = journal
+            .lines()
+            .map(|line| serde_json::from_str::<Entry>(line).expect("an entry").index)
+            .collect();
+        assert_eq!(reader.seen, journaled);
+        assert!(
+            reader.largest > 1,
+            "games of built-in bots still come in batches"
+        );
+    }
+
+    /// Live standings taken after the last game are the final report's: the same games in the
+    /// same (schedule) order, whichever worker finished first.
+    #[test]
+    fn live_statistics_end_where_the_journal_pass_ends() {
+        let (game, plan) = random_plan(60);
+        let dir = tempfile::tempdir().expect("temp dir");
+        crate::create(dir.path(), &plan).expect("folder");
+        let stop = AtomicBool::new(false);
+        let mut live = crate::stats::LiveStats::new(&plan, 0);
+        run(
+            game.as_ref(),
+            dir.path(),
+            &plan,
+            RunOptions {
+                jobs: 2,
+                pin_cpus: false,
+                stop: &stop,
+                observers: vec![&mut live],
+                sandbox: None,
+            },
+        )
+        .expect("runs");
+        let live = live.report();
+        let final_pass = crate::stats::statistics(dir.path(), &plan, 0).expect("statistics");
+        assert_eq!(live.games, plan.total_games());
+        assert_eq!(
+            format!("{:?}", live.summaries),
+            format!("{:?}", final_pass.summaries)
+        );
+        assert_eq!(
+            format!("{:?}", live.pairwise),
+            format!("{:?}", final_pass.pairwise)
+        );
+        assert_eq!(
+            format!("{:?}", live.elo_2014),
+            format!("{:?}", final_pass.elo_2014)
+        );
+        assert_eq!(
+            format!("{:?}", live.global_fit),
+            format!("{:?}", final_pass.global_fit)
+        );
+        // And counted again on resume from the journal alone.
+        let mut resumed = crate::stats::LiveStats::new(&plan, 0);
+        resumed.preload(dir.path()).expect("preload");
+        assert_eq!(
+            format!("{:?}", resumed.report().summaries),
+            format!("{:?}", final_pass.summaries)
+        );
     }
 
     #[test]

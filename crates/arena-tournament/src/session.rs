@@ -32,9 +32,16 @@ pub enum SessionEvent<'a> {
 
 /// Watches a session's events: a progress bar, live standings, a stop rule (SPRT).
 pub trait SessionObserver {
-    /// Whether it needs each game's entry (then every game is sent to the calling thread as soon
-    /// as it is played, not in batches).
+    /// Whether it needs each game's entry ([`SessionEvent::Journaled`]'s `entries`). They come in
+    /// the runner's batches unless some watcher [`stops`](Self::stops) the session.
     fn wants_entries(&self) -> bool {
+        false
+    }
+
+    /// Whether it may stop the session (a stop rule, not a display): then every game is sent to
+    /// the calling thread as soon as it is played, so that the rule stops the run right after the
+    /// deciding game rather than a batch later. Such a watcher also gets the entries.
+    fn stops(&self) -> bool {
         false
     }
 

@@ -252,16 +252,49 @@ fn compute_keeping(
 /// Games parsed per message from the reading thread.
 const PARSE_BATCH: usize = 1024;
 
-/// Stops a two-bot tournament as soon as the sequential probability ratio test decides.
-///
-/// Games finish in any order on parallel workers; the test sees them in schedule order (a game
-/// waits here until every game before it is in), so it counts whole units in seed order and
-/// decides at exactly the unit where [`compute`], reading the journal afterwards, also decides:
-/// the printed, saved and resumed verdicts are one.
-pub struct SprtRule {
-    test: SequentialSprt,
+/// Journaled games, which parallel workers finish in any order, handed on in schedule order: a
+/// game waits here until every game before it is in. At most the games in progress on other
+/// workers wait.
+#[derive(Default)]
+struct InOrder {
     waiting: BTreeMap<u64, GameResult>,
     next: u64,
+}
+
+impl InOrder {
+    /// Takes one journaled game; `take` gets every game that is now next, in index order.
+    fn push(&mut self, entry: &Entry, mut take: impl FnMut(&GameResult)) {
+        self.waiting.insert(entry.index, game_result(entry));
+        while let Some(game) = self.waiting.remove(&self.next) {
+            take(&game);
+            self.next += 1;
+        }
+    }
+
+    /// Every game of the journal in `dir` (an earlier run, on resume), in index order.
+    fn preload(
+        &mut self,
+        dir: &Path,
+        mut take: impl FnMut(&GameResult),
+    ) -> Result<(), TournamentError> {
+        if !dir.join(journal::RESULTS_FILE).exists() {
+            return Ok(());
+        }
+        for entry in journal::entries_in_order(dir)? {
+            self.push(&entry?, &mut take);
+        }
+        Ok(())
+    }
+}
+
+/// Stops a two-bot tournament as soon as the sequential probability ratio test decides.
+///
+/// Games finish in any order on parallel workers; the test sees them in schedule order, so it
+/// counts whole units in seed order and decides at exactly the unit where [`compute`], reading
+/// the journal afterwards, also decides: the printed, saved and resumed verdicts are one.
+pub struct SprtRule {
+    test: SequentialSprt,
+    order: InOrder,
 }
 
 impl SprtRule {
@@ -269,29 +302,14 @@ impl SprtRule {
     pub fn new(plan: &Plan) -> Option<Self> {
         Some(SprtRule {
             test: SequentialSprt::new(plan.sprt_setup()?),
-            waiting: BTreeMap::new(),
-            next: 0,
+            order: InOrder::default(),
         })
     }
 
     /// Counts the games of an earlier run (resume) before new ones arrive.
     pub fn preload(&mut self, dir: &Path) -> Result<(), TournamentError> {
-        if !dir.join(journal::RESULTS_FILE).exists() {
-            return Ok(());
-        }
-        for entry in journal::entries_in_order(dir)? {
-            self.add(&entry?);
-        }
-        Ok(())
-    }
-
-    /// Takes one journaled game; the test sees the games in index order.
-    fn add(&mut self, entry: &Entry) {
-        self.waiting.insert(entry.index, game_result(entry));
-        while let Some(game) = self.waiting.remove(&self.next) {
-            self.test.add(&game);
-            self.next += 1;
-        }
+        let test = &mut self.test;
+        self.order.preload(dir, |game| test.add(game))
     }
 
     pub fn report(&self) -> SprtReport {
@@ -302,14 +320,15 @@ impl SprtRule {
 /// The SPRT watches the session: it takes the journaled games in index order, so the live verdict
 /// is the one a recomputation of the journal gives.
 impl SessionObserver for SprtRule {
-    fn wants_entries(&self) -> bool {
+    fn stops(&self) -> bool {
         true
     }
 
     fn observe(&mut self, event: &SessionEvent<'_>) -> bool {
         if let SessionEvent::Journaled { entries, .. } = event {
+            let test = &mut self.test;
             for entry in *entries {
-                self.add(entry);
+                self.order.push(entry, |game| test.add(game));
             }
         }
         self.decided()
@@ -317,6 +336,66 @@ impl SessionObserver for SprtRule {
 
     fn decided(&self) -> bool {
         self.test.decided().is_some()
+    }
+}
+
+/// The statistics of a run while it plays (live standings): every journaled game fed, in schedule
+/// order, to the accumulator [`compute`] uses, so a snapshot taken after the last game is the
+/// final report's (up to the rating intervals: a snapshot's fit has `bootstrap` resamples). Memory
+/// stays bounded however many games there are; a game costs the accumulator's update (a few
+/// microseconds), and [`LiveStats::report`] the global fit.
+pub struct LiveStats {
+    stats: Accumulator,
+    order: InOrder,
+}
+
+impl LiveStats {
+    pub fn new(plan: &Plan, bootstrap: usize) -> Self {
+        let names = plan.bots.iter().map(|b| b.name.clone()).collect();
+        LiveStats {
+            stats: Accumulator::new(names, config(plan, bootstrap, plan.sprt_setup())),
+            order: InOrder::default(),
+        }
+    }
+
+    /// Counts the games of an earlier run (resume) before new ones arrive.
+    pub fn preload(&mut self, dir: &Path) -> Result<(), TournamentError> {
+        let stats = &mut self.stats;
+        self.order.preload(dir, |game| add_checked(stats, game))
+    }
+
+    /// Games counted so far (those in schedule order: a game finished early waits for the ones
+    /// before it).
+    pub fn games(&self) -> u64 {
+        self.stats.games()
+    }
+
+    /// Every statistic over the games counted so far.
+    pub fn report(&self) -> StatsReport {
+        self.stats.report()
+    }
+}
+
+/// Adds a journaled game. The runner wrote it from a game it checked, so the accumulator takes
+/// it; one it refused would be refused, with its line, by the final pass over the journal, which
+/// is where such an error is reported.
+fn add_checked(stats: &mut Accumulator, game: &GameResult) {
+    let _ = stats.add(game);
+}
+
+impl SessionObserver for LiveStats {
+    fn wants_entries(&self) -> bool {
+        true
+    }
+
+    fn observe(&mut self, event: &SessionEvent<'_>) -> bool {
+        if let SessionEvent::Journaled { entries, .. } = event {
+            let stats = &mut self.stats;
+            for entry in *entries {
+                self.order.push(entry, |game| add_checked(stats, game));
+            }
+        }
+        false
     }
 }
 

@@ -225,6 +225,14 @@ pub fn parse_time_scale(text: &str) -> Result<f64, String> {
     arena_core::runner::check_time_scale(value)
 }
 
+/// `--live`: seconds between two prints of the standings, 0 (never) or more.
+pub fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if value.is_finite() && value >= 0.0 => Ok(value),
+        _ => Err(format!("takes a number of seconds, 0 or more (got {text})")),
+    }
+}
+
 /// `--grace`, `--bank`: milliseconds, 0 or more.
 pub fn parse_millis(text: &str) -> Result<u64, String> {
     text.parse::<u64>()

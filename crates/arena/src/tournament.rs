@@ -132,6 +132,11 @@ pub struct TournamentArgs {
     /// plays it again (default: the gauntlet's bot, or the first bot of an SPRT).
     #[arg(long, value_name = "LABEL")]
     pub(crate) show_lost: Option<String>,
+    /// Print the standings (and an SPRT's LLR) every SECONDS while games play, 0 for never.
+    /// Default: every 10 s when stderr is a terminal and the games are of process bots or of
+    /// built-ins that think; never for games of built-in rule bots, which end in seconds.
+    #[arg(long, value_name = "SECONDS", value_parser = crate::options::parse_seconds)]
+    pub(crate) live: Option<f64>,
     #[command(flatten)]
     pub(crate) timing: TimingOptions,
     /// The game's own options given (see `options::with_game_options`), from the command line
@@ -278,9 +283,32 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
     });
     let started = std::time::Instant::now();
     let mut sprt = crate::report::sprt_rule(&plan, &dir)?;
+    let slow_games = plan
+        .bots
+        .iter()
+        .any(|bot| bot.builtin().is_none_or(|name| game.builtin_thinks(name)));
+    let live_every = args.live.unwrap_or(
+        if slow_games && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            LIVE_EVERY
+        } else {
+            0.0
+        },
+    );
+    let mut live = match live_every > 0.0 {
+        true => Some(LivePrinter::new(
+            &plan,
+            &dir,
+            std::time::Duration::from_secs_f64(live_every),
+            &bar,
+        )?),
+        false => None,
+    };
     let mut observers: Vec<&mut dyn SessionObserver> = vec![&mut progress_bar];
     if let Some(rule) = sprt.as_mut() {
         observers.push(rule);
+    }
+    if let Some(live) = live.as_mut() {
+        observers.push(live);
     }
     let outcome = arena_tournament::run(
         game.as_ref(),
@@ -879,6 +907,67 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("arena-out/{}-{seed}", plan.game)));
     Ok((dir, plan, game))
+}
+/// Seconds between two prints of the live standings when `--live` is not given (on a terminal).
+const LIVE_EVERY: f64 = 10.0;
+
+/// Prints the standings while a run plays (`--live`): the run's statistics kept up to date game
+/// by game ([`arena_tournament::stats::LiveStats`]) and shown above the progress bar at most
+/// every `every`, in the leaderboard's own table.
+struct LivePrinter<'a> {
+    stats: arena_tournament::stats::LiveStats,
+    plan: &'a Plan,
+    every: std::time::Duration,
+    last: std::time::Instant,
+    shown_games: u64,
+    bar: &'a ProgressBar,
+}
+
+impl<'a> LivePrinter<'a> {
+    fn new(
+        plan: &'a Plan,
+        dir: &std::path::Path,
+        every: std::time::Duration,
+        bar: &'a ProgressBar,
+    ) -> Result<Self> {
+        // One fit without resamples per print: the intervals of the ratings come with the report.
+        let mut stats = arena_tournament::stats::LiveStats::new(plan, 0);
+        stats.preload(dir)?;
+        Ok(LivePrinter {
+            shown_games: stats.games(),
+            stats,
+            plan,
+            every,
+            last: std::time::Instant::now(),
+            bar,
+        })
+    }
+}
+
+impl SessionObserver for LivePrinter<'_> {
+    fn wants_entries(&self) -> bool {
+        true
+    }
+
+    fn observe(&mut self, event: &SessionEvent<'_>) -> bool {
+        self.stats.observe(event);
+        let counted = self.stats.games();
+        if self.last.elapsed() >= self.every && counted > self.shown_games {
+            let run =
+                <arena_tournament::summary::RunSummary as arena_tournament::summary::SummaryOf>::of(
+                    self.plan,
+                    &self.stats.report(),
+                    0,
+                );
+            let text =
+                arena_tournament::report::live_text(self.plan, &run, self.plan.total_games());
+            // Above the bar, which is drawn again below it; printed as is when there is no bar.
+            self.bar.suspend(|| eprint!("{text}"));
+            self.shown_games = counted;
+            self.last = std::time::Instant::now();
+        }
+        false
+    }
 }
 
 pub fn koth(args: KothArgs) -> Result<ExitCode> {

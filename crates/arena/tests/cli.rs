@@ -766,6 +766,10 @@ fn negative_numbers_get_what_the_option_takes() {
             &["tournament", "langwars2", "--bank", "-5"],
             "whole number of milliseconds, 0 or more",
         ),
+        (
+            &["tournament", "langwars2", "--live", "-1"],
+            "number of seconds, 0 or more",
+        ),
     ] {
         let output = arena(args);
         assert!(!output.status.success(), "{args:?} accepted");

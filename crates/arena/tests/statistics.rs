@@ -58,6 +58,10 @@ fn a_stronger_bot_accepts_h1_and_every_output_says_so() {
         out_text,
     ]);
     succeeded(&run);
+    assert!(
+        !text(&run.stderr).contains("standings after"),
+        "no live standings without a terminal unless asked"
+    );
     let printed = text(&run.stdout);
     let verdict_line = printed
         .lines()
@@ -91,6 +95,66 @@ fn a_stronger_bot_accepts_h1_and_every_output_says_so() {
     assert_eq!(journal_lines(&out), games);
     assert!(text(&resumed.stdout).contains(&verdict_line));
     assert_eq!(summary(&out)["stats"]["sprt"], *sprt);
+}
+
+/// `--live`: the standings and the SPRT's LLR while games play, on stderr, as the counts grow; the
+/// last ones printed never pass the final verdict's.
+#[test]
+fn live_standings_show_the_table_and_the_llr_as_games_come_in() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("t");
+    let run = arena(&[
+        "tournament",
+        "spring2021",
+        "--bot",
+        "planner",
+        "--bot",
+        "random",
+        "--sprt",
+        "0",
+        "50",
+        "--games",
+        "400",
+        "--seed",
+        "3",
+        "--live",
+        "0.000001",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    succeeded(&run);
+    let said = text(&run.stderr);
+    let counts: Vec<u64> = said
+        .lines()
+        .filter_map(|line| line.strip_prefix("standings after "))
+        .map(|rest| {
+            rest.split(' ')
+                .next()
+                .and_then(|n| n.parse().ok())
+                .expect("a count")
+        })
+        .collect();
+    assert!(counts.len() >= 2, "{said}");
+    assert!(counts.windows(2).all(|w| w[0] < w[1]), "{counts:?}");
+    let blocks: Vec<&str> = said.split("standings after ").skip(1).collect();
+    for block in &blocks {
+        assert!(
+            block.contains(" planner ") && block.contains(" random "),
+            "{block}"
+        );
+        assert!(block.contains("the LLR is"), "{block}");
+    }
+    // The last print came after the deciding game: its evidence is the final verdict's.
+    let printed = text(&run.stdout);
+    let evidence = printed
+        .lines()
+        .find(|line| line.trim_start().starts_with("After ") && line.contains("the LLR is"))
+        .expect("the final evidence")
+        .trim();
+    assert!(
+        blocks.last().expect("a block").contains(evidence),
+        "{evidence}\n{said}"
+    );
 }
 
 #[test]
