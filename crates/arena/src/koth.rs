@@ -43,9 +43,20 @@ pub struct KothSpec {
     pub stderr_cap: usize,
     /// The sandbox every call starts in (`None`: unconfined).
     pub sandbox: Option<std::sync::Arc<arena_core::sandbox::Sandbox>>,
+    /// Games at once (at least 1). A bot never plays two games at once (its folder is never
+    /// shared by two games), so with more than one job its games may come in another order than
+    /// the original's; every game's seed is its place in that order, so the results of bots that
+    /// keep no state are the same for any number of jobs.
+    pub jobs: usize,
 }
 
 impl KothSpec {
+    /// Games in the KotH: every ordered pair once a round.
+    pub fn games(&self) -> u64 {
+        let bots = self.bots.len() as u64;
+        u64::from(self.rounds) * bots * bots.saturating_sub(1)
+    }
+
     pub fn new(bots: Vec<KothBot>) -> Self {
         KothSpec {
             bots,
@@ -55,6 +66,7 @@ impl KothSpec {
             dir: None,
             stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
             sandbox: None,
+            jobs: 1,
         }
     }
 }
@@ -131,9 +143,55 @@ pub fn play_local(
     }
 }
 
-/// Plays the tournament, one game at a time, on this thread (from async code, run it on the blocking
-/// pool).
-pub fn run_koth(spec: &KothSpec) -> Result<KothReport, String> {
+/// How far a KotH has come, after each game (for a progress display).
+pub struct KothProgress<'a> {
+    pub done: u32,
+    /// Points and games so far, in registration order.
+    pub standings: &'a [KothEntry],
+}
+
+/// One game of the KotH: its place in the original order, the round's file name, and the entrants
+/// in seat order (the first moves first).
+struct KothGame {
+    index: u64,
+    history: String,
+    pair: [usize; 2],
+}
+
+/// What a played game gives back to the tally.
+struct KothPlayed {
+    pair: [usize; 2],
+    winner: Option<usize>,
+    forfeits: [Vec<ForfeitKind>; 2],
+}
+
+/// Hands out the games: the earliest one whose two bots are both free, so that no bot plays two
+/// games at once and each bot's games start in the original order as far as that allows.
+struct KothQueue {
+    pending: std::collections::VecDeque<KothGame>,
+    busy: Vec<bool>,
+}
+
+impl KothQueue {
+    fn take(&mut self) -> Option<KothGame> {
+        let at = self
+            .pending
+            .iter()
+            .position(|game| game.pair.iter().all(|&bot| !self.busy[bot]))?;
+        let game = self.pending.remove(at)?;
+        for &bot in &game.pair {
+            self.busy[bot] = true;
+        }
+        Some(game)
+    }
+}
+
+/// Plays the tournament on `spec.jobs` threads (from async code, run it on the blocking pool),
+/// calling `progress` on this thread after each game.
+pub fn run_koth(
+    spec: &KothSpec,
+    progress: &mut dyn FnMut(&KothProgress<'_>),
+) -> Result<KothReport, String> {
     spec.config.validate()?;
     if spec.bots.len() < 2 {
         return Err("a KotH needs at least 2 bots".into());
@@ -151,11 +209,21 @@ pub fn run_koth(spec: &KothSpec) -> Result<KothReport, String> {
         return Err(format!("bot name {bad:?} cannot be a directory name"));
     }
     let builtins = catalog::catalog();
-    for bot in &spec.bots {
-        if let PlayerSpec::Builtin(name) = &bot.spec {
-            find_bot(&builtins, name)?;
-        }
+    // Each entrant as it is made for a game: a built-in's maker found before any game.
+    enum Entrant<'a> {
+        Builtin(fn(u64) -> Box<dyn Bot<Coup>>),
+        Command(&'a [String]),
     }
+    let entrants = spec
+        .bots
+        .iter()
+        .map(|bot| match &bot.spec {
+            PlayerSpec::Builtin(name) => {
+                find_bot(&builtins, name).map(|entry| Entrant::Builtin(entry.make))
+            }
+            PlayerSpec::Command(argv) => Ok(Entrant::Command(argv)),
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     let scratch = spec.dir.is_none();
     let dir = match &spec.dir {
         Some(dir) => {
@@ -185,6 +253,29 @@ pub fn run_koth(spec: &KothSpec) -> Result<KothReport, String> {
             _ => Ok(None),
         })
         .collect::<Result<Vec<_>, String>>()?;
+    // The original order: rounds, and in each one every ordered pair.
+    let mut pending = std::collections::VecDeque::new();
+    for round in 0..spec.rounds {
+        let mut in_round = 0;
+        for first in 0..spec.bots.len() {
+            for second in (0..spec.bots.len()).filter(|&second| second != first) {
+                pending.push_back(KothGame {
+                    index: pending.len() as u64,
+                    history: format!(
+                        "{}_{}_{round}_{in_round}.txt",
+                        spec.bots[first].name, spec.bots[second].name
+                    ),
+                    pair: [first, second],
+                });
+                in_round += 1;
+            }
+        }
+    }
+    let queue = std::sync::Mutex::new(KothQueue {
+        pending,
+        busy: vec![false; spec.bots.len()],
+    });
+    let freed = std::sync::Condvar::new();
     let mut standings: Vec<KothEntry> = spec
         .bots
         .iter()
@@ -195,56 +286,92 @@ pub fn run_koth(spec: &KothSpec) -> Result<KothReport, String> {
             forfeits: BTreeMap::new(),
         })
         .collect();
-    let mut game_index = 0u64;
     let mut no_winner = 0;
-    for round in 0..spec.rounds {
-        let mut in_round = 0;
-        for first in 0..spec.bots.len() {
-            for second in 0..spec.bots.len() {
-                if first == second {
-                    continue;
-                }
-                let pair = [first, second];
-                let history = dir.join(format!(
-                    "{}_{}_{round}_{in_round}.txt",
-                    spec.bots[first].name, spec.bots[second].name
-                ));
-                let seed = derive_seed(spec.seed, game_index);
-                let mut seats = pair.map(|b| match &spec.bots[b].spec {
-                    PlayerSpec::Builtin(name) => {
-                        let entry = find_bot(&builtins, name).expect("checked above");
-                        let seat = if b == first { 0 } else { 1 };
-                        LocalSeat::Builtin((entry.make)(bot_seed(seed, seat)))
-                    }
-                    PlayerSpec::Command(argv) => LocalSeat::Command(CallSpec {
-                        argv: argv.clone(),
-                        workdir: workdirs[b].clone(),
-                        history: history.clone(),
-                        stderr_cap: spec.stderr_cap,
-                        sandbox: spec.sandbox.clone(),
-                    }),
-                });
-                let played = play_local(&spec.config, seed, &mut seats, spec.stderr_cap);
-                for (seat, &bot) in pair.iter().enumerate() {
-                    let entry = &mut standings[bot];
-                    entry.games += 1;
-                    for fault in &played.faults[seat] {
-                        *entry.forfeits.entry(ForfeitKind::of(fault)).or_default() += 1;
-                    }
-                }
-                match played.winner {
-                    Some(seat) => standings[pair[seat]].score += 1,
-                    None => no_winner += 1,
-                }
-                // After the game the history file is its log, as in the original.
-                if !scratch {
-                    let _ = std::fs::write(&history, &played.history);
-                }
-                game_index += 1;
-                in_round += 1;
+    let mut done = 0u32;
+    let play = |game: &KothGame| -> KothPlayed {
+        let history = dir.join(&game.history);
+        let seed = derive_seed(spec.seed, game.index);
+        let mut seats = [0, 1].map(|seat| {
+            let bot = game.pair[seat];
+            match &entrants[bot] {
+                Entrant::Builtin(make) => LocalSeat::Builtin(make(bot_seed(seed, seat))),
+                Entrant::Command(argv) => LocalSeat::Command(CallSpec {
+                    argv: argv.to_vec(),
+                    workdir: workdirs[bot].clone(),
+                    history: history.clone(),
+                    stderr_cap: spec.stderr_cap,
+                    sandbox: spec.sandbox.clone(),
+                }),
             }
+        });
+        let played = play_local(&spec.config, seed, &mut seats, spec.stderr_cap);
+        // After the game the history file is its log, as in the original.
+        if !scratch {
+            let _ = std::fs::write(&history, &played.history);
         }
-    }
+        KothPlayed {
+            pair: game.pair,
+            winner: played.winner,
+            forfeits: played
+                .faults
+                .map(|faults| faults.iter().map(ForfeitKind::of).collect()),
+        }
+    };
+    std::thread::scope(|scope| {
+        let (sender, results) = std::sync::mpsc::channel::<KothPlayed>();
+        for _ in 0..spec.jobs.max(1) {
+            let sender = sender.clone();
+            let (queue, freed, play) = (&queue, &freed, &play);
+            scope.spawn(move || {
+                loop {
+                    let game = {
+                        let Ok(mut queue) = queue.lock() else { return };
+                        loop {
+                            if queue.pending.is_empty() {
+                                return;
+                            }
+                            if let Some(game) = queue.take() {
+                                break game;
+                            }
+                            queue = match freed.wait(queue) {
+                                Ok(queue) => queue,
+                                Err(_) => return,
+                            };
+                        }
+                    };
+                    let played = play(&game);
+                    if let Ok(mut queue) = queue.lock() {
+                        for &bot in &game.pair {
+                            queue.busy[bot] = false;
+                        }
+                    }
+                    freed.notify_all();
+                    if sender.send(played).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        for played in results {
+            for (seat, &bot) in played.pair.iter().enumerate() {
+                let entry = &mut standings[bot];
+                entry.games += 1;
+                for &kind in &played.forfeits[seat] {
+                    *entry.forfeits.entry(kind).or_default() += 1;
+                }
+            }
+            match played.winner {
+                Some(seat) => standings[played.pair[seat]].score += 1,
+                None => no_winner += 1,
+            }
+            done += 1;
+            progress(&KothProgress {
+                done,
+                standings: &standings,
+            });
+        }
+    });
     if scratch {
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -252,7 +379,7 @@ pub fn run_koth(spec: &KothSpec) -> Result<KothReport, String> {
     standings.sort_by_key(|entry| std::cmp::Reverse(entry.score));
     Ok(KothReport {
         standings,
-        games: game_index as u32,
+        games: done,
         no_winner,
     })
 }
@@ -335,7 +462,7 @@ mod tests {
                 },
             ])
         };
-        let report = run_koth(&spec).expect("koth runs");
+        let report = run_koth(&spec, &mut |_| {}).expect("koth runs");
         assert_eq!(report.games, 12);
         let crasher = report
             .standings
@@ -355,6 +482,101 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// Games of bots that keep no state give the same KotH on any number of jobs (a game's seed is
+    /// its place in the original order, not the order it was played in).
+    #[test]
+    fn jobs_do_not_change_the_results() {
+        let bots = ["calculator", "challenger", "taxman", "income", "bandit"]
+            .iter()
+            .map(|name| KothBot {
+                name: name.to_string(),
+                spec: PlayerSpec::Builtin(name.to_string()),
+                source: None,
+            })
+            .collect::<Vec<_>>();
+        let run = |jobs: usize| {
+            let spec = KothSpec {
+                seed: 11,
+                rounds: 3,
+                jobs,
+                ..KothSpec::new(bots.clone())
+            };
+            let mut seen = Vec::new();
+            let report = run_koth(&spec, &mut |now| seen.push(now.done)).expect("koth runs");
+            assert_eq!(seen, (1..=spec.games() as u32).collect::<Vec<_>>());
+            format!("{report:?}")
+        };
+        let one = run(1);
+        assert_eq!(run(3), one);
+        assert_eq!(run(4), one);
+    }
+
+    /// Process bots on two jobs: each call takes a lock in the bot's own folder and fails if the
+    /// lock is held, so a bot called in two games at once would forfeit; none does.
+    #[test]
+    fn process_bots_on_two_jobs_never_share_their_folder() {
+        let dir = temp_dir("exclusive");
+        let starter = Path::new(env!("CARGO_MANIFEST_DIR")).join("../arena-coup/starters/bot.py");
+        let locking = script(
+            &dir,
+            "locking",
+            &format!(
+                "mkdir lock 2>/dev/null || exit 3\npython3 {} \"$@\"\nstatus=$?\nrmdir lock\nexit $status",
+                starter.display()
+            ),
+        );
+        // Two locking bots and two built-ins: every game of a locking bot could overlap another.
+        let bots = (0..4)
+            .map(|i| KothBot {
+                name: format!("bot{i}"),
+                spec: match i {
+                    0 | 1 => PlayerSpec::Command(vec![locking.to_string_lossy().into_owned()]),
+                    _ => PlayerSpec::Builtin("income".into()),
+                },
+                source: None,
+            })
+            .collect();
+        let spec = KothSpec {
+            rounds: 1,
+            jobs: 2,
+            dir: Some(dir.join("run")),
+            ..KothSpec::new(bots)
+        };
+        let report = run_koth(&spec, &mut |_| {}).expect("koth runs");
+        assert_eq!(report.games, 12);
+        for entry in &report.standings {
+            assert!(entry.forfeits.is_empty(), "{entry:?}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The queue never hands out a game of a bot that is playing, and hands out the games in the
+    /// original order as far as the free bots allow.
+    #[test]
+    fn a_bot_never_plays_two_games_at_once() {
+        let game = |index: u64, pair: [usize; 2]| KothGame {
+            index,
+            history: String::new(),
+            pair,
+        };
+        let mut queue = KothQueue {
+            pending: [[0, 1], [0, 2], [1, 2], [2, 0], [3, 1]]
+                .iter()
+                .enumerate()
+                .map(|(index, &pair)| game(index as u64, pair))
+                .collect(),
+            busy: vec![false; 4],
+        };
+        let first = queue.take().expect("a game");
+        assert_eq!(first.pair, [0, 1]);
+        // Bots 0 and 1 are playing, and every other game has one of them.
+        assert!(queue.take().is_none(), "every other game needs bot 0 or 1");
+        queue.busy[1] = false;
+        let second = queue.take().expect("a game");
+        assert_eq!(second.pair, [1, 2], "the earliest game free of bot 0");
+        assert!(queue.take().is_none());
+    }
+
     #[test]
     fn builtin_koth_leaderboard() {
         // The one-rule bots and calculator (the searching bot has its own tests, tests/oracle.rs).
@@ -371,7 +593,7 @@ mod tests {
             seed: 5,
             ..KothSpec::new(bots)
         };
-        let report = run_koth(&spec).unwrap();
+        let report = run_koth(&spec, &mut |_| {}).unwrap();
         assert_eq!(report.games, 8 * 7 * 10);
         let points: u32 = report.standings.iter().map(|e| e.score).sum();
         assert_eq!(points + report.no_winner, report.games);

@@ -170,6 +170,11 @@ pub struct KothArgs {
     /// Bytes of each bot's stderr kept per call.
     #[arg(long, default_value_t = DEFAULT_STDERR_CAP)]
     stderr_cap: usize,
+    /// Games at once, at least 1 (default: the number of cores). A bot never plays two games at
+    /// once; with more than one job its games may come in another order than the original's
+    /// (`--jobs 1` plays them in that order).
+    #[arg(long, value_parser = crate::options::parse_jobs)]
+    jobs: Option<usize>,
     /// Coup's options given (see `options::with_game_options`).
     #[arg(skip)]
     pub(crate) game_options: GameOptions,
@@ -1016,7 +1021,45 @@ pub fn koth(args: KothArgs) -> Result<ExitCode> {
             .any(|bot| matches!(bot.spec, arena_core::registry::PlayerSpec::Command(_))),
     )?;
     spec.config = arena_coup::config_of(game.options_set())?;
-    let report = crate::koth::run_koth(&spec).map_err(|e| anyhow!(e))?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    spec.jobs = args.jobs.unwrap_or(cores).max(1);
+    let total = spec.games();
+    eprintln!(
+        "KotH: {} bots, {total} games ({} round{}), {} at a time, seed {}",
+        spec.bots.len(),
+        spec.rounds,
+        if spec.rounds == 1 { "" } else { "s" },
+        spec.jobs,
+        spec.seed
+    );
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] {pos}/{len} games  {per_sec}  ETA {eta}  {msg}",
+        )
+        .map_err(|e| anyhow!("progress bar: {e}"))?
+        .progress_chars("=> "),
+    );
+    // The bar carries the leaders by points as games come in.
+    let mut progress = |now: &crate::koth::KothProgress<'_>| {
+        bar.set_position(u64::from(now.done));
+        let mut leaders: Vec<&crate::koth::KothEntry> = now.standings.iter().collect();
+        leaders.sort_by_key(|entry| std::cmp::Reverse(entry.score));
+        let shown: Vec<String> = leaders
+            .iter()
+            .take(3)
+            .map(|entry| format!("{} {}", entry.name, entry.score))
+            .collect();
+        bar.set_message(shown.join(", "));
+    };
+    let started = std::time::Instant::now();
+    let report = crate::koth::run_koth(&spec, &mut progress).map_err(|e| anyhow!(e))?;
+    bar.finish_and_clear();
+    eprintln!(
+        "{} games in {:.1} s",
+        report.games,
+        started.elapsed().as_secs_f64()
+    );
     print!("{}", crate::koth::format_koth(&report));
     eprintln!("seed {}", spec.seed);
     Ok(ExitCode::SUCCESS)
