@@ -42,7 +42,7 @@ pub enum Command {
         dir: Option<PathBuf>,
     },
     /// Play one game and print the result table; the replay is written as JSON.
-    Play(crate::play::PlayArgs),
+    Play(Box<crate::play::PlayArgs>),
     /// Check the referee against recorded official transcripts (exit status 1 if any game differs).
     Conformance {
         /// The game whose referee is checked.
@@ -71,8 +71,9 @@ pub enum Command {
     },
     /// Many games on all cores: seat rotation, paired seeds, a crash-safe journal, statistics, a report.
     Tournament(Box<crate::tournament::TournamentArgs>),
-    /// Coup's King of the Hill as the original ran it: R rounds of every ordered pair, 1 point per win.
-    Koth(crate::tournament::KothArgs),
+    /// Coup's King of the Hill as the original ran it: R rounds (10 by default) of every ordered pair,
+    /// 1 point per win; a tournament with `--schedule koth` (journal, --resume, report, --jobs).
+    Koth(Box<crate::tournament::TournamentArgs>),
     /// A local web server: tournaments, leaderboards, and every game in the replay viewer.
     Serve {
         /// Directories to serve (tournament directories, or directories holding them); default: `.`.
@@ -148,6 +149,17 @@ pub enum Command {
     },
 }
 
+/// The tournament options `arena koth` does not take: its schedule is Coup's KotH.
+pub const KOTH_HIDDEN: [&str; 7] = [
+    "schedule",
+    "gauntlet",
+    "sprt",
+    "alpha",
+    "beta",
+    "permutations",
+    "file",
+];
+
 /// The command line's definition: [`Cli`] with every option's value free to start with `-`
 /// when it is a number (`--jobs -1`), so that its own parser says what the option accepts
 /// (rather than clap's tip to write `-- -1`).
@@ -172,7 +184,15 @@ pub fn command() -> clap::Command {
     let command = <Cli as clap::CommandFactory>::command()
         .mut_subcommand("play", crate::options::with_game_options)
         .mut_subcommand("tournament", crate::options::with_game_options)
-        .mut_subcommand("koth", crate::options::with_game_options);
+        .mut_subcommand("koth", |koth| {
+            // A KotH is a tournament of its own schedule: the options that choose another are
+            // not shown (and refused, see `dispatch`).
+            KOTH_HIDDEN
+                .iter()
+                .fold(crate::options::with_game_options(koth), |koth, &name| {
+                    koth.mut_arg(name, |arg| arg.hide(true))
+                })
+        });
     numbers_allowed(command)
 }
 

@@ -25,7 +25,7 @@ pub fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<ExitCode> {
         Command::New { game, lang, dir } => crate::bots::new_bot(&game, &lang, dir),
         Command::Play(mut args) => {
             args.game_options = game_options_of(matches, "play");
-            crate::play::play(args)
+            crate::play::play(*args)
         }
         Command::Conformance { game, files } => crate::games::conformance(&game, &files),
         Command::Bench {
@@ -77,7 +77,22 @@ pub fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<ExitCode> {
         } => crate::viewer::replay(&dir, index, output, view),
         Command::Koth(mut args) => {
             args.game_options = game_options_of(matches, "koth");
-            crate::tournament::koth(args)
+            if let Some(matches) = matches.subcommand_matches("koth")
+                && let Some(name) = crate::cli::KOTH_HIDDEN.iter().find(|&&name| {
+                    matches.value_source(name) == Some(clap::parser::ValueSource::CommandLine)
+                })
+            {
+                anyhow::bail!(
+                    "arena koth plays Coup's King of the Hill schedule and takes no --{name}: use \
+                     `arena tournament` for other schedules and the SPRT"
+                );
+            }
+            args.schedule = crate::tournament::ScheduleArg::Koth;
+            // The original ran 10 rounds.
+            if args.games.is_none() && args.seeds.is_none() && args.resume.is_none() {
+                args.seeds = Some(10);
+            }
+            crate::tournament::tournament(*args)
         }
         Command::Host(args) => crate::contest::host(*args),
         Command::Submit(args) => crate::contest::submit(args),

@@ -7,7 +7,6 @@ mod cli;
 mod contest;
 mod dispatch;
 mod games;
-mod koth;
 mod options;
 mod output;
 mod play;

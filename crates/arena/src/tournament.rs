@@ -75,7 +75,7 @@ pub struct TournamentArgs {
     #[arg(long, value_parser = crate::options::parse_seed, allow_negative_numbers = true)]
     pub(crate) seed: Option<u64>,
     /// Where the journal, replays and reports go (default: arena-out/GAME-SEED).
-    #[arg(long)]
+    #[arg(long, alias = "dir")]
     pub(crate) out: Option<PathBuf>,
     /// Continue the interrupted tournament in DIR (its plan is reused; no game is lost or repeated).
     #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "game"])]
@@ -148,38 +148,6 @@ pub struct TournamentArgs {
     /// The ids of the options the command line gave (not their defaults), for `--resume`.
     #[arg(skip)]
     pub(crate) given: Vec<String>,
-}
-
-#[derive(clap::Args, Debug)]
-pub struct KothArgs {
-    /// The game (coup).
-    game: String,
-    /// An entrant: `NAME=SPEC` (SPEC: `builtin:NAME`, a built-in bot's name or a command line).
-    #[arg(long = "bot", required = true)]
-    bots: Vec<String>,
-    /// Rounds: every ordered pair plays once per round.
-    #[arg(long, default_value_t = 10)]
-    rounds: u32,
-    /// Seed of the decks (default: from the clock, printed).
-    #[arg(long, value_parser = crate::options::parse_seed, allow_negative_numbers = true)]
-    seed: Option<u64>,
-    /// Where history files and the bots' working directories (DIR/NAME) go, as in the original
-    /// (default: a scratch directory, removed afterwards).
-    #[arg(long)]
-    dir: Option<PathBuf>,
-    /// Bytes of each bot's stderr kept per call.
-    #[arg(long, default_value_t = DEFAULT_STDERR_CAP)]
-    stderr_cap: usize,
-    /// Games at once, at least 1 (default: the number of cores). A bot never plays two games at
-    /// once; with more than one job its games may come in another order than the original's
-    /// (`--jobs 1` plays them in that order).
-    #[arg(long, value_parser = crate::options::parse_jobs)]
-    jobs: Option<usize>,
-    /// Coup's options given (see `options::with_game_options`).
-    #[arg(skip)]
-    pub(crate) game_options: GameOptions,
-    #[command(flatten)]
-    sandbox: SandboxOptions,
 }
 
 /// Set by the first Ctrl-C or SIGTERM: games stop starting, games in progress are abandoned.
@@ -973,94 +941,4 @@ impl SessionObserver for LivePrinter<'_> {
         }
         false
     }
-}
-
-pub fn koth(args: KothArgs) -> Result<ExitCode> {
-    if args.game != "coup" {
-        bail!(
-            "koth is Coup's format; for {} use `arena tournament {0} --schedule koth` (2-player games)",
-            args.game
-        );
-    }
-    let game = find_game_with("coup", &args.game_options)?;
-    let texts: Vec<(Option<String>, String)> = args.bots.iter().map(|b| split_name(b)).collect();
-    let players = seat_requests(game.as_ref(), &texts, &[], &args.sandbox)?;
-    // The KotH runs every bot in a folder of its own: a built bot's is a copy of its build.
-    let mut sources = Vec::new();
-    let mut seats: Vec<_> = players
-        .into_iter()
-        .map(|player| {
-            let mut seat = player.seat;
-            sources.push(if player.source.is_some() {
-                seat.workdir.take()
-            } else {
-                None
-            });
-            seat
-        })
-        .collect();
-    unique_names(&mut seats);
-    let mut spec = crate::koth::KothSpec::new(
-        seats
-            .into_iter()
-            .zip(sources)
-            .map(|(seat, source)| crate::koth::KothBot {
-                name: seat.name,
-                spec: seat.spec,
-                source,
-            })
-            .collect(),
-    );
-    spec.rounds = args.rounds;
-    spec.seed = args.seed.unwrap_or_else(clock_seed);
-    spec.dir = args.dir.clone();
-    spec.stderr_cap = args.stderr_cap;
-    spec.sandbox = args.sandbox.sandbox(
-        spec.bots
-            .iter()
-            .any(|bot| matches!(bot.spec, arena_core::registry::PlayerSpec::Command(_))),
-    )?;
-    spec.config = arena_coup::config_of(game.options_set())?;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    spec.jobs = args.jobs.unwrap_or(cores).max(1);
-    let total = spec.games();
-    eprintln!(
-        "KotH: {} bots, {total} games ({} round{}), {} at a time, seed {}",
-        spec.bots.len(),
-        spec.rounds,
-        if spec.rounds == 1 { "" } else { "s" },
-        spec.jobs,
-        spec.seed
-    );
-    let bar = ProgressBar::new(total);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {pos}/{len} games  {per_sec}  ETA {eta}  {msg}",
-        )
-        .map_err(|e| anyhow!("progress bar: {e}"))?
-        .progress_chars("=> "),
-    );
-    // The bar carries the leaders by points as games come in.
-    let mut progress = |now: &crate::koth::KothProgress<'_>| {
-        bar.set_position(u64::from(now.done));
-        let mut leaders: Vec<&crate::koth::KothEntry> = now.standings.iter().collect();
-        leaders.sort_by_key(|entry| std::cmp::Reverse(entry.score));
-        let shown: Vec<String> = leaders
-            .iter()
-            .take(3)
-            .map(|entry| format!("{} {}", entry.name, entry.score))
-            .collect();
-        bar.set_message(shown.join(", "));
-    };
-    let started = std::time::Instant::now();
-    let report = crate::koth::run_koth(&spec, &mut progress).map_err(|e| anyhow!(e))?;
-    bar.finish_and_clear();
-    eprintln!(
-        "{} games in {:.1} s",
-        report.games,
-        started.elapsed().as_secs_f64()
-    );
-    print!("{}", crate::koth::format_koth(&report));
-    eprintln!("seed {}", spec.seed);
-    Ok(ExitCode::SUCCESS)
 }

@@ -432,7 +432,7 @@ fn arena_languages_lists_versions_and_packages() {
 }
 
 #[test]
-fn a_file_bot_plays_coups_king_of_the_hill_from_the_folder_the_koth_gives_it() {
+fn a_file_bot_plays_coups_king_of_the_hill() {
     let root = tempfile::tempdir().unwrap();
     let bot = starters("coup").join("bot.py");
     let kd = root.path().join("koth");
@@ -454,10 +454,17 @@ fn a_file_bot_plays_coups_king_of_the_hill_from_the_folder_the_koth_gives_it() {
     );
     assert!(output.status.success(), "{}", text(&output));
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.contains("2 games"), "{stdout}");
-    assert!(!stdout.contains("forfeits"), "{}", text(&output));
-    // The KotH's own folder for the bot, as the original arbiter had.
-    assert!(kd.join("Mine").is_dir());
+    assert!(stdout.contains("King of the Hill (2 games)"), "{stdout}");
+    // The file bot played both games through without a fault.
+    let row = stdout
+        .lines()
+        .find(|line| line.contains(" Mine ") && line.contains("-"))
+        .expect("its row");
+    assert!(row.trim_end().ends_with(" -"), "{row}");
+    // The KotH's folder is a tournament's: journal, replays (each game's history) and report.
+    for file in ["results.jsonl", "summary.json", "report.html"] {
+        assert!(kd.join(file).is_file(), "{file}");
+    }
 }
 
 /// A test bot of `crates/arena/tests/bots`.
