@@ -226,7 +226,8 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
     let bar = ProgressBar::new(total);
     bar.set_style(
         ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {pos}/{len} games  {per_sec}  ETA {eta}",
+            // The live standings, when shown on a terminal, are the message above the bar.
+            "{msg}{elapsed_precise} [{bar:30}] {pos}/{len} games  {per_sec}  ETA {eta}",
         )
         .map_err(|e| anyhow!("progress bar: {e}"))?
         .progress_chars("=> "),
@@ -885,8 +886,9 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
 const LIVE_EVERY: f64 = 10.0;
 
 /// Prints the standings while a run plays (`--live`): the run's statistics kept up to date game
-/// by game ([`arena_tournament::stats::LiveStats`]) and shown above the progress bar at most
-/// every `every`, in the leaderboard's own table.
+/// by game ([`arena_tournament::stats::LiveStats`]) and shown at most every `every`, in the
+/// leaderboard's own table: redrawn in place above the progress bar on a terminal, as plain
+/// lines otherwise.
 struct LivePrinter<'a> {
     stats: arena_tournament::stats::LiveStats,
     plan: &'a Plan,
@@ -934,8 +936,13 @@ impl SessionObserver for LivePrinter<'_> {
                 );
             let text =
                 arena_tournament::report::live_text(self.plan, &run, self.plan.total_games());
-            // Above the bar, which is drawn again below it; printed as is when there is no bar.
-            self.bar.suspend(|| eprint!("{text}"));
+            if self.bar.is_hidden() {
+                // Not a terminal (a log, a pipe): plain lines, one table after another.
+                eprint!("{text}");
+            } else {
+                // On a terminal the table is redrawn in place above the bar.
+                self.bar.set_message(text);
+            }
             self.shown_games = counted;
             self.last = std::time::Instant::now();
         }
