@@ -659,12 +659,44 @@ mod tests {
         (game, plan)
     }
 
+    /// Runs `plan` on two jobs in a new folder with `observers`.
+    fn run_watched(
+        game: &dyn GameEntry,
+        plan: &Plan,
+        observers: Vec<&mut dyn SessionObserver>,
+    ) -> (RunOutcome, tempfile::TempDir) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        crate::create(dir.path(), plan).expect("folder");
+        // Never set: these runs end with their games or their stop rule.
+        static STOP: AtomicBool = AtomicBool::new(false);
+        let outcome = run(
+            game,
+            dir.path(),
+            plan,
+            RunOptions {
+                jobs: 2,
+                pin_cpus: false,
+                stop: &STOP,
+                observers,
+                sandbox: None,
+            },
+        )
+        .expect("runs");
+        (outcome, dir)
+    }
+
+    /// The indices of the games in the journal of `dir`, in journal order.
+    fn journaled(dir: &Path) -> Vec<u64> {
+        std::fs::read_to_string(dir.join(journal::RESULTS_FILE))
+            .expect("journal")
+            .lines()
+            .map(|line| serde_json::from_str::<Entry>(line).expect("an entry").index)
+            .collect()
+    }
+
     #[test]
     fn watchers_see_each_journaled_game_once_in_journal_order_and_one_decision() {
         let (game, plan) = random_plan(50);
-        let dir = tempfile::tempdir().expect("temp dir");
-        crate::create(dir.path(), &plan).expect("folder");
-        let stop = AtomicBool::new(false);
         let mut seen: Vec<u64> = Vec::new();
         let mut last = Progress {
             done: 0,
@@ -681,30 +713,13 @@ mod tests {
             SessionEvent::Decided => decisions += 1,
         });
         let mut rule = StopAfter { after: 5, seen: 0 };
-        let outcome = run(
-            game.as_ref(),
-            dir.path(),
-            &plan,
-            RunOptions {
-                jobs: 2,
-                pin_cpus: false,
-                stop: &stop,
-                observers: vec![&mut watch, &mut rule],
-                sandbox: None,
-            },
-        )
-        .expect("runs");
+        let (outcome, dir) = run_watched(game.as_ref(), &plan, vec![&mut watch, &mut rule]);
         assert!(
             outcome.decided && outcome.done < outcome.total,
             "{outcome:?}"
         );
         assert_eq!(decisions, 1, "one decision, however many games follow it");
-        let journal =
-            std::fs::read_to_string(dir.path().join(journal::RESULTS_FILE)).expect("journal");
-        let journaled: Vec<u64> = journal
-            .lines()
-            .map(|line| serde_json::from_str::<Entry>(line).expect("an entry").index)
-            .collect();
+        let journaled = journaled(dir.path());
         assert_eq!(
             seen, journaled,
             "every journaled game, once, in journal order"
@@ -718,10 +733,6 @@ mod tests {
     #[test]
     fn a_watcher_of_entries_that_never_stops_gets_them_in_batches() {
         let (game, plan) = random_plan(200);
-        let dir = tempfile::tempdir().expect("temp dir");
-        crate::create(dir.path(), &plan).expect("folder");
-        let stop = AtomicBool::new(false);
-
         struct Reader {
             seen: Vec<u64>,
             largest: usize,
@@ -742,27 +753,9 @@ mod tests {
             seen: Vec::new(),
             largest: 0,
         };
-        let outcome = run(
-            game.as_ref(),
-            dir.path(),
-            &plan,
-            RunOptions {
-                jobs: 2,
-                pin_cpus: false,
-                stop: &stop,
-                observers: vec![&mut reader],
-                sandbox: None,
-            },
-        )
-        .expect("runs");
+        let (outcome, dir) = run_watched(game.as_ref(), &plan, vec![&mut reader]);
         assert_eq!(outcome.done, plan.total_games());
-        let journal =
-            std::fs::read_to_string(dir.path().join(journal::RESULTS_FILE)).expect("journal");
-        let journaled: Vec<u64> = journal
-            .lines()
-            .map(|line| serde_json::from_str::<Entry>(line).expect("an entry").index)
-            .collect();
-        assert_eq!(reader.seen, journaled);
+        assert_eq!(reader.seen, journaled(dir.path()));
         assert!(
             reader.largest > 1,
             "games of built-in bots still come in batches"
@@ -774,23 +767,8 @@ mod tests {
     #[test]
     fn live_statistics_end_where_the_journal_pass_ends() {
         let (game, plan) = random_plan(60);
-        let dir = tempfile::tempdir().expect("temp dir");
-        crate::create(dir.path(), &plan).expect("folder");
-        let stop = AtomicBool::new(false);
         let mut live = crate::stats::LiveStats::new(&plan, 0);
-        run(
-            game.as_ref(),
-            dir.path(),
-            &plan,
-            RunOptions {
-                jobs: 2,
-                pin_cpus: false,
-                stop: &stop,
-                observers: vec![&mut live],
-                sandbox: None,
-            },
-        )
-        .expect("runs");
+        let (_, dir) = run_watched(game.as_ref(), &plan, vec![&mut live]);
         let live = live.report();
         let final_pass = crate::stats::statistics(dir.path(), &plan, 0).expect("statistics");
         assert_eq!(live.games, plan.total_games());
