@@ -37,6 +37,12 @@ pub struct GameFolders {
 }
 
 impl GameFolders {
+    /// No folder of this game's own: every seat plays in its folder as given (a run that keeps
+    /// the bots' folders from game to game).
+    pub fn none() -> GameFolders {
+        GameFolders { root: None }
+    }
+
     /// Copies each seat's working folder (when it is one) and points the seat at the copy. A
     /// `workdir` that is not a folder is left as given: starting the bot reports it.
     pub fn prepare<'a>(

@@ -221,6 +221,16 @@ pub fn ready_game(
     Ok(ReadyGame { request, folders })
 }
 
+/// A game whose seats play in their working folders as given, not in copies (a run that keeps
+/// each bot's one folder from game to game: Coup's KotH as the original ran it). The game sets up
+/// its bots' sandboxes itself, each with the seat's own folder writable.
+pub fn ready_game_in_place(request: GameRequest) -> ReadyGame {
+    ReadyGame {
+        request,
+        folders: GameFolders::none(),
+    }
+}
+
 /// Plays a game made ready by [`ready_game`]; its folders are removed when it ends.
 pub fn play_ready(
     entry: &dyn GameEntry,

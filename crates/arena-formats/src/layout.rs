@@ -10,6 +10,8 @@
 //! DIR/leaderboard.csv        LEADERBOARD_FILE
 //! DIR/report.html            REPORT_FILE
 //! DIR/viewer.html            the viewer page of the report's replay links (VIEWER_FILE)
+//! DIR/bots/NAME/             a bot's one working folder when the run keeps them (Coup's KotH:
+//!                            `kept_folder`)
 //! ```
 
 /// The plan: everything that defines the tournament.
@@ -33,6 +35,25 @@ pub const FILES: [&str; 6] = [
     REPORT_FILE,
     VIEWER_FILE,
 ];
+
+/// The folder of the bots' working folders kept from game to game (`RunSettings::kept_folders`).
+pub const KEPT_FOLDERS_DIR: &str = "bots";
+
+/// Bot `index`'s working folder, relative to the tournament folder, when the run keeps the
+/// bots' folders: `bots/NAME` as the original KotH had `NAME/`, or `bots/bot-INDEX` for a name
+/// that is no plain file name (a path separator, a leading dot, a control character).
+pub fn kept_folder(index: usize, name: &str) -> String {
+    let plain = !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '+' | '#'));
+    if plain {
+        format!("{KEPT_FOLDERS_DIR}/{name}")
+    } else {
+        format!("{KEPT_FOLDERS_DIR}/bot-{index}")
+    }
+}
 
 /// The stored replay of game `index`, relative to the folder (what a results line's `replay`
 /// names): `replays/000042.json.gz`.

@@ -149,6 +149,12 @@ pub struct RunSettings {
     /// replay play the same games. Not written when none was set.
     #[serde(default, skip_serializing_if = "GameOptions::is_empty")]
     pub game_options: GameOptions,
+    /// Each process bot plays every game in its one working folder, kept from game to game
+    /// ([`crate::layout::kept_folder`]) as Coup's original KotH kept `NAME/`, where entrants may
+    /// keep state between games; a bot then never plays two games at once. Otherwise every game
+    /// gets a fresh copy of the bot's folder.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub kept_folders: bool,
 }
 
 /// How a run treats and judges its bots, whatever plays its games (`arena play`, a tournament and

@@ -105,6 +105,7 @@ impl Host {
                 replays: true,
                 builtin_replays: true,
                 game_options: Default::default(),
+                kept_folders: false,
             },
             groups: Vec::new(),
             groups_per_round: 0,

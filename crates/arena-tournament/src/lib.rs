@@ -37,7 +37,7 @@ pub use schedule::{BotPlan, Plan, PlanRequest, RunSettings, Schedule, SeatOrders
 pub use session::{Progress, SessionEvent, SessionObserver, Watch};
 pub use summary::{RunSummary, SummaryOf};
 
-pub use arena_formats::layout::PLAN_FILE;
+pub use arena_formats::layout::{self, PLAN_FILE};
 
 #[derive(Debug, thiserror::Error)]
 pub enum TournamentError {

@@ -105,6 +105,10 @@ pub fn run(
     }
     let jobs = options.jobs.max(1);
     let cursor = AtomicU64::new(0);
+    let kept = plan
+        .settings
+        .kept_folders
+        .then(|| KeptClaims::new(plan, &done));
     let decided = AtomicBool::new(false);
     let mut count = done.count();
     let mut played = 0u64;
@@ -131,6 +135,7 @@ pub fn run(
                 plan,
                 done: &done,
                 cursor: &cursor,
+                kept: kept.as_ref(),
                 stop: options.stop,
                 decided: &decided,
                 wants_entries,
@@ -190,11 +195,96 @@ fn tell(observers: &mut [&mut dyn SessionObserver], event: &SessionEvent<'_>) ->
     stop
 }
 
+/// The games of a run that keeps each bot's folder from game to game
+/// ([`crate::RunSettings::kept_folders`]), handed out so that no process bot plays two games at
+/// once (its one folder would be shared): the earliest game not journaled whose process bots are
+/// all free. So each bot's games start in schedule order as far as the free bots allow, and with
+/// one job exactly in it.
+struct KeptClaims {
+    state: std::sync::Mutex<KeptState>,
+    freed: std::sync::Condvar,
+}
+
+struct KeptState {
+    /// Games still to play, in schedule order, with their process bots.
+    pending: std::collections::VecDeque<(u64, Vec<usize>)>,
+    /// Process bots in a game now.
+    busy: Vec<bool>,
+}
+
+impl KeptClaims {
+    fn new(plan: &Plan, done: &Done) -> KeptClaims {
+        let process = |bot: &usize| plan.bots[*bot].builtin().is_none();
+        let pending = (0..plan.total_games())
+            .filter(|&index| !done.contains(index))
+            .map(|index| {
+                (
+                    index,
+                    plan.game(index)
+                        .seats
+                        .iter()
+                        .copied()
+                        .filter(process)
+                        .collect(),
+                )
+            })
+            .collect();
+        KeptClaims {
+            state: std::sync::Mutex::new(KeptState {
+                pending,
+                busy: vec![false; plan.bots.len()],
+            }),
+            freed: std::sync::Condvar::new(),
+        }
+    }
+
+    /// The next game whose process bots are all free (waiting for one to be released); `None`
+    /// when every game is handed out or `stopping` says so.
+    fn claim(&self, stopping: impl Fn() -> bool) -> Option<u64> {
+        let mut state = self.state.lock().ok()?;
+        loop {
+            if state.pending.is_empty() || stopping() {
+                return None;
+            }
+            let free = state
+                .pending
+                .iter()
+                .position(|(_, bots)| bots.iter().all(|&bot| !state.busy[bot]));
+            if let Some((index, bots)) = free.and_then(|at| state.pending.remove(at)) {
+                for bot in bots {
+                    state.busy[bot] = true;
+                }
+                return Some(index);
+            }
+            // A released game wakes this; the timeout lets a stop end the wait.
+            state = self
+                .freed
+                .wait_timeout(state, Duration::from_millis(100))
+                .ok()?
+                .0;
+        }
+    }
+
+    /// The game of `seats` ended (played, failed or abandoned): its bots are free again.
+    fn release(&self, seats: &[usize]) {
+        if let Ok(mut state) = self.state.lock() {
+            for &bot in seats {
+                if let Some(busy) = state.busy.get_mut(bot) {
+                    *busy = false;
+                }
+            }
+        }
+        self.freed.notify_all();
+    }
+}
+
 struct Worker<'a> {
     entry: &'a dyn GameEntry,
     plan: &'a Plan,
     done: &'a Done,
     cursor: &'a AtomicU64,
+    /// The claims of a run that keeps the bots' folders (instead of `cursor`).
+    kept: Option<&'a KeptClaims>,
     stop: &'a AtomicBool,
     decided: &'a AtomicBool,
     wants_entries: bool,
@@ -248,6 +338,9 @@ impl Worker<'_> {
         };
         let (mut next, mut end) = (0u64, 0u64);
         let mut claim_game = || -> Option<u64> {
+            if let Some(kept) = self.kept {
+                return kept.claim(|| self.stopping());
+            }
             loop {
                 if next == end {
                     next = self.cursor.fetch_add(claim, Ordering::Relaxed);
@@ -279,7 +372,11 @@ impl Worker<'_> {
                 break;
             }
             let game = self.plan.game(index);
-            let finished = match self.play(runtime, &game, pool.as_ref()) {
+            let played = self.play(runtime, &game, pool.as_ref());
+            if let Some(kept) = self.kept {
+                kept.release(&game.seats);
+            }
+            let finished = match played {
                 Ok(Some(finished)) => finished,
                 Ok(None) => break,
                 Err(error) => {
@@ -324,7 +421,9 @@ impl Worker<'_> {
     /// bots, in a sandbox with a resident helper, in a game whose bots are one process each or are
     /// called in a sandbox kept for the game.
     fn pooled(&self) -> bool {
-        (self.entry.stream_bots() || self.entry.pooled_calls())
+        // A kept folder is the bot's own, not a pooled sandbox's copy.
+        self.kept.is_none()
+            && (self.entry.stream_bots() || self.entry.pooled_calls())
             && self.plan.bots.iter().any(|bot| bot.builtin().is_none())
             && self
                 .sandbox
@@ -416,8 +515,11 @@ impl Worker<'_> {
                 slow: false,
             }));
         }
-        let ready = registry::ready_game(self.entry, self.request(game)?, pool)
-            .map_err(|e| e.to_string())?;
+        let ready = match self.kept {
+            Some(_) => registry::ready_game_in_place(self.request(game)?),
+            None => registry::ready_game(self.entry, self.request(game)?, pool)
+                .map_err(|e| e.to_string())?,
+        };
         let game_future = registry::play_ready(self.entry, ready);
         let played = runtime.block_on(async {
             tokio::select! {
@@ -652,6 +754,7 @@ mod tests {
                 replays: false,
                 builtin_replays: false,
                 game_options: Default::default(),
+                kept_folders: false,
             },
             sprt: None,
         })

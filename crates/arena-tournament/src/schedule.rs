@@ -393,6 +393,7 @@ mod tests {
                 replays: false,
                 builtin_replays: false,
                 game_options: Default::default(),
+                kept_folders: false,
             },
             sprt: None,
         })
@@ -509,6 +510,7 @@ mod tests {
                 replays: false,
                 builtin_replays: false,
                 game_options: Default::default(),
+                kept_folders: false,
             },
             sprt: None,
         })

@@ -88,6 +88,8 @@ pub fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<ExitCode> {
                 );
             }
             args.schedule = crate::tournament::ScheduleArg::Koth;
+            // Each entrant's one folder for the whole KotH, as the original kept `NAME/`.
+            args.kept_folders = true;
             // The original ran 10 rounds.
             if args.games.is_none() && args.seeds.is_none() && args.resume.is_none() {
                 args.seeds = Some(10);

@@ -143,6 +143,10 @@ pub struct TournamentArgs {
     /// and the tournament file.
     #[arg(skip)]
     pub(crate) game_options: GameOptions,
+    /// Each process bot plays every game in its one kept folder (`arena koth`: as the original
+    /// KotH ran its entrants), see `RunSettings::kept_folders`.
+    #[arg(skip)]
+    pub(crate) kept_folders: bool,
     #[command(flatten)]
     pub(crate) sandbox: SandboxOptions,
     /// The ids of the options the command line gave (not their defaults), for `--resume`.
@@ -200,6 +204,10 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
     // A new tournament's folder is made only once every bot has started.
     if args.resume.is_none() {
         arena_tournament::create(&dir, &plan)?;
+    }
+    let mut runnable = runnable;
+    if plan.settings.kept_folders {
+        keep_folders(&dir, &mut runnable.plan)?;
     }
     install_stop_handler()?;
     let total = plan.total_games();
@@ -517,6 +525,31 @@ fn runnable_plan(plan: &Plan, game: &dyn GameEntry, sandbox: &SandboxOptions) ->
         plan: runnable,
         bots,
     })
+}
+
+/// Points every process bot of `plan` at its one kept folder in the tournament folder `dir`
+/// (`RunSettings::kept_folders`), made on the first run from the bot's folder (a submission's
+/// build, a `--workdir`) or empty, and used as it was left on a resumed run: the state a bot
+/// keeps there carries from game to game, as in the original KotH.
+fn keep_folders(dir: &std::path::Path, plan: &mut Plan) -> Result<()> {
+    for (index, bot) in plan.bots.iter_mut().enumerate() {
+        if bot.builtin().is_some() {
+            continue;
+        }
+        let kept = dir.join(arena_tournament::layout::kept_folder(index, &bot.name));
+        if !kept.is_dir() {
+            match &bot.workdir {
+                Some(from) if from.is_dir() => arena_core::folders::copy_tree(from, &kept)
+                    .with_context(|| {
+                        format!("cannot copy {} to {}", from.display(), kept.display())
+                    })?,
+                _ => std::fs::create_dir_all(&kept)
+                    .with_context(|| format!("cannot make {}", kept.display()))?,
+            }
+        }
+        bot.workdir = Some(kept);
+    }
+    Ok(())
 }
 
 /// The plan of the tournament in `dir`, extended when `--games`/`--seeds` ask for more rounds
@@ -867,6 +900,7 @@ fn new_plan(args: &TournamentArgs) -> Result<(PathBuf, Plan, Box<dyn GameEntry>)
             replays: args.replays != ReplaysArg::None,
             builtin_replays: args.replays == ReplaysArg::All,
             game_options: game.options_set().clone(),
+            kept_folders: args.kept_folders,
         },
         sprt: args.sprt.as_deref().map(|bounds| SprtConfig {
             elo0: bounds[0],

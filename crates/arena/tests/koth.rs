@@ -110,3 +110,64 @@ fn a_koth_refuses_the_options_of_other_schedules() {
     let said = String::from_utf8_lossy(&output.stderr);
     assert!(said.contains("takes no --sprt"), "{said}");
 }
+
+/// Each entrant plays every game in its one folder, kept for the whole KotH as the original kept
+/// `NAME/` (entrants may keep state between games), and never in two games at once, even on two
+/// jobs: each call takes a lock in the folder and forfeits if it is held, and logs itself there.
+#[test]
+fn entrants_keep_one_folder_for_the_whole_koth_and_never_share_it() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let starter = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../arena-coup/starters/bot.py")
+        .canonicalize()
+        .expect("the Coup starter");
+    let script = root.path().join("locking.sh");
+    // The starter is named in the command, so that the sandbox shows it.
+    std::fs::write(
+        &script,
+        "starter=$1; shift\nmkdir lock 2>/dev/null || exit 3\necho \"$1\" >> calls.log\n\
+         python3 \"$starter\" \"$@\"\nstatus=$?\nrmdir lock\nexit $status\n",
+    )
+    .expect("the bot");
+    let bot = |name: &str| format!("{name}=sh {} {}", script.display(), starter.display());
+    let out = root.path().join("koth");
+    let out_text = out.to_str().expect("utf-8");
+    let (a, b) = (bot("LockA"), bot("LockB"));
+    let args = [
+        "coup",
+        "--bot",
+        &a,
+        "--bot",
+        &b,
+        "--bot",
+        "Calc=calculator",
+        "--bot",
+        "Inc=income",
+        "--rounds",
+        "1",
+        "--jobs",
+        "2",
+        "--seed",
+        "9",
+        "--dir",
+        out_text,
+    ];
+    let played = koth(&args);
+    let stdout = String::from_utf8_lossy(&played.stdout);
+    for name in ["LockA", "LockB"] {
+        let row = stdout
+            .lines()
+            .find(|line| line.split_whitespace().nth(1) == Some(name) && line.contains('-'))
+            .expect("its row");
+        assert!(row.trim_end().ends_with(" -"), "no fault: {row}\n{stdout}");
+        // Every call of its 6 games logged in the one folder.
+        let log = std::fs::read_to_string(out.join("bots").join(name).join("calls.log"))
+            .expect("the kept folder's log");
+        assert!(log.lines().count() >= 6, "{log}");
+    }
+    // A resumed KotH goes on in the same folders.
+    let before = std::fs::read_to_string(out.join("bots/LockA/calls.log")).expect("log");
+    koth(&["--resume", out_text, "--rounds", "2"]);
+    let after = std::fs::read_to_string(out.join("bots/LockA/calls.log")).expect("log");
+    assert!(after.starts_with(&before) && after.len() > before.len());
+}

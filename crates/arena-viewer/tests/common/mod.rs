@@ -109,6 +109,7 @@ pub fn tournament_tree(root: &Path) {
             replays: true,
             builtin_replays: false,
             game_options: Default::default(),
+            kept_folders: false,
         },
         groups: Vec::new(),
         groups_per_round: 2,
