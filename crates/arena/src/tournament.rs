@@ -538,6 +538,10 @@ fn keep_folders(dir: &std::path::Path, plan: &mut Plan) -> Result<()> {
         }
         let kept = dir.join(arena_tournament::layout::kept_folder(index, &bot.name));
         if !kept.is_dir() {
+            if let Some(parent) = kept.parent() {
+                std::fs::create_dir_all(parent)
+                    .with_context(|| format!("cannot make {}", parent.display()))?;
+            }
             match &bot.workdir {
                 Some(from) if from.is_dir() => arena_core::folders::copy_tree(from, &kept)
                     .with_context(|| {

@@ -465,6 +465,15 @@ fn a_file_bot_plays_coups_king_of_the_hill() {
     for file in ["results.jsonl", "summary.json", "report.html"] {
         assert!(kd.join(file).is_file(), "{file}");
     }
+    // And the bot's one folder for the whole KotH, as the original arbiter had: its build.
+    assert!(kd.join("bots/Mine").is_dir());
+    assert!(
+        std::fs::read_dir(kd.join("bots/Mine"))
+            .expect("the kept folder")
+            .next()
+            .is_some(),
+        "a copy of the build"
+    );
 }
 
 /// A test bot of `crates/arena/tests/bots`.
