@@ -425,16 +425,25 @@ pub(super) fn announced_groups(fd: RawFd) -> Vec<i32> {
     }
 }
 
-/// Kills everything in the sandbox but its init and the helper (kill(-1) spares both), again while
-/// anything is left; orphans are reaped by the init.
+/// Kills everything in the sandbox but its init and the helper (kill(-1) spares both), again until
+/// nothing is left: `kill(-1)` fails only when every other process has died and been reaped
+/// (orphans by the init). A count of tries was not enough: on a loaded machine a killed process
+/// may not have run its exit yet after a hundred quick tries, and the next call saw it alive.
+/// Bounded in time (a process stuck in the kernel cannot hold the sandbox for good).
 fn kill_the_rest() {
-    for _ in 0..100 {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    loop {
         // SAFETY: kill(-1) signals every process of this PID namespace we may signal.
         if unsafe { libc::kill(-1, libc::SIGKILL) } != 0 {
             break;
         }
         // SAFETY: reaping our own children, if any.
         while unsafe { libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) } > 0 {}
+        if std::time::Instant::now() >= deadline {
+            break;
+        }
+        // Let the killed processes and the init that reaps them run.
+        std::thread::sleep(std::time::Duration::from_micros(200));
     }
 }
 
