@@ -2,7 +2,8 @@
 //! - `langwars2`: four trivial C bots (`c/lw2_bot.c`); the bare referee (`c/referee.c`) spawns them,
 //!   waits for READY and replays the same 36 asks per game with the same SIGSTOP/SIGCONT pausing;
 //!   arena runs `arena tournament langwars2 --jobs 1` with default options (replays, pinning, pausing).
-//!   Bar: arena ≥ 0.8× the bare referee's games/s.
+//!   Both are timed as whole commands, start to exit: wall time and the CPU time of the whole
+//!   process tree (the bots included). Bar: arena ≥ 0.8× the bare referee on both.
 //! - `startup`: start-to-READY of a 4-bot Lang Wars 2 game and the bots' end (spawn, READY, freeze,
 //!   kill, reap), arena's stream agents against the bare referee on games of no asks, unpinned (as
 //!   with `--jobs 1`) and pinned to one CPU (as each worker with `--jobs` 2 or more; the bare
@@ -23,6 +24,9 @@
 //! Environment: `VERSUS_C_ROUNDS` (default 5), `VERSUS_C_GAMES` (games per round; default 400 for
 //! Lang Wars 2, 200 for Spring 2021 and Coup).
 
+mod common;
+
+use common::cpu_group::CpuGroup;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -104,18 +108,23 @@ fn median(mut values: Vec<f64>) -> f64 {
 
 /// An `arena tournament` run: (games played, seconds of the play phase as arena reports them, wall
 /// seconds of the whole command).
-fn tournament(dir: &Path, name: &str, args: &[String]) -> (u64, f64, f64) {
+/// Runs `arena tournament ARGS` to its end: games played, the seconds of its play phase (as it
+/// prints them), and the whole command's wall and CPU seconds (its whole process tree).
+fn tournament(dir: &Path, name: &str, args: &[String]) -> (u64, f64, f64, f64) {
     let out = dir.join(name);
-    let started = Instant::now();
-    let output = Command::new(ARENA)
+    let group = CpuGroup::new(name);
+    let mut command = Command::new(ARENA);
+    command
         .arg("tournament")
         .args(args)
         .args(["--format", "csv", "--out"])
         .arg(&out)
-        .stdout(Stdio::null())
-        .output()
-        .expect("arena runs");
+        .stdout(Stdio::null());
+    group.enter(&mut command);
+    let started = Instant::now();
+    let output = command.output().expect("arena runs");
     let wall = started.elapsed().as_secs_f64();
+    let cpu = group.seconds();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(output.status.success(), "arena failed: {stderr}");
     // "D of T games done (P played now in S s: R games/s)"
@@ -129,7 +138,7 @@ fn tournament(dir: &Path, name: &str, args: &[String]) -> (u64, f64, f64) {
             Some((played, seconds))
         })
         .unwrap_or_else(|| panic!("no rate in: {stderr}"));
-    (played, seconds, wall)
+    (played, seconds, wall, cpu)
 }
 
 /// Every replay of a tournament directory, parsed.
@@ -204,24 +213,25 @@ fn stream_game(
         recorded.len(),
         asks as f64 / recorded.len() as f64
     );
-    let (mut bare_rates, mut play_rates, mut wall_rates, mut ratios) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    // Both sides are timed as whole commands, from start to exit: wall time, and the CPU time of
+    // the whole process tree (the bots, sandboxed or not, included). arena's play phase alone (the
+    // rate it prints) is shown beside, for reference only.
+    let (mut wall_ratios, mut cpu_ratios, mut bare_cpu, mut arena_cpu, mut play_rates) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for round in 0..rounds {
-        let output = Command::new(referee)
+        let group = CpuGroup::new(&format!("bare-{game}-{round}"));
+        let mut command = Command::new(referee);
+        command
             .arg(&script)
             .arg(games.to_string())
             .arg(if ready { "1" } else { "0" })
-            .arg(bot)
-            .output()
-            .expect("referee runs");
+            .arg(bot);
+        group.enter(&mut command);
+        let started = Instant::now();
+        let output = command.output().expect("referee runs");
+        let bare_wall = started.elapsed().as_secs_f64();
+        let bare_cpu_game = group.seconds() / games as f64;
         assert!(output.status.success(), "{output:?}");
-        let text = String::from_utf8_lossy(&output.stdout);
-        let seconds: f64 = text
-            .split_whitespace()
-            .nth(4)
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| panic!("referee said {text}"));
-        let bare = games as f64 / seconds;
         let mut run = args.clone();
         run.extend([
             "--games".into(),
@@ -229,24 +239,31 @@ fn stream_game(
             "--seed".into(),
             (100 + round).to_string(),
         ]);
-        let (played, play_seconds, wall) = tournament(dir, &format!("{game}-{round}"), &run);
-        let (play, whole) = (played as f64 / play_seconds, played as f64 / wall);
+        let (played, play_seconds, wall, cpu) = tournament(dir, &format!("{game}-{round}"), &run);
+        let arena_cpu_game = cpu / played as f64;
+        // Games per second of the whole command, arena's over the bare referee's.
+        let wall_ratio = (played as f64 / wall) / (games as f64 / bare_wall);
+        let cpu_ratio = bare_cpu_game / arena_cpu_game;
         println!(
-            "  round {round}: bare {bare:.0} games/s, arena {play:.0} games/s play ({whole:.0} whole command): {:.2}x  [load {}]",
-            play / bare,
+            "  round {round}: whole commands: bare {bare_wall:.2} s, {:.3} ms CPU a game; arena {wall:.2} s, {:.3} ms CPU a game: {wall_ratio:.2}x on wall time, {cpu_ratio:.2}x on CPU time (arena's play phase {:.0} games/s)  [load {}]",
+            1e3 * bare_cpu_game,
+            1e3 * arena_cpu_game,
+            played as f64 / play_seconds,
             load()
         );
-        bare_rates.push(bare);
-        play_rates.push(play);
-        wall_rates.push(whole);
-        ratios.push(play / bare);
+        wall_ratios.push(wall_ratio);
+        cpu_ratios.push(cpu_ratio);
+        bare_cpu.push(bare_cpu_game);
+        arena_cpu.push(arena_cpu_game);
+        play_rates.push(played as f64 / play_seconds);
     }
     println!(
-        "{game}: bare {:.0} games/s, arena {:.0} games/s (whole command {:.0}): arena/bare {:.2}x (median of {rounds} interleaved rounds)",
-        median(bare_rates),
-        median(play_rates),
-        median(wall_rates),
-        median(ratios)
+        "{game}: bare {:.3} ms CPU a game, arena {:.3} ms; arena/bare {:.2}x on CPU time, {:.2}x on wall time (whole commands, medians of {rounds} interleaved rounds; bar 0.8x); arena's play phase {:.0} games/s",
+        1e3 * median(bare_cpu),
+        1e3 * median(arena_cpu),
+        median(cpu_ratios),
+        median(wall_ratios),
+        median(play_rates)
     );
 }
 
@@ -394,7 +411,7 @@ fn coup(dir: &Path, bot: &Path, rounds: usize) {
             (100 + round).to_string(),
         ]);
         let name = format!("coup-{round}");
-        let (_, play_seconds, _) = tournament(dir, &name, &run);
+        let (_, play_seconds, _, _) = tournament(dir, &name, &run);
         let made: usize = replays_of(&dir.join(&name))
             .iter()
             .map(|g| g["steps"].as_array().map_or(0, Vec::len))
@@ -430,10 +447,10 @@ fn replays(dir: &Path, rounds: usize) {
         "spring2021, 2000 games of the built-in bots: default (replays rebuilt on demand) and --replays all (every replay stored) against --replays none"
     );
     for round in 0..rounds {
-        let (_, play_none, wall_none) = tournament(dir, &format!("replays-none-{round}"), &none);
-        let (_, play_default, wall_default) =
+        let (_, play_none, wall_none, _) = tournament(dir, &format!("replays-none-{round}"), &none);
+        let (_, play_default, wall_default, _) =
             tournament(dir, &format!("replays-default-{round}"), &base);
-        let (_, play_all, wall_all) = tournament(dir, &format!("replays-all-{round}"), &all);
+        let (_, play_all, wall_all, _) = tournament(dir, &format!("replays-all-{round}"), &all);
         println!(
             "  round {round}: --replays none {wall_none:.2} s (play {play_none:.2} s), default {wall_default:.2} s (play {play_default:.2} s): {:.2}x, --replays all {wall_all:.2} s (play {play_all:.2} s): {:.2}x  [load {}]",
             wall_default / wall_none,

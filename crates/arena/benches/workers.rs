@@ -21,6 +21,9 @@
 //! `$ARENA_TEST_POSTGRES` (default `postgres://postgres@127.0.0.1:5432/test`); a database of its
 //! own is made and dropped.
 
+mod common;
+
+use common::children_cpu_seconds;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -161,15 +164,6 @@ fn main() {
     if run("batches") {
         runtime.block_on(batches());
     }
-}
-
-/// CPU seconds (user + system) of this process's waited-for children so far.
-fn children_cpu_seconds() -> f64 {
-    // SAFETY: getrusage fills the zeroed struct it is given.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
-    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
 /// One tournament's games/s (its play phase) and its whole process's CPU per game in µs.
