@@ -113,6 +113,19 @@ impl Resident {
         )
     }
 
+    /// Makes `path` (a file the bot may change: Coup's history file, shared by both players) this
+    /// sandbox's bot's, before its call.
+    pub fn give_to_bot(&self, path: &Path) -> io::Result<()> {
+        match self
+            .spawned
+            .as_ref()
+            .and_then(|spawned| spawned.jail.as_ref())
+        {
+            Some(jail) => jail.give(path),
+            None => Ok(()),
+        }
+    }
+
     /// CPU time used so far by everything that ran in this sandbox (helper included), when known.
     pub fn cpu_time(&self) -> Option<Duration> {
         self.spawned.as_ref()?.jail.as_ref()?.cpu_time()
@@ -177,24 +190,18 @@ impl Drop for Resident {
     }
 }
 
-/// The resident helper's command: the program, its marker argument and the user it starts bots as.
-pub(super) fn helper_argv(sandbox: &Sandbox) -> io::Result<[String; 4]> {
+/// The resident helper's command: the program and its marker argument (the sandbox's set-up adds
+/// the user it starts bots as: see `launch_begin`).
+pub(super) fn helper_argv(sandbox: &Sandbox) -> io::Result<[String; 2]> {
     let helper = sandbox.policy.helper.as_ref().ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::NotFound,
             "the sandbox has no resident helper",
         )
     })?;
-    let (uid, gid) = sandbox
-        .run_as
-        .map_or(("-".to_string(), "-".to_string()), |(u, g)| {
-            (u.to_string(), g.to_string())
-        });
     Ok([
         helper.to_string_lossy().into_owned(),
         HELPER_ARG.to_string(),
-        uid,
-        gid,
     ])
 }
 
