@@ -373,11 +373,17 @@ pub(super) fn launch_begin(
             (uid.to_string(), gid.to_string())
         });
         argv.extend([uid, gid]);
-        // A sandbox for a game (not a one-off process, whose folder must outlive it) gets its
-        // bounded folder; a reusable one has it already (see `Reusable::start`).
-        if let (Some(size), false, true) = (sandbox.policy.limits.disk, reusable, sandbox.is_root())
-        {
-            jail.disk = Some(Disk::mount_over(&workdir, size)?);
+        // A sandbox for a game (not a one-off process, whose folder must outlive it) in a fresh
+        // folder of its own gets a bounded one; a reusable one has it already (see
+        // `Reusable::start`). A folder the caller gives stays on the host's disk: it may outlive
+        // the game (a KotH bot's folder, kept between its games).
+        if let (Some(size), false, true, None) = (
+            sandbox.policy.limits.disk,
+            reusable,
+            sandbox.is_root(),
+            launch.workdir,
+        ) {
+            jail.disk = Some(Disk::mount(&workdir, size)?);
         }
     }
     if let Some((uid, gid)) = run_as {

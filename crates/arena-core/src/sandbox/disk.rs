@@ -1,5 +1,5 @@
-//! The bot's bounded disk: a size-limited tmpfs that arena (root) mounts on the host over the
-//! bot's folder before its sandbox is set up ([`Disk`]), so that writing past the limit gives that
+//! The bot's bounded disk: a size-limited tmpfs that arena (root) mounts on the host on the bot's
+//! fresh folder before its sandbox is set up ([`Disk`]), so that writing past the limit gives that
 //! bot ENOSPC, touches no disk, and arena still reads and writes the bot's files at their path.
 //!
 //! Why a tmpfs: it needs nothing of the host's filesystem (a quota needs ext4 or XFS made with
@@ -9,13 +9,9 @@
 //! more than its limits allow, and nothing reaches the disk.
 
 use std::ffi::CString;
-use std::fs::File;
 use std::io;
-use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-
-use super::sys::copy_entries;
 
 /// The source name of arena's tmpfs mounts, followed by the pid of the arena that made them (so a
 /// restarted arena can unmount those of a dead one: see [`sweep_stale`]).
@@ -28,26 +24,6 @@ pub(super) struct Disk {
 }
 
 impl Disk {
-    /// Mounts a tmpfs of `size` bytes on the folder `dir`, the files it held copied in (the folder
-    /// itself stays, hidden, for its owner to remove).
-    pub(super) fn mount_over(dir: &Path, size: u64) -> io::Result<Disk> {
-        // The folder under the mount, to copy from once it is hidden.
-        let below = File::open(dir)?;
-        let disk = Disk::mount(dir, size)?;
-        std::fs::set_permissions(dir, below.metadata()?.permissions())?;
-        let from = PathBuf::from(format!("/proc/self/fd/{}", below.as_raw_fd()));
-        copy_entries(&from, dir).map_err(|e| {
-            io::Error::new(
-                e.kind(),
-                format!(
-                    "cannot copy the bot's folder into its disk of {} MiB (--disk-mib): {e}",
-                    size >> 20
-                ),
-            )
-        })?;
-        Ok(disk)
-    }
-
     /// Mounts an empty tmpfs of `size` bytes on the folder `dir` (mode 0711: the bot's own
     /// folders inside are made and handed to it by arena).
     pub(super) fn mount(dir: &Path, size: u64) -> io::Result<Disk> {
