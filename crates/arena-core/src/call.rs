@@ -515,13 +515,9 @@ pub fn call_bot_in<G: CallProtocol>(
         ));
         return report;
     }
-    // Each player's sandbox has a user of its own: the file is handed to this one's.
-    let given = match kept {
-        GameSandbox::Leased(lease) => lease.give_to_bot(&history),
-        GameSandbox::Resident(resident) => resident.give_to_bot(&history),
-        GameSandbox::PerGame => Ok(()),
-    };
-    if let Err(e) = given {
+    if let GameSandbox::Leased(lease) = kept
+        && let Err(e) = lease.give_to_bot(&history)
+    {
         report.answer = Answer::Fault(Fault::new(
             FaultKind::SpawnFailed,
             format!(

@@ -30,6 +30,10 @@ pub struct ResidentCall {
 #[derive(Debug)]
 pub struct Resident {
     pub(super) spawned: Option<Spawned>,
+    /// Files outside the folder the bot may change (Coup's history file): handed to the bot's user
+    /// before each call, since each sandbox has a user of its own and another sandbox (the other
+    /// player's) may have taken the file meanwhile.
+    writable: Vec<PathBuf>,
 }
 
 impl Resident {
@@ -43,7 +47,9 @@ impl Resident {
         writable: &[PathBuf],
     ) -> io::Result<Resident> {
         let pending = Self::begin(sandbox, bot_argv, workdir, cpu, writable)?;
-        Self::finish(pending, sandbox)
+        let mut resident = Self::finish(pending, sandbox)?;
+        resident.writable = writable.to_vec();
+        Ok(resident)
     }
 
     /// Several resident sandboxes set up at once (their bwraps work in parallel), on this thread.
@@ -68,6 +74,7 @@ impl Resident {
         }
         let mut resident = Resident {
             spawned: Some(spawned),
+            writable: Vec::new(),
         };
         // The helper's own start (an exec of arena) is part of the set-up, not of the bot's start.
         let ready = resident.spawned.as_mut().and_then(|spawned| {
@@ -113,19 +120,6 @@ impl Resident {
         )
     }
 
-    /// Makes `path` (a file the bot may change: Coup's history file, shared by both players) this
-    /// sandbox's bot's, before its call.
-    pub fn give_to_bot(&self, path: &Path) -> io::Result<()> {
-        match self
-            .spawned
-            .as_ref()
-            .and_then(|spawned| spawned.jail.as_ref())
-        {
-            Some(jail) => jail.give(path),
-            None => Ok(()),
-        }
-    }
-
     /// CPU time used so far by everything that ran in this sandbox (helper included), when known.
     pub fn cpu_time(&self) -> Option<Duration> {
         self.spawned.as_ref()?.jail.as_ref()?.cpu_time()
@@ -143,6 +137,11 @@ impl Resident {
         limit: Duration,
         stderr_cap: usize,
     ) -> io::Result<ResidentCall> {
+        if let Some(jail) = self.spawned.as_ref().and_then(|s| s.jail.as_ref()) {
+            for file in &self.writable {
+                jail.give(file)?;
+            }
+        }
         call_or_end(
             self,
             |resident| resident.spawned.as_mut(),
