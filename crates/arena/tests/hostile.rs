@@ -1527,3 +1527,58 @@ if grep -q 'No space left' /tmp/fill.err; then echo disk full >&2; else echo BRE
     let left = processes_left_since(&before);
     assert!(left.is_empty(), "processes left: {left:?}");
 }
+
+/// Two arena processes at once (two test suites, a contest's workers) never give two running
+/// sandboxes the same user: the uids of eight bots, four in each of two games played at the same
+/// time, are eight uids of the range.
+#[test]
+fn two_arenas_at_once_never_share_a_bot_user() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+        return;
+    }
+    let world = World::new();
+    // Each bot says its uid and stays a second, so that all eight sandboxes live at once.
+    let script = world.script("says its user", LangWars, "id -u >&2; sleep 1");
+    let arena = arena();
+    let a = arena.to_string_lossy().into_owned();
+    let games: Vec<_> = (0..2)
+        .map(|game| {
+            let replay = world.root().join(format!("users-{game}.json"));
+            let mut command = Command::new(&arena);
+            command.args(["play", "langwars2", "--seed", "5", "--replay"]);
+            command.arg(&replay);
+            for seat in 0..4 {
+                command.args(["--bot", &format!("b{seat}=sh {} {a}", script.display())]);
+            }
+            let child = command
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("arena starts");
+            (child, replay)
+        })
+        .collect();
+    let mut uids = Vec::new();
+    for (child, replay) in games {
+        let output = child.wait_with_output().expect("arena runs");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let record: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&replay).expect("replay")).expect("json");
+        for seat in 0..4 {
+            let stderr = record["players"][seat]["stderr"].as_str().unwrap_or("");
+            let uid: u32 = stderr.trim().parse().expect("a uid");
+            uids.push(uid);
+        }
+    }
+    assert!(
+        uids.iter().all(|&uid| DEFAULT_UIDS.contains(uid)),
+        "{uids:?}"
+    );
+    let distinct: BTreeSet<u32> = uids.iter().copied().collect();
+    assert_eq!(distinct.len(), 8, "{uids:?}");
+}
