@@ -1167,20 +1167,7 @@ fn build_steps_that_hang_or_balloon_are_stopped() {
 /// What the bot labelled `offender` wrote on stderr in game `game` of the tournament in `out`, as
 /// its replay keeps it.
 fn offender_stderr(out: &Path, game: usize) -> String {
-    let path = out.join(format!("replays/{game:06}.json.gz"));
-    let bytes = std::fs::read(&path).expect("replay");
-    let mut json = String::new();
-    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut json)
-        .expect("gzip");
-    let replay: serde_json::Value = serde_json::from_str(&json).expect("json");
-    let seat = replay["players"]
-        .as_array()
-        .and_then(|players| players.iter().position(|p| p["name"] == "offender"))
-        .expect("the offender plays");
-    replay["players"][seat]["stderr"]
-        .as_str()
-        .unwrap_or("")
-        .to_string()
+    offender_stderr_of(out, game, "offender")
 }
 
 /// A tournament keeps each bot's sandbox between its games (a pool per worker): nothing a game
@@ -1581,4 +1568,70 @@ fn two_arenas_at_once_never_share_a_bot_user() {
     );
     let distinct: BTreeSet<u32> = uids.iter().copied().collect();
     assert_eq!(distinct.len(), 8, "{uids:?}");
+}
+
+/// A bot whose own folder is larger than its disk (`--disk-mib 1`, a 3 MB file) starts without it,
+/// in an empty bounded folder, and faults; the tournament goes on. It never plays in a copy on the
+/// host's disk, where it could write without bound.
+#[test]
+fn a_bot_folder_larger_than_its_disk_is_never_copied_to_the_host_disk() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+        return;
+    }
+    let world = World::new();
+    let folder = world.root().join("bots/big");
+    std::fs::create_dir_all(&folder).expect("folder");
+    std::fs::write(folder.join("blob"), vec![7u8; 3 << 20]).expect("blob");
+    std::fs::write(
+        folder.join("bot.sh"),
+        "[ -e blob ] && echo BREACH played beside its 3 MB file >&2\nexec \"$1\" bot langwars2 random 7\n",
+    )
+    .expect("bot");
+    let arena = arena();
+    let out = world.root().join("bots/big-tournament");
+    let output = Command::new(&arena)
+        .args(["tournament", "langwars2", "--jobs", "1", "--games", "2"])
+        .args(["--seed", "3", "--disk-mib", "1"])
+        .args(["--bot", &format!("big=sh bot.sh {}", arena.display())])
+        .arg("--workdir")
+        .arg(&folder)
+        .args(["--bot", "random", "--bot", "greedy", "--bot", "random"])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("arena runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = std::fs::read_to_string(out.join("results.jsonl")).expect("results");
+    assert!(text.lines().count() >= 2, "the tournament went on: {text}");
+    for (game, line) in text.lines().enumerate() {
+        let entry: serde_json::Value = serde_json::from_str(line).expect("json");
+        let seat = entry["bots"]
+            .as_array()
+            .and_then(|bots| bots.iter().position(|b| b == "big"))
+            .expect("the big bot plays");
+        let faults = entry["faults"][seat].as_array().map_or(0, Vec::len);
+        assert!(faults > 0, "game {game}: the bot played: {line}");
+        assert!(!offender_stderr_of(&out, game, "big").contains("BREACH"));
+    }
+}
+
+/// What the bot labelled `name` wrote on stderr in game `game` of the tournament in `out`.
+fn offender_stderr_of(out: &Path, game: usize, name: &str) -> String {
+    let path = out.join(format!("replays/{game:06}.json.gz"));
+    let bytes = std::fs::read(&path).expect("replay");
+    let mut json = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut json)
+        .expect("gzip");
+    let replay: serde_json::Value = serde_json::from_str(&json).expect("json");
+    replay["players"]
+        .as_array()
+        .and_then(|players| players.iter().find(|p| p["name"] == name))
+        .and_then(|player| player["stderr"].as_str())
+        .unwrap_or("")
+        .to_string()
 }
