@@ -198,9 +198,16 @@ pub fn ready_game(
             } else {
                 pool.lease(argv, request.options.cpu, folder)
             };
-            if let Ok(lease) = leased {
-                seat.workdir = lease.folder().map(Path::to_path_buf);
-                leases[index] = Some(lease);
+            match leased {
+                Ok(lease) => {
+                    seat.workdir = lease.folder().map(Path::to_path_buf);
+                    leases[index] = Some(lease);
+                }
+                // A folder larger than the bot's disk (--disk-mib) cannot be bounded: the bot starts
+                // without it, in a fresh bounded folder (and faults as a bot missing its files),
+                // never in a copy on the host's disk.
+                Err(e) if e.kind() == std::io::ErrorKind::StorageFull => seat.workdir = None,
+                Err(_) => {}
             }
         }
     }

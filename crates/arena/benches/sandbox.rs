@@ -262,9 +262,12 @@ fn main() {
     // The sandbox shows only what the command names: the bots live in a folder of their own.
     let stream_bot = compile(dir.path(), "stream_bot", STREAM_BOT);
     let call_bot = compile(dir.path(), "call_bot", CALL_BOT);
-    // The resident helper (Coup's calls, stream bots set up before the game) is arena itself.
+    // The resident helper (Coup's calls, stream bots set up before the game) is arena itself;
+    // `ARENA_BENCH_HELPER` names another build of it (to run two builds side by side).
+    let helper = std::env::var_os("ARENA_BENCH_HELPER")
+        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_arena")), PathBuf::from);
     let policy = SandboxPolicy {
-        helper: Some(PathBuf::from(env!("CARGO_BIN_EXE_arena"))),
+        helper: Some(helper),
         ..SandboxPolicy::default()
     };
     let sandbox = match Sandbox::new(policy) {

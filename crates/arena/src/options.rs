@@ -24,6 +24,15 @@ pub struct SandboxOptions {
     /// CPU seconds per bot process (sandboxed; default: no limit beyond the game's clocks).
     #[arg(long, value_name = "S")]
     pub cpu_seconds: Option<u64>,
+    /// What each bot may write, in MiB: its folder (its own files included) and its /tmp, each
+    /// (sandboxed, as root; writing past it fails with "no space left"; the files count in the
+    /// bot's memory). 0: no limit (the bot's folder is on the host's disk).
+    #[arg(long, value_name = "MIB", default_value_t = arena_core::sandbox::DEFAULT_DISK >> 20)]
+    pub disk_mib: u64,
+    /// The uids bots run as when arena is root, one per running sandbox, as FIRST-LAST: no user or
+    /// group may have one (default 1900000000-1900004095).
+    #[arg(long, value_name = "FIRST-LAST")]
+    pub sandbox_uids: Option<arena_core::sandbox::UidRange>,
     /// An environment variable given to every bot (sandboxed bots get only PATH, HOME, LANG, TMPDIR
     /// and these); repeatable.
     #[arg(long = "bot-env", value_name = "NAME=VALUE")]
@@ -88,10 +97,12 @@ impl SandboxOptions {
                 memory: Some(self.memory_mib << 20),
                 tasks: Some(self.max_tasks),
                 cpu_seconds: self.cpu_seconds,
+                disk: (self.disk_mib > 0).then_some(self.disk_mib << 20),
                 ..Default::default()
             },
             env,
             read_only,
+            uids: self.sandbox_uids,
             bwrap: None,
             helper: std::env::current_exe().ok(),
         };

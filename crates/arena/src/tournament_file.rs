@@ -49,6 +49,8 @@ struct TournamentFile {
     memory_mib: Option<u64>,
     max_tasks: Option<u32>,
     cpu_seconds: Option<u64>,
+    disk_mib: Option<u64>,
+    sandbox_uids: Option<String>,
     #[serde(default)]
     bot_env: Vec<String>,
     #[serde(default)]
@@ -288,6 +290,20 @@ fn merge(
         &mut args.sandbox.cpu_seconds,
         "cpu_seconds",
         file.cpu_seconds.map(Some),
+        given,
+    );
+    set(&mut args.sandbox.disk_mib, "disk_mib", file.disk_mib, given);
+    let uids = file
+        .sandbox_uids
+        .map(|text| {
+            text.parse()
+                .map_err(|e: String| anyhow!("sandbox-uids = {e}"))
+        })
+        .transpose()?;
+    set(
+        &mut args.sandbox.sandbox_uids,
+        "sandbox_uids",
+        uids.map(Some),
         given,
     );
     if !given("env") {

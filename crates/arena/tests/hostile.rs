@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
+use arena_core::sandbox::DEFAULT_UIDS;
+
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 enum Game {
     LangWars,
@@ -398,6 +400,73 @@ const CASES: &[Case] = &[
         Any,
         "head -c 100000000 /dev/zero",
     ),
+    // The kernel's state shared between users' processes, and its surface no bot needs.
+    case(
+        "keyring",
+        LangWars,
+        Plays,
+        r#"python3 -c "
+import ctypes, platform, sys
+libc = ctypes.CDLL(None, use_errno=True)
+add_key, request_key, keyctl = (217, 218, 219) if platform.machine() == 'aarch64' else (248, 249, 250)
+n = ctypes.c_long
+if libc.syscall(n(add_key), b'user', b'arena-hostile', b'left by a bot', n(13), n(-4)) >= 0:
+    print('BREACH key added', file=sys.stderr)
+if libc.syscall(n(keyctl), n(10), n(-4), b'user', b'arena-hostile', n(0)) >= 0:
+    print('BREACH a key of another game or run found', file=sys.stderr)
+if libc.syscall(n(request_key), b'user', b'arena-hostile', None, n(0)) >= 0:
+    print('BREACH a key requested', file=sys.stderr)
+if libc.syscall(n(keyctl), n(0), n(-4), n(1)) >= 0:
+    print('BREACH the user keyring reached', file=sys.stderr)
+""#,
+    ),
+    case(
+        "user namespace",
+        LangWars,
+        Plays,
+        r#"unshare -U true 2>/dev/null && echo BREACH unshare command >&2
+python3 -c "
+import ctypes, os, platform, sys
+libc = ctypes.CDLL(None, use_errno=True)
+n = ctypes.c_long
+NEWUSER = 0x10000000
+if libc.unshare(NEWUSER) == 0: print('BREACH unshare', file=sys.stderr)
+clone = 220 if platform.machine() == 'aarch64' else 56
+pid = libc.syscall(n(clone), n(NEWUSER | 17), n(0), n(0), n(0), n(0))
+if pid == 0: os._exit(0)
+if pid > 0:
+    print('BREACH clone', file=sys.stderr); os.waitpid(pid, 0)
+libc.syscall(n(435), None, n(0))
+if ctypes.get_errno() != 38: print('BREACH clone3 not refused', ctypes.get_errno(), file=sys.stderr)
+if os.fork() == 0: os._exit(0)
+os.wait()
+""#,
+    ),
+    case(
+        "io_uring",
+        LangWars,
+        Plays,
+        r#"python3 -c "
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+params = ctypes.create_string_buffer(120)
+if libc.syscall(ctypes.c_long(425), ctypes.c_long(8), params) >= 0: print('BREACH io_uring', file=sys.stderr)
+""#,
+    ),
+    // The bot's folder is a bounded disk of its own (`--disk-mib 64` here), in memory: writing past
+    // it is ENOSPC for this bot only, and the bot plays on.
+    case(
+        "fill the folder",
+        LangWars,
+        Plays,
+        r#"[ "$(stat -f -c %T .)" = tmpfs ] || echo BREACH the folder is on the host disk >&2
+for i in 1 2 3; do head -c 30000000 /dev/zero > fill$i 2>>/tmp/fill.err; done
+grep -q 'No space left' /tmp/fill.err || echo BREACH no ENOSPC >&2
+[ "$(du -sb . | cut -f1)" -gt 67108864 ] && echo BREACH wrote $(du -sb .) >&2
+rm -f fill* /tmp/fill.err
+head -c 80000000 /dev/zero > /tmp/fill 2>/dev/null && echo BREACH tmp unbounded >&2
+rm -f /tmp/fill"#,
+    ),
 ];
 
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -458,9 +527,9 @@ fn process_table() -> Vec<(i32, i32, u32, String)> {
     table
 }
 
-/// Processes of the sandbox's user (65534) that descend from this test process, with their state
-/// letter. Only our own tree counts: the machine may run other sandboxes (another run of this suite,
-/// a contest server) as the same user, and they are none of this test's business.
+/// Processes of the sandbox's users (the default range) that descend from this test process, with
+/// their state letter. Only our own tree counts: the machine may run other sandboxes (another run of
+/// this suite, a contest server) as users of the range, and they are none of this test's business.
 fn sandbox_processes() -> BTreeSet<(i32, String)> {
     adopt_orphans();
     let table = process_table();
@@ -480,7 +549,7 @@ fn sandbox_processes() -> BTreeSet<(i32, String)> {
     reap_adopted(&table);
     table
         .into_iter()
-        .filter(|(pid, _, uid, _)| *uid == 65534 && ours.contains(pid))
+        .filter(|(pid, _, uid, _)| DEFAULT_UIDS.contains(*uid) && ours.contains(pid))
         .map(|(pid, _, _, name)| (pid, name))
         .collect()
 }
@@ -672,6 +741,9 @@ fn play(world: &World, game: Game, offender: &Path) -> Played {
         // A small memory limit: a balloon reaches it long before its time limit.
         "--memory-mib".into(),
         "160".into(),
+        // A disk below it: a bot's files count in its memory (see "fill the folder").
+        "--disk-mib".into(),
+        "64".into(),
         "--seed".into(),
         "11".into(),
         "--replay".into(),
@@ -840,6 +912,17 @@ fn hostile_bots_are_contained_and_change_nobody_elses_result() {
         }
         if !problems.is_empty() {
             failures.push(format!("{}: {}", case.name, problems.join("; ")));
+        }
+    }
+    // No bot's user holds a key: the kernel keeps a user's keys after all its processes end.
+    let key_users = std::fs::read_to_string("/proc/key-users").unwrap_or_default();
+    for line in key_users.lines() {
+        let uid = line
+            .split(':')
+            .next()
+            .and_then(|uid| uid.trim().parse().ok());
+        if uid.is_some_and(|uid| DEFAULT_UIDS.contains(uid)) {
+            failures.push(format!("a bot's user holds keys: {line}"));
         }
     }
     assert!(
@@ -1085,17 +1168,7 @@ fn build_steps_that_hang_or_balloon_are_stopped() {
 /// What the bot labelled `offender` wrote on stderr in game `game` of the tournament in `out`, as
 /// its replay keeps it.
 fn offender_stderr(out: &Path, game: usize) -> String {
-    let path = out.join(format!("replays/{game:06}.json.gz"));
-    let bytes = std::fs::read(&path).expect("replay");
-    let mut json = String::new();
-    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut json)
-        .expect("gzip");
-    let replay: serde_json::Value = serde_json::from_str(&json).expect("json");
-    let seat = replay["players"]
-        .as_array()
-        .and_then(|players| players.iter().position(|p| p["name"] == "offender"))
-        .expect("the offender plays");
-    seat_stderr(&replay, seat)
+    offender_stderr_of(out, game, "offender")
 }
 
 /// A tournament keeps each bot's sandbox between its games (a pool per worker): nothing a game
@@ -1243,7 +1316,7 @@ for f in .left /tmp/left /dev/shm/left "$calls/left"; do printf '%s' "$seen" 2>/
         assert!(!stderr.contains("BREACH"), "game {game}: {stderr}");
         // Its state was kept between the calls of the game, in every place it could plant
         // (/dev/shm is not writable for it).
-        for kept in [".left", "/tmp/left", ".calls/left"] {
+        for kept in [".left", "/tmp/left", "/calls/left"] {
             assert!(
                 stderr
                     .lines()
@@ -1266,4 +1339,299 @@ for f in .left /tmp/left /dev/shm/left "$calls/left"; do printf '%s' "$seen" 2>/
     );
     let new = processes_left_since(&before_processes);
     assert!(new.is_empty(), "processes left: {new:?}");
+}
+
+/// Per-user kernel limits are per bot: a bot that takes every inotify instance its user may have
+/// (`fs.inotify.max_user_instances`) and holds them through the game leaves another bot of the same
+/// game its own, at every turn; the other bots' answers and the outcome are those of the game without
+/// the hog.
+#[test]
+fn a_bot_exhausting_a_per_user_limit_changes_no_other_bot() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+        return;
+    }
+    let world = World::new();
+    let before = sandbox_processes();
+    // The instances are not close-on-exec: the bot the hog becomes keeps them all game.
+    let hog = world.script(
+        "inotify hog",
+        LangWars,
+        r#"exec python3 -c "
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+held = []
+while len(held) < 4096:
+    fd = libc.inotify_init()
+    if fd < 0: break
+    held.append(fd)
+print('held', len(held), file=sys.stderr)
+os.execv(sys.argv[1], sys.argv[1:])
+" "$ARENA" bot langwars2 random 7"#,
+    );
+    let plain = world.script("plain", LangWars, "true");
+    // The checker relays the built-in bot and makes an inotify instance at every question.
+    let checker = world.script(
+        "inotify checker",
+        LangWars,
+        r#"exec python3 -c "
+import ctypes, os, subprocess, sys, threading
+libc = ctypes.CDLL(None, use_errno=True)
+bot = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+def answers():
+    while True:
+        data = os.read(bot.stdout.fileno(), 65536)
+        if not data: break
+        os.write(1, data)
+threading.Thread(target=answers, daemon=True).start()
+checks = 0
+while True:
+    data = os.read(0, 65536)
+    if not data: break
+    fd = libc.inotify_init()
+    if fd < 0:
+        print('BREACH no inotify instance, errno', ctypes.get_errno(), file=sys.stderr)
+    else:
+        os.close(fd); checks += 1
+    bot.stdin.write(data)
+print('inotify checks', checks, file=sys.stderr)
+bot.stdin.close(); bot.wait()
+" "$ARENA" bot langwars2 random 7"#,
+    );
+    let arena = arena();
+    let a = arena.to_string_lossy().into_owned();
+    let game = |first: &Path| -> serde_json::Value {
+        let replay = world.root().join("inotify.json");
+        let output = Command::new(&arena)
+            .args(["play", "langwars2", "--seed", "11", "--bot"])
+            .arg(format!("hog=sh {} {a}", first.display()))
+            .arg("--bot")
+            .arg(format!("checker=sh {} {a}", checker.display()))
+            .args(["--bot", "random", "--bot", "greedy", "--replay"])
+            .arg(&replay)
+            .output()
+            .expect("arena runs");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&std::fs::read(&replay).expect("replay")).expect("json")
+    };
+    let attacked = game(&hog);
+    let control = game(&plain);
+    let stderr = |replay: &serde_json::Value, seat: usize| {
+        replay["players"][seat]["stderr"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    let limit: usize = std::fs::read_to_string("/proc/sys/fs/inotify/max_user_instances")
+        .ok()
+        .and_then(|text| text.trim().parse().ok())
+        .unwrap_or(128);
+    // The attack is real: the hog reached its user's limit (below its open-files limit).
+    if limit < 1000 {
+        assert!(
+            stderr(&attacked, 0).contains(&format!("held {limit}")),
+            "{}",
+            stderr(&attacked, 0)
+        );
+    }
+    let checked = stderr(&attacked, 1);
+    assert!(!checked.contains("BREACH"), "{checked}");
+    assert!(checked.contains("inotify checks"), "{checked}");
+    for replay in [&attacked, &control] {
+        for seat in 0..4 {
+            assert!(
+                fault_kinds(replay, seat).is_empty(),
+                "{}",
+                replay["players"]
+            );
+        }
+    }
+    assert!(innocents(&attacked) == innocents(&control));
+    let left = processes_left_since(&before);
+    assert!(left.is_empty(), "processes left: {left:?}");
+}
+
+/// A bot that fills its disk at every game of a 2-job tournament gets ENOSPC each time (its folder
+/// is bounded and emptied between games), plays on, and the tournament's results are those of the
+/// same tournament with the bot playing plainly.
+#[test]
+fn a_bot_filling_its_disk_changes_no_tournament_result() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+        return;
+    }
+    let world = World::new();
+    let before = sandbox_processes();
+    let filler = world.script(
+        "disk filler",
+        LangWars,
+        r#"[ "$(stat -f -c %T .)" = tmpfs ] || echo BREACH the folder is on the host disk >&2
+for i in 1 2 3; do head -c 30000000 /dev/zero > fill$i 2>>/tmp/fill.err; done
+if grep -q 'No space left' /tmp/fill.err; then echo disk full >&2; else echo BREACH no ENOSPC >&2; fi"#,
+    );
+    let plain = world.script("plain", LangWars, "true");
+    let arena = arena();
+    let a = arena.to_string_lossy().into_owned();
+    let tournament = |offender: &Path, out: &Path| -> Vec<serde_json::Value> {
+        let output = Command::new(&arena)
+            .args(["tournament", "langwars2", "--jobs", "2", "--games", "4"])
+            .args(["--seed", "3", "--disk-mib", "64", "--memory-mib", "256"])
+            .args(["--bot", &format!("offender=sh {} {a}", offender.display())])
+            .args(["--bot", "random", "--bot", "greedy", "--bot", "random"])
+            .arg("--out")
+            .arg(out)
+            .output()
+            .expect("arena runs");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let text = std::fs::read_to_string(out.join("results.jsonl")).expect("results");
+        let mut games: Vec<serde_json::Value> = text
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect();
+        games.sort_by_key(|game| game["game"].as_u64());
+        games
+    };
+    let filled = world.root().join("bots/filled");
+    let attacked = tournament(&filler, &filled);
+    let control = tournament(&plain, &world.root().join("bots/plain"));
+    assert_eq!(attacked.len(), 4);
+    for game in 0..4 {
+        let stderr = offender_stderr(&filled, game);
+        assert!(!stderr.contains("BREACH"), "game {game}: {stderr}");
+        assert!(stderr.contains("disk full"), "game {game}: {stderr}");
+    }
+    let outcomes = |games: &[serde_json::Value]| -> Vec<serde_json::Value> {
+        games.iter().map(|game| game["outcome"].clone()).collect()
+    };
+    assert_eq!(outcomes(&attacked), outcomes(&control));
+    let left = processes_left_since(&before);
+    assert!(left.is_empty(), "processes left: {left:?}");
+}
+
+/// Two arena processes at once (two test suites, a contest's workers) never give two running
+/// sandboxes the same user: the uids of eight bots, four in each of two games played at the same
+/// time, are eight uids of the range.
+#[test]
+fn two_arenas_at_once_never_share_a_bot_user() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+        return;
+    }
+    let world = World::new();
+    // Each bot says its uid and stays a second, so that all eight sandboxes live at once.
+    let script = world.script("says its user", LangWars, "id -u >&2; sleep 1");
+    let arena = arena();
+    let a = arena.to_string_lossy().into_owned();
+    let games: Vec<_> = (0..2)
+        .map(|game| {
+            let replay = world.root().join(format!("users-{game}.json"));
+            let mut command = Command::new(&arena);
+            command.args(["play", "langwars2", "--seed", "5", "--replay"]);
+            command.arg(&replay);
+            for seat in 0..4 {
+                command.args(["--bot", &format!("b{seat}=sh {} {a}", script.display())]);
+            }
+            let child = command
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("arena starts");
+            (child, replay)
+        })
+        .collect();
+    let mut uids = Vec::new();
+    for (child, replay) in games {
+        let output = child.wait_with_output().expect("arena runs");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let record: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&replay).expect("replay")).expect("json");
+        for seat in 0..4 {
+            let stderr = record["players"][seat]["stderr"].as_str().unwrap_or("");
+            let uid: u32 = stderr.trim().parse().expect("a uid");
+            uids.push(uid);
+        }
+    }
+    assert!(
+        uids.iter().all(|&uid| DEFAULT_UIDS.contains(uid)),
+        "{uids:?}"
+    );
+    let distinct: BTreeSet<u32> = uids.iter().copied().collect();
+    assert_eq!(distinct.len(), 8, "{uids:?}");
+}
+
+/// A bot whose own folder is larger than its disk (`--disk-mib 1`, a 3 MB file) starts without it,
+/// in an empty bounded folder, and faults; the tournament goes on. It never plays in a copy on the
+/// host's disk, where it could write without bound.
+#[test]
+fn a_bot_folder_larger_than_its_disk_is_never_copied_to_the_host_disk() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+        return;
+    }
+    let world = World::new();
+    let folder = world.root().join("bots/big");
+    std::fs::create_dir_all(&folder).expect("folder");
+    std::fs::write(folder.join("blob"), vec![7u8; 3 << 20]).expect("blob");
+    std::fs::write(
+        folder.join("bot.sh"),
+        "[ -e blob ] && echo BREACH played beside its 3 MB file >&2\nexec \"$1\" bot langwars2 random 7\n",
+    )
+    .expect("bot");
+    let arena = arena();
+    let out = world.root().join("bots/big-tournament");
+    let output = Command::new(&arena)
+        .args(["tournament", "langwars2", "--jobs", "1", "--games", "2"])
+        .args(["--seed", "3", "--disk-mib", "1"])
+        .args(["--bot", &format!("big=sh bot.sh {}", arena.display())])
+        .arg("--workdir")
+        .arg(&folder)
+        .args(["--bot", "random", "--bot", "greedy", "--bot", "random"])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("arena runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = std::fs::read_to_string(out.join("results.jsonl")).expect("results");
+    assert!(text.lines().count() >= 2, "the tournament went on: {text}");
+    for (game, line) in text.lines().enumerate() {
+        let entry: serde_json::Value = serde_json::from_str(line).expect("json");
+        let seat = entry["bots"]
+            .as_array()
+            .and_then(|bots| bots.iter().position(|b| b == "big"))
+            .expect("the big bot plays");
+        let faults = entry["faults"][seat].as_array().map_or(0, Vec::len);
+        assert!(faults > 0, "game {game}: the bot played: {line}");
+        assert!(!offender_stderr_of(&out, game, "big").contains("BREACH"));
+    }
+}
+
+/// What the bot labelled `name` wrote on stderr in game `game` of the tournament in `out`.
+fn offender_stderr_of(out: &Path, game: usize, name: &str) -> String {
+    let path = out.join(format!("replays/{game:06}.json.gz"));
+    let bytes = std::fs::read(&path).expect("replay");
+    let mut json = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut json)
+        .expect("gzip");
+    let replay: serde_json::Value = serde_json::from_str(&json).expect("json");
+    replay["players"]
+        .as_array()
+        .and_then(|players| players.iter().position(|p| p["name"] == name))
+        .map(|seat| seat_stderr(&replay, seat))
+        .unwrap_or_default()
 }

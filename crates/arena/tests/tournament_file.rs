@@ -58,6 +58,8 @@ out = "results"
 time-scale = 2.5
 clock = "cpu"
 replays = "all"
+disk-mib = 128
+sandbox-uids = "1900000000-1900004095"
 
 [[bot]]
 label = "mine"

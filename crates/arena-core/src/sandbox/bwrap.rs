@@ -12,15 +12,17 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::cgroup::{BotCgroups, CgroupRoot};
+use super::disk::Disk;
 use super::policy::{
-    BUILD_MEMORY, BUILD_TASKS, DEFAULT_FILE_SIZE, Limits, SANDBOX_PATH, SANDBOX_UID, SandboxPolicy,
-    SandboxUnavailable,
+    BUILD_MEMORY, BUILD_TASKS, DEFAULT_FILE_SIZE, DEFAULT_UIDS, Limits, SANDBOX_PATH,
+    SandboxPolicy, SandboxUnavailable,
 };
 use super::seccomp::seccomp_memfd;
 use super::sys::{
     chown_tree, cstring, find_in, find_on_path, fresh_scratch_dir, pipe, set_blocking, socket_pair,
     spawn_raw, wait_pid,
 };
+use super::users::{UidLease, Users};
 
 /// How long bwrap may take to set a sandbox up before the start counts as failed.
 pub(super) const SETUP_WAIT: Duration = Duration::from_secs(10);
@@ -31,9 +33,9 @@ pub struct Sandbox {
     pub(super) policy: SandboxPolicy,
     bwrap: CString,
     cgroups: CgroupRoot,
-    /// `(uid, gid)` the bot runs as, when arena is root (otherwise the bot keeps arena's user inside
-    /// a user namespace).
-    pub(super) run_as: Option<(u32, u32)>,
+    /// The users bots run as, one per sandbox, when arena is root (otherwise a bot keeps arena's
+    /// user inside a user namespace).
+    users: Option<std::sync::Arc<Users>>,
     /// bwrap arguments for the system folders, computed once.
     system: Vec<String>,
 }
@@ -81,6 +83,17 @@ impl Sandbox {
                 ));
             }
         }
+        let users = if root {
+            match Users::check(policy.uids.unwrap_or(DEFAULT_UIDS)) {
+                Ok(users) => Some(std::sync::Arc::new(users)),
+                Err(why) => {
+                    missing.push(why);
+                    None
+                }
+            }
+        } else {
+            None
+        };
         let (Some(bwrap), Some(cgroups)) = (bwrap, cgroups) else {
             return Err(SandboxUnavailable { missing });
         };
@@ -91,10 +104,13 @@ impl Sandbox {
             policy,
             bwrap,
             cgroups,
-            run_as: root.then_some((SANDBOX_UID, SANDBOX_UID)),
+            users,
             system: system_binds(),
         };
         sandbox.cgroups.sweep_stale();
+        if root {
+            super::disk::sweep_stale();
+        }
         if let Err(why) = sandbox.try_once() {
             return Err(SandboxUnavailable { missing: vec![why] });
         }
@@ -116,6 +132,8 @@ impl Sandbox {
         limits.tasks = limits.tasks.map(|tasks| tasks.max(BUILD_TASKS));
         limits.file_size = limits.file_size.map(|size| size.max(DEFAULT_FILE_SIZE));
         limits.cpu_seconds = None;
+        // The build's folder is the submission's build in the cache, kept after the build.
+        limits.disk = None;
         for path in toolchains {
             if path.is_absolute() && path.exists() && !policy.read_only.contains(path) {
                 policy.read_only.push(path.clone());
@@ -125,9 +143,14 @@ impl Sandbox {
             policy,
             bwrap: self.bwrap.clone(),
             cgroups: self.cgroups.clone(),
-            run_as: self.run_as,
+            users: self.users.clone(),
             system: self.system.clone(),
         }
+    }
+
+    /// True when bots run as users of their own (arena is root), and their folders can be bounded.
+    pub(super) fn is_root(&self) -> bool {
+        self.users.is_some()
     }
 
     /// Which cgroup hierarchy the limits use, for messages.
@@ -209,11 +232,28 @@ pub struct Jail {
     init: Option<OwnedFd>,
     cgroups: Option<BotCgroups>,
     pub(super) scratch: Option<PathBuf>,
-    /// A pooled sandbox's folder for the referee's files (see `Reusable::calls`), removed with it.
-    pub(super) scratch_calls: Option<PathBuf>,
+    /// The bot's bounded folder, unmounted once nothing runs in the sandbox.
+    pub(super) disk: Option<Disk>,
+    /// The uid the bot runs as (root only), given back once nothing runs as it.
+    user: Option<UidLease>,
 }
 
 impl Jail {
+    /// `(uid, gid)` the bot runs as, when arena is root.
+    pub(super) fn run_as(&self) -> Option<(u32, u32)> {
+        self.user.as_ref().map(|user| (user.uid, user.uid))
+    }
+
+    /// Makes `path` (a file the game gives the bot to change: Coup's history file) the bot's user's;
+    /// nothing to do when arena is not root. Each sandbox has a user of its own, so a file two
+    /// players' sandboxes share is handed to each before its call.
+    pub(super) fn give(&self, path: &Path) -> io::Result<()> {
+        match self.run_as() {
+            Some((uid, gid)) => std::os::unix::fs::lchown(path, Some(uid), Some(gid)),
+            None => Ok(()),
+        }
+    }
+
     /// Kills everything in the sandbox: the namespace's init, and with it every process inside.
     pub fn kill(&self) {
         if let Some(fd) = &self.init {
@@ -254,14 +294,17 @@ impl Jail {
 impl Drop for Jail {
     fn drop(&mut self) {
         self.kill();
-        if let Some(cgroups) = self.cgroups.take() {
-            cgroups.remove();
-        }
-        for dir in [self.scratch.take(), self.scratch_calls.take()]
-            .into_iter()
-            .flatten()
-        {
+        // Without cgroups, bwrap was reaped (see `launch_finish`), and with it everything inside.
+        let emptied = self.cgroups.take().is_none_or(BotCgroups::remove);
+        drop(self.disk.take());
+        if let Some(dir) = self.scratch.take() {
             let _ = std::fs::remove_dir_all(dir);
+        }
+        // A uid whose processes may still run is never handed to another bot.
+        if let Some(user) = self.user.take()
+            && !emptied
+        {
+            user.keep_forever();
         }
     }
 }
@@ -310,15 +353,40 @@ pub(super) fn launch_begin(
     if launch.argv.is_empty() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty command"));
     }
+    let user = match &sandbox.users {
+        Some(users) => Some(users.lease()?),
+        None => None,
+    };
+    let run_as = user.as_ref().map(|user| (user.uid, user.uid));
     let mut jail = Jail {
         init: None,
         cgroups: None,
         scratch: None,
-        scratch_calls: None,
+        disk: None,
+        user,
     };
     let workdir = working_folder(launch, &mut jail)?;
-    let (argv, visible) = command_and_visible(launch, resident, &workdir)?;
-    if let Some((uid, gid)) = sandbox.run_as {
+    let (mut argv, visible) = command_and_visible(launch, resident, &workdir)?;
+    if resident.is_some() {
+        // The helper's command ends with the user it starts bots as.
+        let (uid, gid) = run_as.map_or(("-".into(), "-".into()), |(uid, gid)| {
+            (uid.to_string(), gid.to_string())
+        });
+        argv.extend([uid, gid]);
+        // A sandbox for a game (not a one-off process, whose folder must outlive it) in a fresh
+        // folder of its own gets a bounded one; a reusable one has it already (see
+        // `Reusable::start`). A folder the caller gives stays on the host's disk: it may outlive
+        // the game (a KotH bot's folder, kept between its games).
+        if let (Some(size), false, true, None) = (
+            sandbox.policy.limits.disk,
+            reusable,
+            sandbox.is_root(),
+            launch.workdir,
+        ) {
+            jail.disk = Some(Disk::mount(&workdir, size)?);
+        }
+    }
+    if let Some((uid, gid)) = run_as {
         // The bot's own folder and files become its user's: arena (root) still reads and removes them.
         chown_tree(&workdir, uid, gid)?;
         for file in launch.writable {
@@ -330,7 +398,7 @@ pub(super) fn launch_begin(
     args.extend(isolation_args(sandbox));
     args.extend(mount_args(sandbox, launch, &workdir, &visible)?);
     args.extend(environment_args(sandbox, &workdir));
-    args.extend(command_args(sandbox, resident.is_some(), reusable));
+    args.extend(command_args(run_as, resident.is_some(), reusable));
     args.extend(argv);
     start_bwrap(sandbox, launch, &args, resident.is_some(), reusable, jail)
 }
@@ -380,7 +448,7 @@ fn command_and_visible(
 /// `/dev` (its `/dev/tty` a `/dev/null`) and `/tmp`.
 fn isolation_args(sandbox: &Sandbox) -> Vec<String> {
     let mut args: Vec<String> = Vec::new();
-    if sandbox.run_as.is_some() {
+    if sandbox.is_root() {
         // Root: no user namespace (it would map the bot back to root); the bot is made `nobody`
         // below instead, which needs these two capabilities until then.
         args.extend(
@@ -412,11 +480,14 @@ fn isolation_args(sandbox: &Sandbox) -> Vec<String> {
             // Writable by the bot's user (bwrap's default mode is root's 0755).
             "--perms",
             "1777",
-            "--tmpfs",
-            "/tmp",
         ]
         .map(String::from),
     );
+    // /tmp is bounded as the bot's folder is (bwrap makes it, root or not).
+    if let Some(size) = sandbox.policy.limits.disk {
+        args.extend(["--size".into(), size.to_string()]);
+    }
+    args.extend(["--tmpfs".into(), "/tmp".into()]);
     args
 }
 
@@ -500,7 +571,7 @@ fn environment_args(sandbox: &Sandbox, workdir: &Path) -> Vec<String> {
 /// bwrap arguments for its descriptors and for what runs in the sandbox, up to the command's `--`:
 /// the capabilities a resident helper keeps (more for a `reusable` one), or the change to the
 /// bot's user when arena is root.
-fn command_args(sandbox: &Sandbox, resident: bool, reusable: bool) -> Vec<String> {
+fn command_args(run_as: Option<(u32, u32)>, resident: bool, reusable: bool) -> Vec<String> {
     let mut args: Vec<String> = Vec::new();
     // Descriptors in the child: 0-2 the bot's, 3 info, 4 block, 5 seccomp.
     args.extend(["--info-fd", "3", "--block-fd", "4", "--seccomp", "5"].map(String::from));
@@ -532,7 +603,7 @@ fn command_args(sandbox: &Sandbox, resident: bool, reusable: bool) -> Vec<String
             );
         }
         args.push("--".into());
-    } else if let Some((uid, gid)) = sandbox.run_as {
+    } else if let Some((uid, gid)) = run_as {
         args.extend(
             [
                 "--cap-add",

@@ -386,8 +386,9 @@ impl BotCgroups {
             .map(|text| text.lines().count())
     }
 
-    /// Removes the folders; killed processes leave their cgroup a moment after they die.
-    pub(super) fn remove(self) {
+    /// Removes the folders; killed processes leave their cgroup a moment after they die. True
+    /// when all are gone (so no process of the bot is left).
+    pub(super) fn remove(self) -> bool {
         let until = Instant::now() + Duration::from_secs(2);
         for dir in self.dirs.iter().rev() {
             let mut pause = Duration::from_micros(100);
@@ -396,6 +397,7 @@ impl BotCgroups {
                 pause = (pause * 2).min(Duration::from_millis(20));
             }
         }
+        self.dirs.iter().all(|dir| !dir.exists())
     }
 }
 

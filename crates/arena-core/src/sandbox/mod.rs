@@ -17,9 +17,12 @@
 //! killing the sandbox's init (pid 1 of its PID namespace) kills everything in it.
 //!
 //! The modules, each using only those listed before it:
-//! - `policy`: what the organiser chooses ([`SandboxPolicy`], [`Limits`]);
+//! - `policy`: what the organiser chooses ([`SandboxPolicy`], [`Limits`], [`UidRange`]);
 //! - `sys`: operating-system plumbing (pipes, `posix_spawn`, waiting, finding programs);
-//! - `seccomp`: the filter that keeps a bot's processes in their group;
+//! - `users`: the uids bots run as, one per running sandbox, shared with other arena processes;
+//! - `disk`: the bot's bounded folder (a size-limited tmpfs);
+//! - `seccomp`: the filter that keeps a bot's processes in their group and closes what no bot
+//!   needs;
 //! - `cgroup`: the bot's cgroups (v1 or v2);
 //! - `helper`: the resident helper, the program inside a kept sandbox, and its protocol;
 //! - `bwrap`: a checked configuration ([`Sandbox`]) and a process started in a new sandbox
@@ -31,6 +34,7 @@
 
 mod bwrap;
 mod cgroup;
+mod disk;
 mod helper;
 mod launcher;
 mod policy;
@@ -39,13 +43,14 @@ mod resident;
 mod seccomp;
 mod sys;
 mod terminal;
+mod users;
 
 pub use bwrap::{Jail, Launch, Sandbox, Spawned, kill_all};
 pub use helper::{HELPER_ARG, run_helper_if_asked};
 pub use launcher::{Finished, launch, run_to_end};
 pub use policy::{
-    BUILD_MEMORY, BUILD_TASKS, DEFAULT_FILE_SIZE, DEFAULT_MEMORY, DEFAULT_OPEN_FILES,
-    DEFAULT_TASKS, Limits, SANDBOX_PATH, SANDBOX_UID, SandboxPolicy, SandboxUnavailable,
+    BUILD_MEMORY, BUILD_TASKS, DEFAULT_DISK, DEFAULT_FILE_SIZE, DEFAULT_MEMORY, DEFAULT_OPEN_FILES,
+    DEFAULT_TASKS, DEFAULT_UIDS, Limits, SANDBOX_PATH, SandboxPolicy, SandboxUnavailable, UidRange,
 };
 pub use pool::{Lease, LeasedProcess, PreparedSeat, SandboxPool};
 pub use resident::{Resident, ResidentCall};

@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::bwrap::{Jail, Launch, Sandbox, Spawned, kill_all, launch_begin};
+use super::disk::Disk;
 use super::helper::{CLEAN, END, GAME, RESET, announced_groups, helper_request, send_with_fds};
 use super::resident::{Resident, ResidentCall, call_or_end, helper_argv};
-use super::sys::{chown_tree, fresh_scratch_dir, pipe, wait_pid};
+use super::sys::{chown_tree, copy_entries, fresh_scratch_dir, pipe, wait_pid};
 
 /// How long a reused sandbox may take to end a game and empty itself before it is thrown away.
 const RESET_WAIT: Duration = Duration::from_secs(5);
@@ -87,7 +88,7 @@ impl SandboxPool {
             None => Reusable::start(&self.sandbox, argv, cpu, calls)?,
         };
         if let Some(folder) = folder.filter(|folder| folder.is_dir()) {
-            reusable.fill(folder, self.sandbox.run_as)?;
+            reusable.fill(folder)?;
         }
         Ok(Lease {
             reusable: Some(reusable),
@@ -129,28 +130,30 @@ impl Reusable {
         cpu: Option<usize>,
         with_calls: bool,
     ) -> io::Result<Reusable> {
-        let folder = fresh_scratch_dir()?;
-        // Inside the bot's scratch folder (removed with the sandbox), beside its own folder.
-        let calls = with_calls.then(|| folder.with_extension("calls"));
-        if let Some(dir) = &calls {
-            // The folder is new, so a calls folder of its name is a leftover of a killed earlier
-            // process with this pid, not one of ours.
-            let _ = std::fs::remove_dir_all(dir);
-        }
-        let made_calls = match &calls {
-            Some(dir) => std::fs::create_dir(dir).and_then(|()| {
+        // The bot's folder and its calls folder in one scratch folder, removed with the sandbox;
+        // with a disk limit (root), one bounded tmpfs holds them both.
+        let scratch = fresh_scratch_dir()?;
+        let folder = scratch.join("bot");
+        let calls = with_calls.then(|| scratch.join("calls"));
+        let mut disk = None;
+        let made = (|| -> io::Result<()> {
+            if let (Some(size), true) = (sandbox.policy.limits.disk, sandbox.is_root()) {
+                disk = Some(Disk::mount(&scratch, size)?);
+            }
+            std::fs::create_dir(&folder)?;
+            if let Some(dir) = &calls {
+                std::fs::create_dir(dir)?;
                 // Only the referee's files are put here; the bot's user may change them (a call
                 // appends to its history file) as the original arbiter's directory allowed.
-                std::fs::set_permissions(dir, std::os::unix::fs::PermissionsExt::from_mode(0o1777))
-            }),
-            None => Ok(()),
-        };
-        if let Err(e) = made_calls {
-            let _ = std::fs::remove_dir_all(&folder);
-            return Err(e);
-        }
-        let writable: Vec<PathBuf> = calls.iter().cloned().collect();
-        let started = (|| {
+                std::fs::set_permissions(
+                    dir,
+                    std::os::unix::fs::PermissionsExt::from_mode(0o1777),
+                )?;
+            }
+            Ok(())
+        })();
+        let started = made.and_then(|()| {
+            let writable: Vec<PathBuf> = calls.iter().cloned().collect();
             let argv = helper_argv(sandbox)?;
             let launch = Launch {
                 argv: &argv,
@@ -161,28 +164,22 @@ impl Reusable {
             };
             let pending = launch_begin(&launch, sandbox, Some(bot_argv), true)?;
             Resident::finish(pending, sandbox)
-        })();
-        let remove = || {
-            let _ = std::fs::remove_dir_all(&folder);
-            if let Some(dir) = &calls {
-                let _ = std::fs::remove_dir_all(dir);
+        });
+        let mut spawned = match started.map(|mut resident| resident.spawned.take()) {
+            Ok(Some(spawned)) => spawned,
+            failed => {
+                drop(disk);
+                let _ = std::fs::remove_dir_all(&scratch);
+                return Err(match failed {
+                    Err(e) => e,
+                    _ => io::Error::other("the sandbox's helper is gone"),
+                });
             }
-        };
-        let mut resident = match started {
-            Ok(resident) => resident,
-            Err(e) => {
-                remove();
-                return Err(e);
-            }
-        };
-        let Some(mut spawned) = resident.spawned.take() else {
-            remove();
-            return Err(io::Error::other("the sandbox's helper is gone"));
         };
         if let Some(jail) = spawned.jail.as_mut() {
-            // Removed with the sandbox.
-            jail.scratch = Some(folder.clone());
-            jail.scratch_calls = calls.clone();
+            // Unmounted and removed with the sandbox.
+            jail.disk = disk;
+            jail.scratch = Some(scratch);
         }
         if let Some(control) = spawned.stdin.as_ref() {
             let on: libc::c_int = 1;
@@ -265,20 +262,11 @@ impl Reusable {
     }
 
     /// Copies `from` into the (empty) folder, owned by the bot's user.
-    fn fill(&self, from: &Path, run_as: Option<(u32, u32)>) -> io::Result<()> {
-        for entry in std::fs::read_dir(from)? {
-            let entry = entry?;
-            let target = self.folder.join(entry.file_name());
-            let kind = entry.file_type()?;
-            if kind.is_dir() {
-                crate::folders::copy_tree(&entry.path(), &target)?;
-            } else if kind.is_symlink() {
-                std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
-            } else {
-                std::fs::copy(entry.path(), &target)?;
-            }
-            if let Some((uid, gid)) = run_as {
-                chown_tree(&target, uid, gid)?;
+    fn fill(&self, from: &Path) -> io::Result<()> {
+        copy_entries(from, &self.folder)?;
+        if let Some((uid, gid)) = self.spawned.jail.as_ref().and_then(Jail::run_as) {
+            for entry in std::fs::read_dir(&self.folder)? {
+                chown_tree(&entry?.path(), uid, gid)?;
             }
         }
         Ok(())
@@ -407,9 +395,8 @@ impl Lease {
     /// Makes `path` (a file arena put in [`Lease::calls_folder`]) the bot's user's, so that the bot
     /// can change it as the game allows (Coup's history file, which a call appends to).
     pub fn give_to_bot(&self, path: &Path) -> io::Result<()> {
-        let run_as = self.home.upgrade().and_then(|pool| pool.sandbox.run_as);
-        match run_as {
-            Some((uid, gid)) => std::os::unix::fs::lchown(path, Some(uid), Some(gid)),
+        match self.reusable.as_ref().and_then(|r| r.spawned.jail.as_ref()) {
+            Some(jail) => jail.give(path),
             None => Ok(()),
         }
     }

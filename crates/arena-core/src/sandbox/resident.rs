@@ -30,6 +30,10 @@ pub struct ResidentCall {
 #[derive(Debug)]
 pub struct Resident {
     pub(super) spawned: Option<Spawned>,
+    /// Files outside the folder the bot may change (Coup's history file): handed to the bot's user
+    /// before each call, since each sandbox has a user of its own and another sandbox (the other
+    /// player's) may have taken the file meanwhile.
+    writable: Vec<PathBuf>,
 }
 
 impl Resident {
@@ -43,7 +47,9 @@ impl Resident {
         writable: &[PathBuf],
     ) -> io::Result<Resident> {
         let pending = Self::begin(sandbox, bot_argv, workdir, cpu, writable)?;
-        Self::finish(pending, sandbox)
+        let mut resident = Self::finish(pending, sandbox)?;
+        resident.writable = writable.to_vec();
+        Ok(resident)
     }
 
     /// Several resident sandboxes set up at once (their bwraps work in parallel), on this thread.
@@ -68,6 +74,7 @@ impl Resident {
         }
         let mut resident = Resident {
             spawned: Some(spawned),
+            writable: Vec::new(),
         };
         // The helper's own start (an exec of arena) is part of the set-up, not of the bot's start.
         let ready = resident.spawned.as_mut().and_then(|spawned| {
@@ -130,6 +137,11 @@ impl Resident {
         limit: Duration,
         stderr_cap: usize,
     ) -> io::Result<ResidentCall> {
+        if let Some(jail) = self.spawned.as_ref().and_then(|s| s.jail.as_ref()) {
+            for file in &self.writable {
+                jail.give(file)?;
+            }
+        }
         call_or_end(
             self,
             |resident| resident.spawned.as_mut(),
@@ -177,24 +189,18 @@ impl Drop for Resident {
     }
 }
 
-/// The resident helper's command: the program, its marker argument and the user it starts bots as.
-pub(super) fn helper_argv(sandbox: &Sandbox) -> io::Result<[String; 4]> {
+/// The resident helper's command: the program and its marker argument (the sandbox's set-up adds
+/// the user it starts bots as: see `launch_begin`).
+pub(super) fn helper_argv(sandbox: &Sandbox) -> io::Result<[String; 2]> {
     let helper = sandbox.policy.helper.as_ref().ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::NotFound,
             "the sandbox has no resident helper",
         )
     })?;
-    let (uid, gid) = sandbox
-        .run_as
-        .map_or(("-".to_string(), "-".to_string()), |(u, g)| {
-            (u.to_string(), g.to_string())
-        });
     Ok([
         helper.to_string_lossy().into_owned(),
         HELPER_ARG.to_string(),
-        uid,
-        gid,
     ])
 }
 

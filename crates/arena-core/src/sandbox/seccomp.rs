@@ -5,11 +5,9 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
 
-/// A seccomp program (classic BPF, as bwrap's `--seccomp` takes it) in a memory file: refuses
-/// `setsid` and `setpgid` (a process that left the bot's group would escape pausing), `mq_open`, the terminal
-/// input injection ioctl `TIOCSTI`, and syscalls of a foreign ABI (32-bit or x32 entry points, whose
-/// numbers differ).
-/// With `for_helper`, `setpgid` is allowed (the helper's only use of it: see `helper_game`).
+/// A seccomp program (classic BPF, as bwrap's `--seccomp` takes it) in a memory file (see
+/// [`seccomp_program`] for what it refuses). With `for_helper`, `setpgid` is allowed (the helper's
+/// only use of it: see `helper_game`).
 pub(super) fn seccomp_memfd(for_helper: bool) -> io::Result<OwnedFd> {
     let program = seccomp_program(for_helper);
     let mut bytes = Vec::with_capacity(program.len() * 8);
@@ -36,46 +34,141 @@ const AUDIT_ARCH: u32 = 0xC000_003E;
 #[cfg(target_arch = "aarch64")]
 const AUDIT_ARCH: u32 = 0xC000_00B7;
 
-/// `(code, jump if true, jump if false, k)` instructions. With `allow_setpgid`, `setpgid` is
-/// let through (for a resident helper, never for a bot).
+/// Refused with EPERM: what would let a process leave the bot's group (and escape pausing), state
+/// that outlives the processes that made it, and the keyrings, shared by every process of a user
+/// and kept by the kernel after they are all gone (a channel between bots, games and runs).
+const REFUSED: &[libc::c_long] = &[
+    libc::SYS_setsid,
+    // POSIX message queues outlive their processes in the IPC namespace and cannot be listed
+    // without mounting mqueue: refused, so a reused sandbox carries nothing between games.
+    libc::SYS_mq_open,
+    libc::SYS_add_key,
+    libc::SYS_keyctl,
+    libc::SYS_request_key,
+];
+
+/// Refused with ENOSYS, as if the kernel lacked them, so that runtimes take their fallback:
+/// `clone3` (glibc then uses `clone`, whose flags the filter can read, where `clone3` passes them
+/// in memory), io_uring (libuv, Node's, falls back to its thread pool), and kernel surface where
+/// escapes have been found that no bot needs (`userfaultfd`, `bpf`, `perf_event_open`).
+const UNAVAILABLE: &[libc::c_long] = &[
+    libc::SYS_clone3,
+    libc::SYS_io_uring_setup,
+    libc::SYS_io_uring_enter,
+    libc::SYS_io_uring_register,
+    libc::SYS_userfaultfd,
+    libc::SYS_bpf,
+    libc::SYS_perf_event_open,
+];
+
+/// Where a jump of the program goes (resolved by [`assemble`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Label {
+    Deny,
+    Unavailable,
+    Ioctl,
+    NamespaceFlags,
+}
+
+/// One instruction of the program as written, its jumps to labels (`None`: the next instruction).
+#[derive(Clone, Copy)]
+enum Op {
+    /// Loads the 32-bit word at this offset of `seccomp_data`: the number at 0, the architecture at
+    /// 4, the arguments from 16, 8 bytes each, the low half first on little-endian machines (both
+    /// supported architectures are).
+    Load(u32),
+    /// A conditional jump: `code` (`BPF_JEQ`, `BPF_JGE`, `BPF_JSET`) against `value`.
+    Jump(u16, u32, Option<Label>, Option<Label>),
+    Return(u32),
+    /// Where a label's jumps land (no instruction).
+    Here(Label),
+}
+
+const EQUAL: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
+const AT_LEAST: u16 = 0x35; // BPF_JMP | BPF_JGE | BPF_K
+const ANY_BIT: u16 = 0x45; // BPF_JMP | BPF_JSET | BPF_K
+
+/// The bot's program as `(code, jump if true, jump if false, k)` instructions. It refuses `setsid`
+/// and `setpgid` (with `allow_setpgid`, for a resident helper and never a bot, `setpgid` is let
+/// through), [`REFUSED`] and [`UNAVAILABLE`], new user namespaces (`unshare` or `clone` with
+/// `CLONE_NEWUSER`: the only namespace an unprivileged process may make, and with it all the
+/// others, mounts included), the terminal input injection ioctl `TIOCSTI`, and system calls of a
+/// foreign ABI (32-bit or x32 entry points, whose numbers differ).
 fn seccomp_program(allow_setpgid: bool) -> Vec<(u16, u8, u8, u32)> {
-    const LD_ABS: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
-    const JEQ: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
-    const JGE: u16 = 0x35; // BPF_JMP | BPF_JGE | BPF_K
-    const RET: u16 = 0x06; // BPF_RET | BPF_K
+    use Label::*;
     const ALLOW: u32 = 0x7fff_0000;
-    const DENY: u32 = 0x0005_0000 | libc::EPERM as u32; // SECCOMP_RET_ERRNO
-    const FOREIGN: u32 = 0x0005_0000 | libc::ENOSYS as u32;
-    // seccomp_data: nr at 0, arch at 4, args at 16 (8 bytes each; the low half first on little
-    // endian machines, which both supported architectures are).
-    vec![
-        (LD_ABS, 0, 0, 4),
-        (JEQ, 1, 0, AUDIT_ARCH),
-        (RET, 0, 0, FOREIGN),
-        (LD_ABS, 0, 0, 0),
+    const EPERM: u32 = 0x0005_0000 | libc::EPERM as u32; // SECCOMP_RET_ERRNO
+    const ENOSYS: u32 = 0x0005_0000 | libc::ENOSYS as u32;
+    let nr = |call: libc::c_long| call as u32;
+    let is = |call: libc::c_long, label: Label| Op::Jump(EQUAL, nr(call), Some(label), None);
+    let mut ops = vec![
+        Op::Load(4),
+        Op::Jump(EQUAL, AUDIT_ARCH, None, Some(Unavailable)),
+        Op::Load(0),
         // x32 system calls are numbered from 0x40000000 on x86_64.
-        (JGE, 7, 0, 0x4000_0000),
-        (JEQ, 6, 0, libc::SYS_setsid as u32),
-        // A syscall number never used: the rule then matches nothing.
-        (
-            JEQ,
-            5,
-            0,
-            if allow_setpgid {
-                u32::MAX
-            } else {
-                libc::SYS_setpgid as u32
-            },
-        ),
-        // POSIX message queues outlive their processes in the IPC namespace and cannot be listed
-        // without mounting mqueue: refused, so a reused sandbox carries nothing between games.
-        (JEQ, 4, 0, libc::SYS_mq_open as u32),
-        (JEQ, 0, 2, libc::SYS_ioctl as u32),
-        (LD_ABS, 0, 0, 16 + 8),
-        (JEQ, 1, 0, libc::TIOCSTI as u32),
-        (RET, 0, 0, ALLOW),
-        (RET, 0, 0, DENY),
-    ]
+        Op::Jump(AT_LEAST, 0x4000_0000, Some(Deny), None),
+    ];
+    ops.extend(REFUSED.iter().map(|&call| is(call, Deny)));
+    if !allow_setpgid {
+        ops.push(is(libc::SYS_setpgid, Deny));
+    }
+    ops.extend(UNAVAILABLE.iter().map(|&call| is(call, Unavailable)));
+    ops.extend([
+        is(libc::SYS_ioctl, Ioctl),
+        is(libc::SYS_unshare, NamespaceFlags),
+        is(libc::SYS_clone, NamespaceFlags),
+        Op::Return(ALLOW),
+        Op::Here(Ioctl),
+        Op::Load(16 + 8),
+        Op::Jump(EQUAL, libc::TIOCSTI as u32, Some(Deny), None),
+        Op::Return(ALLOW),
+        // The flags are the first argument of both `unshare` and `clone`.
+        Op::Here(NamespaceFlags),
+        Op::Load(16),
+        Op::Jump(ANY_BIT, libc::CLONE_NEWUSER as u32, Some(Deny), None),
+        Op::Return(ALLOW),
+        Op::Here(Deny),
+        Op::Return(EPERM),
+        Op::Here(Unavailable),
+        Op::Return(ENOSYS),
+    ]);
+    assemble(&ops)
+}
+
+/// Resolves the labels of `ops` into relative jumps.
+fn assemble(ops: &[Op]) -> Vec<(u16, u8, u8, u32)> {
+    let mut at = Vec::new();
+    let mut index = 0usize;
+    for op in ops {
+        match op {
+            Op::Here(label) => at.push((*label, index)),
+            _ => index += 1,
+        }
+    }
+    let target = |from: usize, label: Option<Label>| -> u8 {
+        let Some(label) = label else {
+            return 0;
+        };
+        let to = at
+            .iter()
+            .find(|(l, _)| *l == label)
+            .map(|(_, to)| *to)
+            .expect("every label of the program is placed");
+        u8::try_from(to - from - 1).expect("the program's jumps are short")
+    };
+    let mut program = Vec::new();
+    for op in ops {
+        let here = program.len();
+        match *op {
+            Op::Load(offset) => program.push((0x20, 0, 0, offset)), // BPF_LD | BPF_W | BPF_ABS
+            Op::Jump(code, value, yes, no) => {
+                program.push((code, target(here, yes), target(here, no), value))
+            }
+            Op::Return(value) => program.push((0x06, 0, 0, value)), // BPF_RET | BPF_K
+            Op::Here(_) => {}
+        }
+    }
+    program
 }
 
 /// The bot's seccomp program, ready for `PR_SET_SECCOMP`.
@@ -113,13 +206,15 @@ mod tests {
 
     #[test]
     fn the_seccomp_program_jumps_stay_inside_it() {
-        let program = seccomp_program(false);
-        for (at, (code, jt, jf, _)) in program.iter().enumerate() {
-            if code & 0x07 == 0x05 {
-                assert!(at + 1 + (*jt as usize) < program.len());
-                assert!(at + 1 + (*jf as usize) < program.len());
+        for allow_setpgid in [false, true] {
+            let program = seccomp_program(allow_setpgid);
+            for (at, (code, jt, jf, _)) in program.iter().enumerate() {
+                if code & 0x07 == 0x05 {
+                    assert!(at + 1 + (*jt as usize) < program.len());
+                    assert!(at + 1 + (*jf as usize) < program.len());
+                }
             }
+            assert_eq!(program.last().map(|i| i.3 & 0xffff_0000), Some(0x0005_0000));
         }
-        assert_eq!(program.last().map(|i| i.3 & 0xffff_0000), Some(0x0005_0000));
     }
 }

@@ -219,6 +219,24 @@ pub(super) fn find_in(path: impl AsRef<OsStr>, program: &str) -> Option<PathBuf>
         })
 }
 
+/// Copies the entries of the folder `from` into the folder `into`: files, folders (with
+/// `copy_tree`) and symbolic links as links.
+pub(super) fn copy_entries(from: &Path, into: &Path) -> io::Result<()> {
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = into.join(entry.file_name());
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            crate::folders::copy_tree(&entry.path(), &target)?;
+        } else if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
 pub(super) fn chown_tree(path: &Path, uid: u32, gid: u32) -> io::Result<()> {
     std::os::unix::fs::lchown(path, Some(uid), Some(gid))?;
     if std::fs::symlink_metadata(path)?.is_dir() {
