@@ -1420,12 +1420,7 @@ bot.stdin.close(); bot.wait()
     };
     let attacked = game(&hog);
     let control = game(&plain);
-    let stderr = |replay: &serde_json::Value, seat: usize| {
-        replay["players"][seat]["stderr"]
-            .as_str()
-            .unwrap_or("")
-            .to_string()
-    };
+    let stderr = |replay: &serde_json::Value, seat: usize| seat_stderr(replay, seat);
     let limit: usize = std::fs::read_to_string("/proc/sys/fs/inotify/max_user_instances")
         .ok()
         .and_then(|text| text.trim().parse().ok())
@@ -1558,7 +1553,7 @@ fn two_arenas_at_once_never_share_a_bot_user() {
         let record: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&replay).expect("replay")).expect("json");
         for seat in 0..4 {
-            let stderr = record["players"][seat]["stderr"].as_str().unwrap_or("");
+            let stderr = seat_stderr(&record, seat);
             let uid: u32 = stderr.trim().parse().expect("a uid");
             uids.push(uid);
         }
