@@ -1,5 +1,6 @@
-//! Working folders: each game's copies of the bots' folders (made before the game, removed after)
-//! and the one `copy_tree`.
+//! Working folders: each game's copies of the bots' folders (made before the game, removed after),
+//! the one `copy_tree`, and the one way arena opens a file a bot could have touched
+//! ([`open_untrusted`], [`read_untrusted`]).
 
 use std::path::{Path, PathBuf};
 
@@ -123,7 +124,7 @@ pub fn copy_tree_with(from: &Path, to: &Path, how: TreeCopy) -> std::io::Result<
         } else if kind.is_symlink() {
             std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
         } else {
-            std::fs::copy(entry.path(), &target)?;
+            copy_file(&entry.path(), &target)?;
         }
     }
     // Last, so that a read-only source folder can still be filled.
@@ -132,4 +133,94 @@ pub fn copy_tree_with(from: &Path, to: &Path, how: TreeCopy) -> std::io::Result<
         mode |= 0o700;
     }
     std::fs::set_permissions(to, std::fs::Permissions::from_mode(mode))
+}
+
+/// Opens `path` for reading as a file a bot could have made or replaced (its folder, a build's
+/// output, Coup's history): never through a symbolic link (`O_NOFOLLOW`), without waiting (a FIFO
+/// with no writer would block the open for good: `O_NONBLOCK`), and only if it is a regular file
+/// (checked on the opened descriptor, so it cannot be swapped in between). A device, FIFO or
+/// socket is refused with `InvalidData`, a link with the system's `ELOOP`.
+pub fn open_untrusted(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("{} is a symbolic link", path.display()),
+            ),
+            _ => e,
+        })?;
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_socket() {
+            "a socket"
+        } else if kind.is_char_device() || kind.is_block_device() {
+            "a device"
+        } else {
+            "not a regular file"
+        };
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{} is {what}", path.display()),
+        ));
+    }
+    Ok(file)
+}
+
+/// Reads a file a bot could have touched ([`open_untrusted`]), at most `cap` bytes: a larger one is
+/// refused with `FileTooLarge` rather than read (a bot's 200 MB file costs arena nothing).
+pub fn read_untrusted(path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = open_untrusted(path)?;
+    let too_large = || {
+        std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!("{} is larger than {cap} bytes", path.display()),
+        )
+    };
+    let size = file.metadata()?.len();
+    if size > cap {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    // One byte more than allowed tells a file that grew since its size was read.
+    file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// Copies the regular file `from` (opened as [`open_untrusted`]: a FIFO, device or socket a
+/// build or a bot left in a folder is refused rather than blocking or streaming forever) to `to`
+/// (made or replaced, never through a link, with `from`'s permissions).
+pub fn copy_file(from: &Path, to: &Path) -> std::io::Result<u64> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut source = open_untrusted(from)?;
+    let mode = source.metadata()?.permissions();
+    let mut target = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(to)?;
+    let copied = std::io::copy(&mut source, &mut target)?;
+    target.set_permissions(mode)?;
+    Ok(copied)
+}
+
+/// Removes whatever a bot left at `path` (a file, a link itself, a FIFO, a folder tree: links are
+/// never followed), so that arena can put its own regular file there.
+pub fn remove_untrusted(path: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
 }

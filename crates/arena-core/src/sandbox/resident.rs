@@ -149,7 +149,8 @@ impl Resident {
             .spawned
             .take()
             .ok_or_else(|| io::Error::other("the resident sandbox is gone"))?;
-        let message = helper_request(EXEC, argv);
+        let argv = spawned.jail.as_ref().map_or(argv.to_vec(), |jail| jail.as_seen(argv));
+        let message = helper_request(EXEC, &argv);
         let sent = match spawned.stdin.as_mut() {
             Some(control) => control.write_all(&message),
             None => Err(io::Error::other("no control pipe")),
@@ -228,7 +229,8 @@ fn call_in(
     limit: Duration,
     stderr_cap: usize,
 ) -> io::Result<ResidentCall> {
-    let message = helper_request(CALL, argv);
+    let argv = spawned.jail.as_ref().map_or(argv.to_vec(), |jail| jail.as_seen(argv));
+    let message = helper_request(CALL, &argv);
     let oom_before = spawned.jail.as_ref().map_or(0, Jail::oom_kills);
     let started = Instant::now();
     let deadline = started + limit;
