@@ -890,7 +890,8 @@ fn build_into(
         Some(file) => {
             std::fs::create_dir_all(scratch).map_err(|e| io(scratch, e))?;
             let name = file.file_name().ok_or("no file name")?;
-            arena_core::folders::copy_file(file, &scratch.join(name)).map_err(|e| io(scratch, e))?;
+            arena_core::folders::copy_file(file, &scratch.join(name))
+                .map_err(|e| io(scratch, e))?;
         }
         None => {
             if let Some(parent) = scratch.parent() {

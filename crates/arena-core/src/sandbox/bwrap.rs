@@ -95,6 +95,7 @@ impl Sandbox {
             system: system_binds(),
         };
         sandbox.cgroups.sweep_stale();
+        crate::folders::sweep_stale();
         if let Err(why) = sandbox.try_once() {
             return Err(SandboxUnavailable { missing: vec![why] });
         }

@@ -149,7 +149,10 @@ impl Resident {
             .spawned
             .take()
             .ok_or_else(|| io::Error::other("the resident sandbox is gone"))?;
-        let argv = spawned.jail.as_ref().map_or(argv.to_vec(), |jail| jail.as_seen(argv));
+        let argv = spawned
+            .jail
+            .as_ref()
+            .map_or(argv.to_vec(), |jail| jail.as_seen(argv));
         let message = helper_request(EXEC, &argv);
         let sent = match spawned.stdin.as_mut() {
             Some(control) => control.write_all(&message),
@@ -229,7 +232,10 @@ fn call_in(
     limit: Duration,
     stderr_cap: usize,
 ) -> io::Result<ResidentCall> {
-    let argv = spawned.jail.as_ref().map_or(argv.to_vec(), |jail| jail.as_seen(argv));
+    let argv = spawned
+        .jail
+        .as_ref()
+        .map_or(argv.to_vec(), |jail| jail.as_seen(argv));
     let message = helper_request(CALL, &argv);
     let oom_before = spawned.jail.as_ref().map_or(0, Jail::oom_kills);
     let started = Instant::now();
