@@ -17,6 +17,7 @@ pub mod codingame_api;
 pub mod languages;
 pub mod layouts;
 pub mod probe;
+pub mod redact;
 pub mod resolve;
 
 use std::collections::BTreeMap;
@@ -923,6 +924,8 @@ fn build_into(
         env.push(("PATH".into(), format!("{}:{path}", bin.display())));
     }
     let mut warnings = Vec::new();
+    // What the build says is shown to contestants: the build folder is `.`, the server's paths go.
+    let public = |text: &str| redact::for_contestants(text, &[(scratch, ".")]);
     for step in &recipe.build {
         let (status, output, seconds) =
             run_step(step, scratch, &env, recipe.build_timeout, sandbox)?;
@@ -948,7 +951,7 @@ fn build_into(
             output.trim_end()
         );
         if lenient {
-            warnings.push(message);
+            warnings.push(public(&message));
             continue;
         }
         if unresolved && let Some(file) = only {
@@ -959,7 +962,7 @@ fn build_into(
                 layouts::project_of(file).display()
             );
         }
-        return Err(message);
+        return Err(public(&message));
     }
     if let Some(product) = &recipe.product {
         let program = layouts::find_product(scratch, product, &before)?;
