@@ -1282,6 +1282,8 @@ struct TournamentRun {
 /// `arena tournament ARGS --out OUT` in `dir`, waited for with `wait4` (its peak memory).
 fn tournament(dir: &Path, args: &[String], out: &Path) -> TournamentRun {
     use std::io::Read;
+    // Reaped by `wait4` below (for its resource usage), not by `Child::wait`.
+    #[allow(clippy::zombie_processes)]
     let mut child = Command::new(arena())
         .arg("tournament")
         .args(args)
@@ -1602,6 +1604,62 @@ fn main() {
     let text = String::from_utf8_lossy(&proxied.stdout).into_owned()
         + &String::from_utf8_lossy(&proxied.stderr);
     assert!(text.contains("exited (code 0)"), "{text}");
+    let new = processes_left_since(&before_processes);
+    assert!(new.is_empty(), "processes left: {new:?}");
+}
+
+/// A tournament whose bot hangs in its start-up probe (a call with a minute's limit) ends at once
+/// on SIGTERM, leaving no process: a stuck bot never keeps arena from ending.
+#[test]
+fn sigterm_ends_a_tournament_stuck_on_a_bot() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+        return;
+    }
+    let world = World::new();
+    let before_processes = sandbox_processes();
+    let script = world.root().join("bots/hang.sh");
+    std::fs::write(&script, "#!/bin/sh\nexec sleep 7777\n").expect("script");
+    let mut child = Command::new(arena())
+        .args([
+            "tournament",
+            "coup",
+            "--games",
+            "2",
+            "--call-limit-ms",
+            "60000",
+        ])
+        .args(["--bot", &format!("hang=sh {}", script.display())])
+        .args(["--bot", "random", "--out"])
+        .arg(world.root().join("out-hang"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("arena starts");
+    // Until the bot hangs in its sandbox.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !sandbox_processes()
+        .difference(&before_processes)
+        .any(|(_, name)| name.starts_with("sleep"))
+    {
+        assert!(std::time::Instant::now() < until, "the bot never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) on our own child, not yet reaped.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
+        }
+        if std::time::Instant::now() >= until {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("arena was still running 20 s after SIGTERM (the bot's limit is 60 s)");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(!status.success(), "{status:?}");
     let new = processes_left_since(&before_processes);
     assert!(new.is_empty(), "processes left: {new:?}");
 }
