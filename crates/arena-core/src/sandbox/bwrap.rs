@@ -858,7 +858,8 @@ struct Visible {
 /// `PATH` outside the system folders is given by its full path. A program is shown as installed
 /// (see [`installation`]): a link to it is followed (npm's `node_modules/.bin/tsc` runs from where it
 /// really is, as it expects: `../lib/tsc.js`), except a link whose name differs from its target's
-/// (rustup's `rustc`), which is kept, for a multi-call program that dispatches on its name.
+/// to a program (not a script) which is kept: a multi-call program dispatches on its name (rustup's
+/// `rustc`, busybox), while a script runs from where it really is (npm's `npm` → `npm-cli.js`).
 fn visible_paths(argv: &[String], base: &Path, workdir: &Path) -> Visible {
     let mut visible = Visible::default();
     let out = &mut visible.argv;
@@ -888,7 +889,7 @@ fn visible_paths(argv: &[String], base: &Path, workdir: &Path) -> Visible {
                         visible.paths.push(real.clone());
                     }
                     if real != found {
-                        if index == 0 && real.file_name() != found.file_name() {
+                        if index == 0 && real.file_name() != found.file_name() && is_elf(&real) {
                             visible.renamed.push((real, found.clone()));
                             out.push(found.to_string_lossy().into_owned());
                         } else {
@@ -910,6 +911,14 @@ fn visible_paths(argv: &[String], base: &Path, workdir: &Path) -> Visible {
     visible.paths.dedup();
     visible.bot_argv = visible.argv.clone();
     visible
+}
+
+/// Whether `path` is a compiled program (ELF), as opposed to a script.
+fn is_elf(path: &Path) -> bool {
+    let mut magic = [0u8; 4];
+    crate::folders::open_untrusted(path)
+        .and_then(|mut file| file.read_exact(&mut magic))
+        .is_ok_and(|()| &magic == b"\x7fELF")
 }
 
 /// What a program outside the system folders needs besides its file (`real`, links resolved): an
