@@ -318,31 +318,46 @@ pub fn run_process_in(
     })
 }
 
+/// How much a call may add to the history file: far more than any move; a bot that writes more
+/// forfeits (modified history) and arena does not read it.
+const HISTORY_GROWTH: u64 = 1 << 20;
+
 /// Makes the file at `path` hold exactly `text`, touching it as little as possible. Usually the file
 /// already holds it (the previous call appended the move that made it), or a prefix of it (a built-in
 /// opponent moved in between). Truncating with `O_TRUNC` is avoided: on ext4 a truncate to zero of a
 /// file with data forces its blocks out (auto_da_alloc), which costs more than the bot's own start.
+///
+/// The file may sit in a folder the bot can write (a pooled sandbox's calls folder), so it is read
+/// as untrusted ([`crate::folders::read_untrusted`]) and opened without following links: whatever
+/// the bot put in its place (a link, a FIFO, a folder, a huge file) is removed and the file made
+/// anew. Nothing of the bot runs between its calls, so nothing can swap it in between.
 pub fn sync_history(path: &Path, text: &[u8]) -> io::Result<()> {
-    let current = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(e),
+    use std::os::unix::fs::OpenOptionsExt;
+    let current = match crate::folders::read_untrusted(path, text.len() as u64) {
+        Ok(bytes) => Some(bytes),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(_) => {
+            crate::folders::remove_untrusted(path)?;
+            None
+        }
     };
-    if current == text && path.exists() {
+    if current.as_deref() == Some(text) {
         return Ok(());
     }
-    if let Some(rest) = text.strip_prefix(current.as_slice()) {
-        let mut file = std::fs::OpenOptions::new()
-            .append(true)
+    let current = current.unwrap_or_default();
+    let open = |append: bool| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .append(append)
             .create(true)
-            .open(path)?;
-        return file.write_all(rest);
+            .truncate(false)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(path)
+    };
+    if let Some(rest) = text.strip_prefix(current.as_slice()) {
+        return open(true)?.write_all(rest);
     }
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)?;
+    let mut file = open(false)?;
     file.write_all(text)?;
     file.set_len(text.len() as u64)
 }
@@ -590,7 +605,9 @@ pub fn call_bot_in<G: CallProtocol>(
         ));
         return report;
     }
-    let new = match std::fs::read(&history) {
+    // The bot may have replaced the file (a FIFO, a link to /dev/zero, a huge file): read as
+    // untrusted, with room for far more than a move.
+    let new = match crate::folders::read_untrusted(&history, before.len() as u64 + HISTORY_GROWTH) {
         Ok(bytes) => bytes,
         Err(e) => {
             report.answer = Answer::Fault(Fault::new(

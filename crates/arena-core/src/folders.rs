@@ -1,5 +1,6 @@
-//! Working folders: each game's copies of the bots' folders (made before the game, removed after)
-//! and the one `copy_tree`.
+//! Working folders: each game's copies of the bots' folders (made before the game, removed after),
+//! the one `copy_tree`, and the one way arena opens a file a bot could have touched
+//! ([`open_untrusted`], [`read_untrusted`]).
 
 use std::path::{Path, PathBuf};
 
@@ -129,7 +130,7 @@ pub fn copy_tree_with(from: &Path, to: &Path, how: TreeCopy) -> std::io::Result<
         } else if kind.is_symlink() {
             std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
         } else {
-            std::fs::copy(entry.path(), &target)?;
+            copy_file(&entry.path(), &target)?;
         }
     }
     // Last, so that a read-only source folder can still be filled.
@@ -138,4 +139,230 @@ pub fn copy_tree_with(from: &Path, to: &Path, how: TreeCopy) -> std::io::Result<
         mode |= 0o700;
     }
     std::fs::set_permissions(to, std::fs::Permissions::from_mode(mode))
+}
+
+/// Opens `path` for reading as a file a bot could have made or replaced (its folder, a build's
+/// output, Coup's history): never through a symbolic link (`O_NOFOLLOW`), without waiting (a FIFO
+/// with no writer would block the open for good: `O_NONBLOCK`), and only if it is a regular file
+/// (checked on the opened descriptor, so it cannot be swapped in between). A device, FIFO or
+/// socket is refused with `InvalidData`, a link with the system's `ELOOP`.
+pub fn open_untrusted(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("{} is a symbolic link", path.display()),
+            ),
+            _ => e,
+        })?;
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_socket() {
+            "a socket"
+        } else if kind.is_char_device() || kind.is_block_device() {
+            "a device"
+        } else {
+            "not a regular file"
+        };
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{} is {what}", path.display()),
+        ));
+    }
+    Ok(file)
+}
+
+/// Reads a file a bot could have touched ([`open_untrusted`]), at most `cap` bytes: a larger one is
+/// refused with `FileTooLarge` rather than read (a bot's 200 MB file costs arena nothing).
+pub fn read_untrusted(path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = open_untrusted(path)?;
+    let too_large = || {
+        std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!("{} is larger than {cap} bytes", path.display()),
+        )
+    };
+    let size = file.metadata()?.len();
+    if size > cap {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    // One byte more than allowed tells a file that grew since its size was read.
+    file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// Copies the regular file `from` (opened as [`open_untrusted`]: a FIFO, device or socket a
+/// build or a bot left in a folder is refused rather than blocking or streaming forever) to `to`
+/// (made or replaced, never through a link, with `from`'s permissions).
+pub fn copy_file(from: &Path, to: &Path) -> std::io::Result<u64> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut source = open_untrusted(from)?;
+    let mode = source.metadata()?.permissions();
+    let mut target = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(to)?;
+    let copied = std::io::copy(&mut source, &mut target)?;
+    target.set_permissions(mode)?;
+    Ok(copied)
+}
+
+/// Removes whatever a bot left at `path` (a file, a link itself, a FIFO, a folder tree: links are
+/// never followed), so that arena can put its own regular file there.
+pub fn remove_untrusted(path: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// When process `pid` started, when it exists (`/proc/PID/stat`'s start time after boot, and the
+/// boot time of `/proc/stat`; to the second).
+fn process_start(pid: u32) -> Option<std::time::SystemTime> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // After the command's closing parenthesis: state is field 3, the start time field 22.
+    let ticks: u64 = stat
+        .rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(19)?
+        .parse()
+        .ok()?;
+    let boot: u64 = std::fs::read_to_string("/proc/stat")
+        .ok()?
+        .lines()
+        .find_map(|line| line.strip_prefix("btime "))?
+        .trim()
+        .parse()
+        .ok()?;
+    // SAFETY: sysconf only reads.
+    let hz = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) })
+        .ok()
+        .filter(|&hz| hz > 0)?;
+    let after_boot = std::time::Duration::from_millis(ticks * 1000 / hz);
+    Some(std::time::UNIX_EPOCH + std::time::Duration::from_secs(boot) + after_boot)
+}
+
+/// Whether the arena process with id `pid` that made something at `made` is gone: no process has
+/// that id, or the one that has it started after `made` (the id was used again). The boot time is
+/// known to the second, so a process started within two seconds of `made` counts as the owner:
+/// what is kept by mistake is removed by a later sweep, what is removed by mistake would break a
+/// running game.
+pub fn owner_gone(pid: u32, made: std::time::SystemTime) -> bool {
+    match process_start(pid) {
+        None => true,
+        Some(started) => started > made + std::time::Duration::from_secs(2),
+    }
+}
+
+/// Removes the scratch folders that arena processes which no longer exist (killed with -9) left in
+/// the temporary folder and `/dev/shm`: game folders (`arena-game-PID-N`), sandbox folders
+/// (`arena-sandbox-PID-N`, its `.calls`) and history folders (`arena-calls-TAG-PID-N`), whoever
+/// owns them now (a sandbox's folder is its bot's user's; another user's folder in the sticky
+/// temporary folder cannot be removed unless arena is root), only those whose owner is gone
+/// ([`owner_gone`]): folders of a running arena are never touched. Returns how many were removed. A server or worker calls it when it
+/// starts; so does every sandbox's start-up check.
+pub fn sweep_stale() -> usize {
+    let mut removed = 0;
+    for base in [std::env::temp_dir(), PathBuf::from("/dev/shm")] {
+        let Ok(entries) = std::fs::read_dir(&base) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some(pid) = stale_candidate(&name) else {
+                continue;
+            };
+            let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+                continue;
+            };
+            if !meta.is_dir() {
+                continue;
+            }
+            let made = meta.created().or_else(|_| meta.modified());
+            if made.is_ok_and(|made| owner_gone(pid, made))
+                && std::fs::remove_dir_all(entry.path()).is_ok()
+            {
+                removed += 1;
+            }
+        }
+    }
+    removed
+}
+
+/// The owner's pid in the name of one of arena's scratch folders (see [`sweep_stale`]).
+fn stale_candidate(name: &str) -> Option<u32> {
+    let name = name.strip_suffix(".calls").unwrap_or(name);
+    let mut parts = name.rsplitn(3, '-');
+    let _number: u64 = parts.next()?.parse().ok()?;
+    let pid: u32 = parts.next()?.parse().ok()?;
+    let kind = parts.next()?;
+    (kind == "arena-game" || kind == "arena-sandbox" || kind.starts_with("arena-calls-"))
+        .then_some(pid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stale_folders_are_named_by_their_owner() {
+        assert_eq!(stale_candidate("arena-game-123-4"), Some(123));
+        assert_eq!(stale_candidate("arena-sandbox-77-0.calls"), Some(77));
+        assert_eq!(stale_candidate("arena-calls-play-9-1"), Some(9));
+        assert_eq!(stale_candidate("arena-cache"), None);
+        assert_eq!(stale_candidate("other-game-1-2"), None);
+    }
+
+    #[test]
+    fn a_running_process_owns_what_it_made_and_a_dead_one_nothing() {
+        let now = std::time::SystemTime::now();
+        assert!(!owner_gone(std::process::id(), now));
+        // Made before this process started: its id was used again.
+        let long_ago = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1000);
+        assert!(owner_gone(std::process::id(), long_ago));
+        assert!(owner_gone(u32::MAX, now));
+    }
+
+    #[test]
+    fn a_fifo_a_link_and_a_huge_file_are_refused_without_blocking() {
+        let dir = std::env::temp_dir().join(format!("arena-untrusted-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir(&dir).expect("dir");
+        let fifo = dir.join("fifo");
+        let name = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).expect("name");
+        // SAFETY: mkfifo with a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        assert_eq!(
+            read_untrusted(&fifo, 10).map_err(|e| e.kind()).err(),
+            Some(std::io::ErrorKind::InvalidData)
+        );
+        let link = dir.join("zero");
+        std::os::unix::fs::symlink("/dev/zero", &link).expect("link");
+        assert!(read_untrusted(&link, 10).is_err());
+        let huge = dir.join("huge");
+        std::fs::write(&huge, vec![b'x'; 100]).expect("file");
+        assert_eq!(
+            read_untrusted(&huge, 10).map_err(|e| e.kind()).err(),
+            Some(std::io::ErrorKind::FileTooLarge)
+        );
+        assert_eq!(read_untrusted(&huge, 100).expect("read").len(), 100);
+        assert!(copy_file(&fifo, &dir.join("copy")).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

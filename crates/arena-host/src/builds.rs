@@ -124,8 +124,25 @@ impl Host {
     /// it failed.
     fn build(&self, id: i64, name: &str, bytes: &[u8], league: i64) -> Result<String, String> {
         let dir = self.submission_dir(id);
-        let _ = std::fs::remove_dir_all(&dir);
-        let path = archive::unpack(name, bytes, &dir, &self.contest.limits).map_err(|e| e.0)?;
+        // The log is the contestant's: the submission's folder is `.`, the server's paths go.
+        let public = |text: String| {
+            arena_submit::redact::for_contestants(&text, &[(&dir, "."), (&self.data_dir, "<data>")])
+        };
+        self.build_log(name, bytes, league, &dir)
+            .map(public)
+            .map_err(public)
+    }
+
+    /// [`Host::build`]'s work, its log with the server's paths.
+    fn build_log(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        league: i64,
+        dir: &Path,
+    ) -> Result<String, String> {
+        let _ = std::fs::remove_dir_all(dir);
+        let path = archive::unpack(name, bytes, dir, &self.contest.limits).map_err(|e| e.0)?;
         if !arena_submit::is_submission(&path) {
             return Err(format!(
                 "{name}: unknown language (no language of arena has this extension; `arena \

@@ -384,11 +384,15 @@ fn toolchain_cache_file() -> Option<PathBuf> {
     Some(root.join("toolchains.json"))
 }
 
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(serde::Serialize, serde::Deserialize, Default)]
 struct CachedTool {
     /// The candidates' fingerprints when they were tried.
     candidates: Vec<String>,
     found: Option<PathBuf>,
+    /// For a tool's check in the sandbox ([`toolchain_in`]): its version line there, or why it
+    /// does not run there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    checked: Option<Result<String, String>>,
 }
 
 /// What the cache says of `program`, when its candidates are the same files as then.
@@ -397,11 +401,16 @@ fn read_toolchain_cache(
     program: &str,
     fingerprint: &[String],
 ) -> Option<Option<PathBuf>> {
+    let tool = read_cached(cache, program)?;
+    (tool.candidates == fingerprint).then_some(tool.found)
+}
+
+/// One entry of the cache file.
+fn read_cached(cache: &Path, program: &str) -> Option<CachedTool> {
     let text = std::fs::read(cache).ok()?;
-    let tools: std::collections::BTreeMap<String, CachedTool> =
+    let mut tools: std::collections::BTreeMap<String, CachedTool> =
         serde_json::from_slice(&text).ok()?;
-    let tool = tools.get(program)?;
-    (tool.candidates == fingerprint).then(|| tool.found.clone())
+    tools.remove(program)
 }
 
 /// Records what was found (best effort: a cache that cannot be written only costs the next run the
@@ -413,17 +422,21 @@ fn write_toolchain_cache(
     fingerprint: &[String],
     found: Option<&Path>,
 ) {
+    let entry = CachedTool {
+        candidates: fingerprint.to_vec(),
+        found: found.map(Path::to_path_buf),
+        checked: None,
+    };
+    write_cached(cache, program, entry);
+}
+
+/// Records one entry of the cache file (see [`write_toolchain_cache`]).
+fn write_cached(cache: &Path, program: &str, entry: CachedTool) {
     let mut tools: std::collections::BTreeMap<String, CachedTool> = std::fs::read(cache)
         .ok()
         .and_then(|text| serde_json::from_slice(&text).ok())
         .unwrap_or_default();
-    tools.insert(
-        program.to_string(),
-        CachedTool {
-            candidates: fingerprint.to_vec(),
-            found: found.map(Path::to_path_buf),
-        },
-    );
+    tools.insert(program.to_string(), entry);
     let Some(dir) = cache.parent() else { return };
     let Ok(text) = serde_json::to_vec_pretty(&tools) else {
         return;
@@ -612,6 +625,8 @@ pub struct ToolStatus {
     pub package: &'static str,
     /// The first line of the version output, `None` when the tool is missing.
     pub version: Option<String>,
+    /// Why the tool, found, does not run in the builds' sandbox (checked by [`toolchain_in`]).
+    pub sandbox_problem: Option<String>,
 }
 
 /// Every tool of `language`, found or not, with its version.
@@ -624,16 +639,112 @@ pub fn toolchain(language: &Language) -> Vec<ToolStatus> {
             package: tool.package,
             version: locate(tool.program).map(|path| {
                 output_of(&path, tool.version_args)
-                    .and_then(|(_, text)| {
-                        text.lines()
-                            .map(str::trim)
-                            .find(|line| !line.is_empty())
-                            .map(str::to_string)
-                    })
+                    .and_then(|(_, text)| first_line(&text))
                     .unwrap_or_else(|| format!("{} (version unknown)", path.display()))
             }),
+            sandbox_problem: None,
         })
         .collect()
+}
+
+fn first_line(text: &str) -> Option<String> {
+    text.lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .map(str::to_string)
+}
+
+/// [`toolchain`] as a build sees it: each tool found is asked its version inside `sandbox` widened
+/// for builds ([`Sandbox::for_builds`](arena_core::sandbox::Sandbox::for_builds), with the
+/// toolchains found), so that what is reported is what builds; a tool that does not run there
+/// says why. The answer is kept in `toolchains.json` with the program's fingerprint (its path,
+/// size and modification time, and those of the file a link leads to), so a later run reads only
+/// metadata, as for Python 2.
+pub fn toolchain_in(
+    language: &Language,
+    sandbox: &arena_core::sandbox::Sandbox,
+) -> Vec<ToolStatus> {
+    let cache = toolchain_cache_file();
+    let builds = std::cell::OnceCell::new();
+    language
+        .tools
+        .iter()
+        .map(|tool| {
+            let Some(path) = locate(tool.program) else {
+                return ToolStatus {
+                    program: tool.program,
+                    package: tool.package,
+                    version: None,
+                    sandbox_problem: None,
+                };
+            };
+            let mut fingerprint = vec![file_fingerprint(&path)];
+            if let Ok(real) = std::fs::canonicalize(&path) {
+                fingerprint.push(file_fingerprint(&real));
+            }
+            let name = format!("sandboxed {} {}", tool.program, tool.version_args.join(" "));
+            let cached = cache
+                .as_deref()
+                .and_then(|cache| read_cached(cache, &name))
+                .filter(|entry| entry.candidates == fingerprint)
+                .and_then(|entry| entry.checked);
+            let checked = cached.unwrap_or_else(|| {
+                let sandbox = builds.get_or_init(|| sandbox.for_builds(&tool_roots()));
+                let checked = version_in(&path, tool.version_args, sandbox);
+                if let Some(cache) = &cache {
+                    let entry = CachedTool {
+                        candidates: fingerprint,
+                        found: Some(path.clone()),
+                        checked: Some(checked.clone()),
+                    };
+                    write_cached(cache, &name, entry);
+                }
+                checked
+            });
+            let (version, sandbox_problem) = match checked {
+                Ok(version) => (version, None),
+                Err(why) => (format!("{} (found)", path.display()), Some(why)),
+            };
+            ToolStatus {
+                program: tool.program,
+                package: tool.package,
+                version: Some(version),
+                sandbox_problem,
+            }
+        })
+        .collect()
+}
+
+/// The first line `program args` prints in `sandbox`, or why it did not run there.
+fn version_in(
+    program: &Path,
+    args: &[&str],
+    sandbox: &arena_core::sandbox::Sandbox,
+) -> Result<String, String> {
+    let mut argv = vec![program.to_string_lossy().into_owned()];
+    argv.extend(args.iter().map(|arg| arg.to_string()));
+    let launch = arena_core::sandbox::Launch {
+        argv: &argv,
+        workdir: None,
+        cpu: None,
+        stdin: false,
+        writable: &[],
+    };
+    let finished =
+        arena_core::sandbox::run_to_end(&launch, Some(sandbox), Duration::from_secs(20), 64 << 10)
+            .map_err(|e| format!("cannot start it in the sandbox: {e}"))?;
+    let text = String::from_utf8_lossy(&finished.output);
+    match finished.status {
+        Some(status) if status.success() => {
+            Ok(first_line(&text)
+                .unwrap_or_else(|| format!("{} (version unknown)", program.display())))
+        }
+        Some(status) => Err(format!(
+            "in the sandbox it failed ({status}): {}",
+            text.lines().last().unwrap_or("").trim()
+        )),
+        None => Err("in the sandbox it did not answer within 20 s".to_string()),
+    }
 }
 
 /// A shell word that stays one word.

@@ -422,8 +422,12 @@ pub fn executables(folder: &Path, under: &str) -> BTreeSet<PathBuf> {
     walk(folder, &folder.join(under), &mut out);
     out.retain(|path| !path.starts_with(".arena/bin") && !path.starts_with(".arena/launch.sh"));
     // Scripts are not what a C or C++ build makes.
+    // Only the first four bytes, of a regular file: the build made these files.
     out.retain(|path| {
-        std::fs::read(folder.join(path)).is_ok_and(|bytes| bytes.starts_with(b"\x7fELF"))
+        let mut magic = [0u8; 4];
+        arena_core::folders::open_untrusted(&folder.join(path))
+            .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut magic))
+            .is_ok_and(|()| &magic == b"\x7fELF")
     });
     out
 }

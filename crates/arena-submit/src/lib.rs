@@ -17,6 +17,7 @@ pub mod codingame_api;
 pub mod languages;
 pub mod layouts;
 pub mod probe;
+pub mod redact;
 pub mod resolve;
 
 use std::collections::BTreeMap;
@@ -847,8 +848,9 @@ fn content_key(recipe: &Recipe, folder: &Path, only: Option<&Path>) -> Result<St
                 std::fs::read_link(&file).map_err(|e| format!("{}: {e}", file.display()))?;
             hasher.update(target.to_string_lossy().as_bytes());
         } else {
-            let bytes =
-                std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            // A contestant's file: a FIFO or device would block or never end.
+            let bytes = arena_core::folders::read_untrusted(&file, u64::MAX)
+                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
             hasher.update((bytes.len() as u64).to_le_bytes());
             hasher.update(&bytes);
         }
@@ -889,7 +891,8 @@ fn build_into(
         Some(file) => {
             std::fs::create_dir_all(scratch).map_err(|e| io(scratch, e))?;
             let name = file.file_name().ok_or("no file name")?;
-            std::fs::copy(file, scratch.join(name)).map_err(|e| io(scratch, e))?;
+            arena_core::folders::copy_file(file, &scratch.join(name))
+                .map_err(|e| io(scratch, e))?;
         }
         None => {
             if let Some(parent) = scratch.parent() {
@@ -921,6 +924,8 @@ fn build_into(
         env.push(("PATH".into(), format!("{}:{path}", bin.display())));
     }
     let mut warnings = Vec::new();
+    // What the build says is shown to contestants: the build folder is `.`, the server's paths go.
+    let public = |text: &str| redact::for_contestants(text, &[(scratch, ".")]);
     for step in &recipe.build {
         let (status, output, seconds) =
             run_step(step, scratch, &env, recipe.build_timeout, sandbox)?;
@@ -946,7 +951,7 @@ fn build_into(
             output.trim_end()
         );
         if lenient {
-            warnings.push(message);
+            warnings.push(public(&message));
             continue;
         }
         if unresolved && let Some(file) = only {
@@ -957,7 +962,7 @@ fn build_into(
                 layouts::project_of(file).display()
             );
         }
-        return Err(message);
+        return Err(public(&message));
     }
     if let Some(product) = &recipe.product {
         let program = layouts::find_product(scratch, product, &before)?;

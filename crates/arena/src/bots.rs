@@ -87,6 +87,23 @@ pub fn languages() -> Result<std::process::ExitCode> {
         out,
         "Single-file bots and folders with one entry file (by extension):"
     )?;
+    // Each tool is checked where builds run: in the sandbox (builds' limits, the toolchains found).
+    let options = crate::options::SandboxOptions {
+        kind: "bwrap".into(),
+        memory_mib: arena_core::sandbox::DEFAULT_MEMORY >> 20,
+        max_tasks: arena_core::sandbox::DEFAULT_TASKS,
+        ..Default::default()
+    };
+    let sandbox = match options.checked() {
+        Ok(sandbox) => sandbox,
+        Err(e) => {
+            writeln!(
+                out,
+                "(not checked in the sandbox, which cannot be set up: {e:#})"
+            )?;
+            None
+        }
+    };
     for language in arena_submit::LANGUAGES {
         writeln!(
             out,
@@ -95,9 +112,20 @@ pub fn languages() -> Result<std::process::ExitCode> {
             arena_submit::resolve::extensions_text(language),
             language.name
         )?;
-        for tool in arena_submit::toolchain(language) {
+        let tools = match &sandbox {
+            Some(sandbox) => arena_submit::languages::toolchain_in(language, sandbox),
+            None => arena_submit::toolchain(language),
+        };
+        for tool in tools {
             match tool.version {
-                Some(version) => writeln!(out, "      {:<10} {version}", tool.program)?,
+                Some(version) => match tool.sandbox_problem {
+                    None => writeln!(out, "      {:<10} {version}", tool.program)?,
+                    Some(why) => writeln!(
+                        out,
+                        "      {:<10} DOES NOT RUN IN THE SANDBOX: {version}: {why}",
+                        tool.program
+                    )?,
+                },
                 None => writeln!(
                     out,
                     "      {:<10} MISSING: {}",

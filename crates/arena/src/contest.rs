@@ -101,6 +101,8 @@ fn beside(contest: &Path, suffix: &str) -> PathBuf {
 }
 
 pub fn host(args: HostArgs) -> Result<ExitCode> {
+    // What a predecessor killed with -9 left (its games' and sandboxes' folders).
+    arena_core::folders::sweep_stale();
     let mut contest = Contest::load(&args.contest)?;
     if let Some(workers) = args.workers {
         contest.workers = Some(workers);
@@ -206,6 +208,8 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
 /// until SIGTERM or Ctrl-C, which drain it: the games it holds are finished and recorded, no new
 /// one is claimed, and it exits 0.
 pub fn worker(args: WorkerArgs) -> Result<ExitCode> {
+    // What a predecessor killed with -9 left (its games' and sandboxes' folders).
+    arena_core::folders::sweep_stale();
     if let Some(languages) = &args.languages {
         for language in languages {
             if language != "builtin"

@@ -75,7 +75,8 @@ impl SandboxOptions {
         self.checked()
     }
 
-    fn checked(&self) -> Result<Option<std::sync::Arc<arena_core::sandbox::Sandbox>>> {
+    /// The sandbox as these options make it, checked (no warning, whatever `kind` says).
+    pub fn checked(&self) -> Result<Option<std::sync::Arc<arena_core::sandbox::Sandbox>>> {
         let mut env = Vec::new();
         for pair in &self.env {
             let Some((name, value)) = pair.split_once('=') else {

@@ -192,6 +192,9 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
     let runnable = runnable_plan(&plan, game.as_ref(), &args.sandbox)?;
     // After the bots are prepared: their toolchains are part of what the sandbox shows.
     let sandbox = args.sandbox.sandbox(processes)?;
+    // Before the probe: a probe's call blocks this thread, and only the handler's interrupt of the
+    // waits ends it on Ctrl-C or SIGTERM (the probe's own signal watch runs on this thread too).
+    install_stop_handler()?;
     if !STOP.load(Ordering::SeqCst) {
         crate::bots::probe(
             game.as_ref(),
@@ -209,7 +212,6 @@ pub fn tournament(args: TournamentArgs) -> Result<ExitCode> {
     if plan.settings.kept_folders {
         keep_folders(&dir, &mut runnable.plan)?;
     }
-    install_stop_handler()?;
     let total = plan.total_games();
     if let Some(asked) = args
         .games

@@ -1630,3 +1630,397 @@ fn offender_stderr_of(out: &Path, game: usize, name: &str) -> String {
         .map(|seat| seat_stderr(&replay, seat))
         .unwrap_or_default()
 }
+
+/// What a tournament gave: its exit status, output, arena's peak resident memory (KiB, with the
+/// children it waited for) and its results, one JSON line per game.
+struct TournamentRun {
+    success: bool,
+    output: String,
+    peak_kib: i64,
+    results: Vec<serde_json::Value>,
+}
+
+/// `arena tournament ARGS --out OUT` in `dir`, waited for with `wait4` (its peak memory).
+fn tournament(dir: &Path, args: &[String], out: &Path) -> TournamentRun {
+    use std::io::Read;
+    // Reaped by `wait4` below (for its resource usage), not by `Child::wait`.
+    #[allow(clippy::zombie_processes)]
+    let mut child = Command::new(arena())
+        .arg("tournament")
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("arena starts");
+    // Both pipes read on threads, so that neither fills while arena runs.
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout.read_to_string(&mut text);
+        text
+    });
+    let mut output = String::new();
+    let _ = stderr.read_to_string(&mut output);
+    output.push_str(&reader.join().unwrap_or_default());
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 on our own child fills it and `status`.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    let waited = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(waited, child.id() as i32, "wait4");
+    let results = std::fs::read_to_string(out.join("results.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    TournamentRun {
+        success: libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        output,
+        peak_kib: usage.ru_maxrss,
+        results,
+    }
+}
+
+/// A game's result without its timing (which differs from run to run).
+fn result_of(entry: &serde_json::Value) -> serde_json::Value {
+    let mut entry = entry.clone();
+    if let Some(map) = entry.as_object_mut() {
+        map.remove("timing");
+        map.remove("replay");
+    }
+    entry
+}
+
+/// A Coup bot in a tournament (its sandbox kept between games, its history file in a folder it
+/// may write) that turns its history file into a FIFO, a link to /dev/zero or a 200 MB file after
+/// its first call forfeits that game (modified history): arena neither blocks on the FIFO nor
+/// reads /dev/zero or the big file, the tournament finishes, arena's memory stays small, and
+/// every game between the other bots has the result it has when the offenders play plainly.
+#[test]
+fn a_coup_bot_that_replaces_its_history_file_forfeits_and_the_tournament_finishes() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+        return;
+    }
+    let world = World::new();
+    let before_processes = sandbox_processes();
+    let a = arena().to_string_lossy().into_owned();
+    let attacks = [
+        ("fifo", r#"rm -f "$H" && mkfifo "$H""#),
+        ("zero", r#"rm -f "$H" && ln -s /dev/zero "$H""#),
+        ("huge", r#"head -c 200000000 /dev/zero >> "$H""#),
+    ];
+    // The attack from the second call of a game on (the start-up probe makes one call).
+    let offender = |act: &str| {
+        format!(
+            "#!/bin/sh\nARENA=\"$1\"; shift\nH=\"$1\"\n\"$ARENA\" bot coup random \"$@\" || exit $?\n\
+             if [ -e .called ]; then {act}; else touch .called; fi\nexit 0\n"
+        )
+    };
+    let mut args: Vec<String> = ["coup", "--jobs", "2", "--games", "40", "--seed", "5"]
+        .map(String::from)
+        .into();
+    let innocent = world.root().join("innocent/bot.sh");
+    let mut plain_args = args.clone();
+    for (name, act) in attacks {
+        let attacking = world.root().join(format!("bots/{name}.sh"));
+        let plain = world.root().join(format!("bots/{name}-plain.sh"));
+        std::fs::write(&attacking, offender(act)).expect("script");
+        std::fs::write(&plain, offender("true")).expect("script");
+        args.extend([
+            "--bot".into(),
+            format!("{name}=sh {} {a}", attacking.display()),
+        ]);
+        plain_args.extend(["--bot".into(), format!("{name}=sh {} {a}", plain.display())]);
+    }
+    for list in [&mut args, &mut plain_args] {
+        list.extend([
+            "--bot".into(),
+            format!("innocent=sh {} {a} coup", innocent.display()),
+            "--bot".into(),
+            "random".into(),
+        ]);
+    }
+    let attacked = tournament(world.root(), &args, &world.root().join("attacked"));
+    assert!(
+        attacked.success,
+        "the tournament failed: {}",
+        attacked.output
+    );
+    let plain = tournament(world.root(), &plain_args, &world.root().join("plain"));
+    assert!(
+        plain.success,
+        "the plain tournament failed: {}",
+        plain.output
+    );
+    assert_eq!(
+        attacked.results.len(),
+        plain.results.len(),
+        "every game played"
+    );
+    for (name, _) in attacks {
+        let forfeits = attacked
+            .results
+            .iter()
+            .filter(|entry| {
+                let seat = entry["bots"]
+                    .as_array()
+                    .and_then(|bots| bots.iter().position(|bot| bot == name));
+                seat.is_some_and(|seat| {
+                    entry["faults"][seat]
+                        .as_array()
+                        .is_some_and(|faults| faults.iter().any(|f| f == "forfeit"))
+                })
+            })
+            .count();
+        assert!(forfeits > 0, "{name} never forfeited: {}", attacked.output);
+    }
+    let offenders = ["fifo", "zero", "huge"];
+    let by_index = |run: &TournamentRun| -> std::collections::BTreeMap<u64, serde_json::Value> {
+        run.results
+            .iter()
+            .filter(|entry| {
+                entry["bots"]
+                    .as_array()
+                    .is_some_and(|bots| !bots.iter().any(|bot| offenders.iter().any(|o| bot == o)))
+            })
+            .map(|entry| {
+                (
+                    entry["index"].as_u64().unwrap_or(u64::MAX),
+                    result_of(entry),
+                )
+            })
+            .collect()
+    };
+    let (others, others_plain) = (by_index(&attacked), by_index(&plain));
+    assert!(!others.is_empty(), "no game between the other bots");
+    assert_eq!(
+        others, others_plain,
+        "a game between the other bots changed"
+    );
+    // The 200 MB file and /dev/zero were not read: arena stayed small.
+    assert!(
+        attacked.peak_kib < 150 << 10,
+        "arena's peak memory {} KiB",
+        attacked.peak_kib
+    );
+    eprintln!(
+        "peak memory: {} KiB attacked, {} KiB plain",
+        attacked.peak_kib, plain.peak_kib
+    );
+    let new = processes_left_since(&before_processes);
+    assert!(new.is_empty(), "processes left: {new:?}");
+}
+
+/// `--bot ./prog` plays as `--bot $PWD/prog` does, in a tournament (kept sandboxes) and in a
+/// single game: the same results, no fault.
+#[test]
+fn a_relative_program_path_plays_as_the_absolute_one() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+        return;
+    }
+    let world = World::new();
+    let before_processes = sandbox_processes();
+    let a = arena().to_string_lossy().into_owned();
+    let program = world.root().join("lw2bot");
+    std::fs::write(
+        &program,
+        format!("#!/bin/sh\nexec {a} bot langwars2 random \"$@\"\n"),
+    )
+    .expect("program");
+    std::fs::set_permissions(
+        &program,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("mode");
+    let run = |command: &str, out: &str| {
+        let mut args: Vec<String> = ["langwars2", "--jobs", "2", "--games", "8", "--seed", "9"]
+            .map(String::from)
+            .into();
+        for _ in 0..4 {
+            args.extend(["--bot".into(), command.to_string()]);
+        }
+        tournament(world.root(), &args, &world.root().join(out))
+    };
+    let relative = run("./lw2bot", "relative");
+    let absolute = run(&program.to_string_lossy(), "absolute");
+    assert!(relative.success, "{}", relative.output);
+    assert!(absolute.success, "{}", absolute.output);
+    let results = |run: &TournamentRun| run.results.iter().map(result_of).collect::<Vec<_>>();
+    assert_eq!(results(&relative).len(), 8);
+    for entry in &relative.results {
+        assert_eq!(
+            entry["faults"],
+            serde_json::json!([[], [], [], []]),
+            "{}",
+            relative.output
+        );
+    }
+    let mut sorted = (results(&relative), results(&absolute));
+    sorted.0.sort_by_key(|e| e["index"].as_u64());
+    sorted.1.sort_by_key(|e| e["index"].as_u64());
+    assert_eq!(sorted.0, sorted.1, "not the same games");
+    let played = Command::new(arena())
+        .args(["play", "langwars2", "--seed", "9"])
+        .args([
+            "--bot", "./lw2bot", "--bot", "./lw2bot", "--bot", "random", "--bot", "random",
+        ])
+        .current_dir(world.root())
+        .output()
+        .expect("arena runs");
+    let text = String::from_utf8_lossy(&played.stdout).into_owned()
+        + &String::from_utf8_lossy(&played.stderr);
+    assert!(
+        played.status.success() && !text.contains("fault:"),
+        "{text}"
+    );
+    let new = processes_left_since(&before_processes);
+    assert!(new.is_empty(), "processes left: {new:?}");
+}
+
+/// On a machine with rustup (`~/.cargo/bin/rustc` is a link to rustup), a Rust bot builds and
+/// plays in the sandbox, and a command naming the proxy runs the toolchain (rustup dispatches on
+/// the name it is called by, and finds its toolchains in its home). Skipped, saying so, only when
+/// rustup is not installed.
+#[test]
+fn a_rust_bot_builds_and_plays_with_rustup() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+        return;
+    }
+    let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else {
+        eprintln!("skipped: no HOME, so no rustup");
+        return;
+    };
+    let proxy = home.join(".cargo/bin/rustc");
+    let is_rustup = std::fs::canonicalize(&proxy)
+        .is_ok_and(|real| real.file_name().is_some_and(|name| name == "rustup"));
+    if !is_rustup {
+        eprintln!(
+            "skipped: rustup is not installed ({} is not its proxy)",
+            proxy.display()
+        );
+        return;
+    }
+    let world = World::new();
+    let before_processes = sandbox_processes();
+    let bot = world.root().join("bot.rs");
+    std::fs::write(
+        &bot,
+        r#"use std::io::BufRead;
+fn main() {
+    let mut lines = std::io::stdin().lock().lines().map(|l| l.unwrap_or_default());
+    let cells: usize = lines.next().and_then(|l| l.trim().parse().ok()).unwrap_or(0);
+    for _ in 0..cells { lines.next(); }
+    while lines.next().is_some() {
+        lines.next(); lines.next(); lines.next();
+        let trees: usize = lines.next().and_then(|l| l.trim().parse().ok()).unwrap_or(0);
+        for _ in 0..trees { lines.next(); }
+        let actions: usize = lines.next().and_then(|l| l.trim().parse().ok()).unwrap_or(0);
+        for _ in 0..actions { lines.next(); }
+        println!("WAIT");
+    }
+}
+"#,
+    )
+    .expect("bot");
+    let path = format!(
+        "{}:{}",
+        home.join(".cargo/bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let played = Command::new(arena())
+        .args([
+            "play",
+            "spring2021",
+            "--bot",
+            "bot.rs",
+            "--bot",
+            "random",
+            "--seed",
+            "4",
+        ])
+        .current_dir(world.root())
+        .env("PATH", &path)
+        .env("ARENA_CACHE_DIR", world.root().join("cache"))
+        .output()
+        .expect("arena runs");
+    let text = String::from_utf8_lossy(&played.stdout).into_owned()
+        + &String::from_utf8_lossy(&played.stderr);
+    assert!(played.status.success(), "{text}");
+    assert!(!text.contains("fault: seat 0"), "{text}");
+    // The proxy itself, named by the command: it must run rustc (rustup would refuse `--print`).
+    let proxied = Command::new(arena())
+        .args(["play", "langwars2", "--seed", "4", "--bot"])
+        .arg(format!("{} --print sysroot", proxy.display()))
+        .args(["--bot", "random", "--bot", "random", "--bot", "random"])
+        .current_dir(world.root())
+        .output()
+        .expect("arena runs");
+    let text = String::from_utf8_lossy(&proxied.stdout).into_owned()
+        + &String::from_utf8_lossy(&proxied.stderr);
+    assert!(text.contains("exited (code 0)"), "{text}");
+    let new = processes_left_since(&before_processes);
+    assert!(new.is_empty(), "processes left: {new:?}");
+}
+
+/// A tournament whose bot hangs in its start-up probe (a call with a minute's limit) ends at once
+/// on SIGTERM, leaving no process: a stuck bot never keeps arena from ending.
+#[test]
+fn sigterm_ends_a_tournament_stuck_on_a_bot() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+        return;
+    }
+    let world = World::new();
+    let before_processes = sandbox_processes();
+    let script = world.root().join("bots/hang.sh");
+    std::fs::write(&script, "#!/bin/sh\nexec sleep 7777\n").expect("script");
+    let mut child = Command::new(arena())
+        .args([
+            "tournament",
+            "coup",
+            "--games",
+            "2",
+            "--call-limit-ms",
+            "60000",
+        ])
+        .args(["--bot", &format!("hang=sh {}", script.display())])
+        .args(["--bot", "random", "--out"])
+        .arg(world.root().join("out-hang"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("arena starts");
+    // Until the bot hangs in its sandbox.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !sandbox_processes()
+        .difference(&before_processes)
+        .any(|(_, name)| name.starts_with("sleep"))
+    {
+        assert!(std::time::Instant::now() < until, "the bot never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) on our own child, not yet reaped.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
+        }
+        if std::time::Instant::now() >= until {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("arena was still running 20 s after SIGTERM (the bot's limit is 60 s)");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(!status.success(), "{status:?}");
+    let new = processes_left_since(&before_processes);
+    assert!(new.is_empty(), "processes left: {new:?}");
+}

@@ -1074,3 +1074,194 @@ if breaches:
     drop(processes);
     pool.close().await;
 }
+
+/// The processes below `pid` (its children, theirs, ...), each with its start time (clock ticks
+/// after boot, `/proc/PID/stat` field 22), so that a pid used again later is not taken for one of
+/// them.
+fn descendants(pid: i32) -> Vec<(i32, u64)> {
+    let mut parents: BTreeMap<i32, Vec<(i32, u64)>> = BTreeMap::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(child) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        if let Some((parent, start)) = parent_and_start(child) {
+            parents.entry(parent).or_default().push((child, start));
+        }
+    }
+    let mut found = Vec::new();
+    let mut next = vec![pid];
+    while let Some(parent) = next.pop() {
+        for &(child, start) in parents.get(&parent).map_or(&[][..], Vec::as_slice) {
+            found.push((child, start));
+            next.push(child);
+        }
+    }
+    found
+}
+
+/// `(parent pid, start time)` of a process, while it exists.
+fn parent_and_start(pid: i32) -> Option<(i32, u64)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // After the command's closing parenthesis: state, ppid, ... starttime is the 20th field on.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    Some((fields.get(1)?.parse().ok()?, fields.get(19)?.parse().ok()?))
+}
+
+/// Those of `processes` still alive (the same pid with the same start time), with their commands.
+fn still_alive(processes: &[(i32, u64)]) -> Vec<String> {
+    processes
+        .iter()
+        .filter(|&&(pid, start)| parent_and_start(pid).is_some_and(|(_, now)| now == start))
+        .map(|&(pid, _)| {
+            let command = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            format!(
+                "{pid}: {}",
+                String::from_utf8_lossy(&command).replace('\0', " ")
+            )
+        })
+        .collect()
+}
+
+/// Entries of `tmp` that a process with id `pid` made (`arena-game-PID-N`, `arena-sandbox-PID-N`,
+/// `arena-calls-TAG-PID-N`).
+fn folders_of(tmp: &Path, pid: u32) -> Vec<String> {
+    let mark = format!("-{pid}-");
+    std::fs::read_dir(tmp)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("arena-") && name.contains(&mark))
+        .collect()
+}
+
+/// `arena host` or `arena worker` with its own temporary folder (`TMPDIR`), its first line read.
+fn start_with_tmp(args: &[&str], dir: &Path, tmp: &Path, prefix: &str) -> Child {
+    let mut child = Command::new(ARENA)
+        .args(args)
+        .current_dir(dir)
+        .env("TMPDIR", tmp)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("arena starts");
+    first_line(&mut child, prefix);
+    child
+}
+
+/// Waits (at most two minutes) until a process named `name` (`bwrap`: a sandbox; `python3`: alice's
+/// bot) runs below `pid`, and returns everything below it.
+fn with_below(pid: u32, name: &str) -> Vec<(i32, u64)> {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let below = descendants(pid as i32);
+        let sandboxed = below.iter().any(|&(child, _)| {
+            std::fs::read_to_string(format!("/proc/{child}/comm")).is_ok_and(|c| c.trim() == name)
+        });
+        if sandboxed {
+            return below;
+        }
+        assert!(Instant::now() < deadline, "no sandbox started below {pid}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits (at most 10 s) until none of `processes` is alive; what is left otherwise.
+fn left_after_kill(processes: &[(i32, u64)]) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = still_alive(processes);
+        if left.is_empty() || Instant::now() >= deadline {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// `kill -9` of a worker in the middle of a sandboxed game, and of the server while it plays one,
+/// leaves no process of theirs (sandboxes, bots); the worker or server started after them removes
+/// the folders they left in the temporary folder, and nothing of a live process.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_or_server_killed_with_sigkill_leaves_no_sandbox_and_its_successor_no_folder() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_contest(dir.path(), 4);
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).expect("tmp");
+    let db = TestDb::new("orphans").await;
+    let pool = db.pool().await;
+    let mut processes = Processes::default();
+    let url = db.url();
+    let host_args = |workers: &'static str| {
+        let mut args = vec!["host", "contest.toml", "--listen", "127.0.0.1:0"];
+        args.extend(["--workers", workers, "--lease", LEASE, "--db"]);
+        args.push(url.as_str());
+        args
+    };
+    let mut host = Command::new(ARENA)
+        .args(host_args("0"))
+        .current_dir(dir.path())
+        .env("TMPDIR", &tmp)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("arena host starts");
+    let address = first_line(&mut host, "arena host: ");
+    let host_index = processes.add(host);
+    schedule_and_submit(dir.path(), &address, &pool).await;
+    // A live arena's folder (this one's own) is never taken for a dead one's.
+    let live = tmp.join(format!("arena-game-{}-0", std::process::id()));
+    std::fs::create_dir(&live).expect("a live process's folder");
+
+    let data = dir.path().join("w0");
+    let worker_args = |data: &Path| -> Vec<String> {
+        [
+            "worker", "--db", &url, "--jobs", "1", "--lease", LEASE, "--no-pin", "--data",
+        ]
+        .map(String::from)
+        .into_iter()
+        .chain([data.to_string_lossy().into_owned()])
+        .collect()
+    };
+    let args = worker_args(&data);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // Killed as its first sandbox is set up, then while a bot plays in one.
+    let worker = start_with_tmp(&args, dir.path(), &tmp, "arena worker: ");
+    let mut worker_pid = worker.id();
+    let mut worker_index = processes.add(worker);
+    for moment in ["bwrap", "python3"] {
+        let below = with_below(worker_pid, moment);
+        processes.kill(worker_index);
+        let left = left_after_kill(&below);
+        assert!(
+            left.is_empty(),
+            "the worker killed at {moment} left {left:#?}"
+        );
+        let stale = folders_of(&tmp, worker_pid);
+        eprintln!("the worker killed at {moment} left the folders {stale:?}");
+        let worker = start_with_tmp(&args, dir.path(), &tmp, "arena worker: ");
+        assert_eq!(folders_of(&tmp, worker_pid), Vec::<String>::new());
+        worker_pid = worker.id();
+        worker_index = processes.add(worker);
+    }
+    assert!(live.is_dir(), "a live process's folder was removed");
+
+    // The server, playing games itself.
+    processes.kill(host_index);
+    let host = start_with_tmp(&host_args("1"), dir.path(), &tmp, "arena host: ");
+    let host_pid = host.id();
+    let host_index = processes.add(host);
+    let below = with_below(host_pid, "python3");
+    processes.kill(host_index);
+    let left = left_after_kill(&below);
+    assert!(left.is_empty(), "the killed server left {left:#?}");
+    eprintln!(
+        "the killed server left the folders {:?}",
+        folders_of(&tmp, host_pid)
+    );
+    let host = start_with_tmp(&host_args("0"), dir.path(), &tmp, "arena host: ");
+    processes.add(host);
+    assert_eq!(folders_of(&tmp, host_pid), Vec::<String>::new());
+    assert!(live.is_dir(), "a live process's folder was removed");
+    drop(processes);
+    pool.close().await;
+}

@@ -108,9 +108,11 @@ impl Sandbox {
             system: system_binds(),
         };
         sandbox.cgroups.sweep_stale();
+        // A dead arena's mounts first: its folders under them cannot be removed before.
         if root {
             super::disk::sweep_stale();
         }
+        crate::folders::sweep_stale();
         if let Err(why) = sandbox.try_once() {
             return Err(SandboxUnavailable { missing: vec![why] });
         }
@@ -236,9 +238,27 @@ pub struct Jail {
     pub(super) disk: Option<Disk>,
     /// The uid the bot runs as (root only), given back once nothing runs as it.
     user: Option<UidLease>,
+    /// A resident helper's bot command as given and as the sandbox sees it (relative paths made
+    /// absolute, links resolved: see [`visible_paths`]): what the helper is asked to run is
+    /// rewritten the same way ([`Jail::as_seen`]).
+    command: Option<(Vec<String>, Vec<String>)>,
 }
 
 impl Jail {
+    /// `argv` as the sandbox sees it: when it starts with the bot's command as given to the helper's
+    /// start, that command as seen inside (`./bot` run from arena's folder is not the sandbox
+    /// folder's `./bot`), the rest unchanged.
+    pub(super) fn as_seen(&self, argv: &[String]) -> Vec<String> {
+        match &self.command {
+            Some((given, seen)) if argv.starts_with(given) => {
+                let mut out = seen.clone();
+                out.extend_from_slice(&argv[given.len()..]);
+                out
+            }
+            _ => argv.to_vec(),
+        }
+    }
+
     /// `(uid, gid)` the bot runs as, when arena is root.
     pub(super) fn run_as(&self) -> Option<(u32, u32)> {
         self.user.as_ref().map(|user| (user.uid, user.uid))
@@ -364,15 +384,17 @@ pub(super) fn launch_begin(
         scratch: None,
         disk: None,
         user,
+        command: None,
     };
     let workdir = working_folder(launch, &mut jail)?;
-    let (mut argv, visible) = command_and_visible(launch, resident, &workdir)?;
-    if resident.is_some() {
+    let mut visible = command_and_visible(launch, resident, &workdir)?;
+    if let Some(bot) = resident {
+        jail.command = Some((bot.to_vec(), visible.bot_argv.clone()));
         // The helper's command ends with the user it starts bots as.
         let (uid, gid) = run_as.map_or(("-".into(), "-".into()), |(uid, gid)| {
             (uid.to_string(), gid.to_string())
         });
-        argv.extend([uid, gid]);
+        visible.argv.extend([uid, gid]);
         // A sandbox for a game (not a one-off process, whose folder must outlive it) in a fresh
         // folder of its own gets a bounded one; a reusable one has it already (see
         // `Reusable::start`). A folder the caller gives stays on the host's disk: it may outlive
@@ -397,9 +419,9 @@ pub(super) fn launch_begin(
     let mut args: Vec<String> = vec!["bwrap".into()];
     args.extend(isolation_args(sandbox));
     args.extend(mount_args(sandbox, launch, &workdir, &visible)?);
-    args.extend(environment_args(sandbox, &workdir));
+    args.extend(environment_args(sandbox, &workdir, &visible.env));
     args.extend(command_args(run_as, resident.is_some(), reusable));
-    args.extend(argv);
+    args.extend(visible.argv);
     start_bwrap(sandbox, launch, &args, resident.is_some(), reusable, jail)
 }
 
@@ -423,25 +445,28 @@ fn working_folder(launch: &Launch<'_>, jail: &mut Jail) -> io::Result<PathBuf> {
     Ok(workdir)
 }
 
-/// The command as the bot sees it, and the host paths that must be visible for it (for a resident
-/// helper, also those of the bot's command `resident`): see [`visible_paths`].
+/// The command as the bot sees it and what must be visible for it (for a resident helper, also for
+/// the bot's command `resident`, as seen in `bot_argv`): see [`visible_paths`].
 fn command_and_visible(
     launch: &Launch<'_>,
     resident: Option<&[String]>,
     workdir: &Path,
-) -> io::Result<(Vec<String>, Vec<PathBuf>)> {
+) -> io::Result<Visible> {
     let base = match launch.workdir {
         Some(_) => workdir.to_path_buf(),
         None => std::env::current_dir()?,
     };
-    let (argv, mut visible) = visible_paths(launch.argv, &base, workdir);
+    let mut visible = visible_paths(launch.argv, &base, workdir);
     if let Some(bot) = resident {
-        let (_, more) = visible_paths(bot, &base, workdir);
-        visible.extend(more);
-        visible.sort();
-        visible.dedup();
+        let more = visible_paths(bot, &base, workdir);
+        visible.paths.extend(more.paths);
+        visible.paths.sort();
+        visible.paths.dedup();
+        visible.renamed.extend(more.renamed);
+        visible.env.extend(more.env);
+        visible.bot_argv = more.argv;
     }
-    Ok((argv, visible))
+    Ok(visible)
 }
 
 /// bwrap arguments for the namespaces and what every sandbox has of its own: a host name, `/proc`,
@@ -497,7 +522,7 @@ fn mount_args(
     sandbox: &Sandbox,
     launch: &Launch<'_>,
     workdir: &Path,
-    visible: &[PathBuf],
+    visible: &Visible,
 ) -> io::Result<Vec<String>> {
     let mut args: Vec<String> = Vec::new();
     args.extend(sandbox.system.iter().cloned());
@@ -509,7 +534,8 @@ fn mount_args(
         .policy
         .read_only
         .iter()
-        .chain(visible)
+        .chain(&visible.paths)
+        .chain(visible.renamed.iter().map(|(_, inside)| inside))
         .chain(std::iter::once(&workdir_path))
         .chain(launch.writable);
     for path in mounted {
@@ -536,9 +562,16 @@ fn mount_args(
             ]);
         }
     }
-    for path in sandbox.policy.read_only.iter().chain(visible) {
+    for path in sandbox.policy.read_only.iter().chain(&visible.paths) {
         let path = path.to_string_lossy().into_owned();
         args.extend(["--ro-bind".into(), path.clone(), path]);
+    }
+    for (real, inside) in &visible.renamed {
+        args.extend([
+            "--ro-bind".into(),
+            real.to_string_lossy().into_owned(),
+            inside.to_string_lossy().into_owned(),
+        ]);
     }
     let dir = workdir.to_string_lossy().into_owned();
     args.extend(["--bind".into(), dir.clone(), dir.clone()]);
@@ -551,7 +584,11 @@ fn mount_args(
 
 /// bwrap arguments for the bot's current folder (its working folder) and its environment: the
 /// documented variables and the organiser's, nothing of arena's.
-fn environment_args(sandbox: &Sandbox, workdir: &Path) -> Vec<String> {
+fn environment_args(
+    sandbox: &Sandbox,
+    workdir: &Path,
+    toolchain: &[(String, String)],
+) -> Vec<String> {
     let mut args: Vec<String> = Vec::new();
     let dir = workdir.to_string_lossy().into_owned();
     args.extend(["--chdir".into(), dir.clone(), "--clearenv".into()]);
@@ -561,6 +598,7 @@ fn environment_args(sandbox: &Sandbox, workdir: &Path) -> Vec<String> {
         ("LANG".to_string(), "C.UTF-8".to_string()),
         ("TMPDIR".to_string(), "/tmp".to_string()),
     ];
+    env.extend(toolchain.iter().cloned());
     env.extend(sandbox.policy.env.iter().cloned());
     for (name, value) in env {
         args.extend(["--setenv".into(), name, value]);
@@ -706,6 +744,34 @@ pub(super) struct Pending {
     cpu: Option<usize>,
 }
 
+impl Pending {
+    /// The resident helper's bot command as its callers will name it (it was started with
+    /// `argv` made absolute: see [`absolute_args`]).
+    pub(super) fn bot_given_as(&mut self, argv: &[String]) {
+        if let Some((given, _)) = self.jail.command.as_mut() {
+            *given = argv.to_vec();
+        }
+    }
+}
+
+/// `argv` with every relative path that names something in `base` (`./prog`, `bots/a.py`) made
+/// absolute; a plain program name (`python3`) and other words are left as they are.
+pub(super) fn absolute_args(argv: &[String], base: &Path) -> Vec<String> {
+    argv.iter()
+        .enumerate()
+        .map(|(index, arg)| {
+            let path = Path::new(arg);
+            let named = !path.is_absolute() && (index > 0 || arg.contains('/'));
+            match base.join(path) {
+                full if named && !arg.is_empty() && full.exists() => {
+                    full.to_string_lossy().into_owned()
+                }
+                _ => arg.clone(),
+            }
+        })
+        .collect()
+}
+
 /// Waits for bwrap's sandbox, puts its init in the bot's cgroups, sets its limits and releases it.
 pub(super) fn launch_finish(pending: Pending, sandbox: &Sandbox) -> io::Result<Spawned> {
     let Pending {
@@ -840,13 +906,33 @@ fn set_limits(pid: i32, limits: &Limits) -> io::Result<()> {
     Ok(())
 }
 
-/// The arguments as the bot sees them, and the host paths they name that must be visible: a
-/// program or file named by the organiser's command outside the working folder is shown read-only
-/// at the same path (relative ones are made absolute: the bot's current folder differs), and a
-/// program found on arena's `PATH` outside the system folders is given by its full path.
-fn visible_paths(argv: &[String], base: &Path, workdir: &Path) -> (Vec<String>, Vec<PathBuf>) {
-    let mut out = Vec::with_capacity(argv.len());
-    let mut visible = Vec::new();
+/// What a command needs to run in a sandbox ([`visible_paths`]).
+#[derive(Debug, Default)]
+struct Visible {
+    /// The command as the sandbox runs it.
+    argv: Vec<String>,
+    /// For a resident helper: the bot's command as the sandbox sees it.
+    bot_argv: Vec<String>,
+    /// Host paths shown read-only at the same path.
+    paths: Vec<PathBuf>,
+    /// `(host file, path inside)`: a program that dispatches on the name it is called by (rustup's
+    /// proxies `rustc`, `cargo` are links to `rustup`), shown under that name.
+    renamed: Vec<(PathBuf, PathBuf)>,
+    /// Environment its toolchain needs (rustup's home: the bot's `HOME` is its folder).
+    env: Vec<(String, String)>,
+}
+
+/// The arguments as the bot sees them, and what they need visible: a program or file named by the
+/// organiser's command outside the working folder is shown read-only at the same path (relative
+/// ones are made absolute: the bot's current folder differs), and a program found on arena's
+/// `PATH` outside the system folders is given by its full path. A program is shown as installed
+/// (see [`installation`]): a link to it is followed (npm's `node_modules/.bin/tsc` runs from where it
+/// really is, as it expects: `../lib/tsc.js`), except a link whose name differs from its target's
+/// to a program (not a script) which is kept: a multi-call program dispatches on its name (rustup's
+/// `rustc`, busybox), while a script runs from where it really is (npm's `npm` → `npm-cli.js`).
+fn visible_paths(argv: &[String], base: &Path, workdir: &Path) -> Visible {
+    let mut visible = Visible::default();
+    let out = &mut visible.argv;
     for (index, arg) in argv.iter().enumerate() {
         let path = Path::new(arg);
         let candidate = if path.is_absolute() {
@@ -863,20 +949,24 @@ fn visible_paths(argv: &[String], base: &Path, workdir: &Path) -> (Vec<String>, 
         };
         match candidate {
             Some(found) if !arg.is_empty() && found.exists() => {
-                let mut found = std::path::absolute(&found).unwrap_or(found);
+                let found = std::path::absolute(&found).unwrap_or(found);
                 let outside = !found.starts_with(workdir) && !is_system(&found);
                 if outside {
-                    // A link (npm's `node_modules/.bin/tsc`) is followed: the program runs from
-                    // where it really is, as it expects (`../lib/tsc.js`), and only that is shown.
-                    if let Ok(real) = std::fs::canonicalize(&found)
-                        && real != found
-                    {
-                        found = real;
-                        out.push(found.to_string_lossy().into_owned());
-                        visible.push(found);
+                    let real = std::fs::canonicalize(&found).unwrap_or_else(|_| found.clone());
+                    if index == 0 {
+                        installation(&real, &mut visible.paths, &mut visible.env);
+                    } else {
+                        visible.paths.push(real.clone());
+                    }
+                    if real != found {
+                        if index == 0 && real.file_name() != found.file_name() && is_elf(&real) {
+                            visible.renamed.push((real, found.clone()));
+                            out.push(found.to_string_lossy().into_owned());
+                        } else {
+                            out.push(real.to_string_lossy().into_owned());
+                        }
                         continue;
                     }
-                    visible.push(found.clone());
                 }
                 if path.is_absolute() || found.starts_with(workdir) && base == workdir {
                     out.push(arg.clone());
@@ -887,9 +977,58 @@ fn visible_paths(argv: &[String], base: &Path, workdir: &Path) -> (Vec<String>, 
             _ => out.push(arg.clone()),
         }
     }
-    visible.sort();
-    visible.dedup();
-    (out, visible)
+    visible.paths.sort();
+    visible.paths.dedup();
+    visible.bot_argv = visible.argv.clone();
+    visible
+}
+
+/// Whether `path` is a compiled program (ELF), as opposed to a script.
+fn is_elf(path: &Path) -> bool {
+    let mut magic = [0u8; 4];
+    crate::folders::open_untrusted(path)
+        .and_then(|mut file| file.read_exact(&mut magic))
+        .is_ok_and(|()| &magic == b"\x7fELF")
+}
+
+/// What a program outside the system folders needs besides its file (`real`, links resolved): an
+/// interpreter or compiler installed in a prefix of its own (`~/.pyenv/versions/2.7.18/bin/
+/// python2.7`) loads its libraries and standard library from `PREFIX/lib`, shown read-only with it
+/// (only `lib` and `lib64`: the rest of a prefix such as `~/.local` is none of the bot's business);
+/// rustup needs its home (toolchains and settings) and to be told where it is.
+fn installation(real: &Path, paths: &mut Vec<PathBuf>, env: &mut Vec<(String, String)>) {
+    if is_system(real) {
+        return;
+    }
+    paths.push(real.to_path_buf());
+    let prefix = real
+        .parent()
+        .filter(|dir| dir.file_name().is_some_and(|name| name == "bin"))
+        .and_then(Path::parent)
+        .filter(|prefix| prefix.parent().is_some() && !is_system(prefix));
+    if let Some(prefix) = prefix {
+        for lib in ["lib", "lib64"] {
+            let dir = prefix.join(lib);
+            if dir.is_dir() {
+                paths.push(dir);
+            }
+        }
+    }
+    if real.file_name().is_some_and(|name| name == "rustup") {
+        let home = std::env::var_os("RUSTUP_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".rustup")))
+            .and_then(|home| std::fs::canonicalize(home).ok())
+            .filter(|home| home.is_dir());
+        if let Some(home) = home {
+            env.push(("RUSTUP_HOME".into(), home.to_string_lossy().into_owned()));
+            paths.push(home);
+            // The toolchain arena itself was started with (`cargo +nightly run`), as outside.
+            if let Ok(toolchain) = std::env::var("RUSTUP_TOOLCHAIN") {
+                env.push(("RUSTUP_TOOLCHAIN".into(), toolchain));
+            }
+        }
+    }
 }
 
 /// Folders every sandbox shows read-only.
@@ -936,11 +1075,12 @@ mod tests {
         std::fs::write(dir.join("bots/a.py"), "").expect("file");
         let work = dir.join("work");
         let argv: Vec<String> = ["python3", "bots/a.py", "7"].map(String::from).into();
-        let (out, visible) = visible_paths(&argv, &dir, &work);
+        let visible = visible_paths(&argv, &dir, &work);
+        let out = &visible.argv;
         assert_eq!(out[0], "python3");
         assert_eq!(out[1], dir.join("bots/a.py").to_string_lossy());
         assert_eq!(out[2], "7");
-        assert_eq!(visible, vec![dir.join("bots/a.py")]);
+        assert_eq!(visible.paths, vec![dir.join("bots/a.py")]);
         let _ = std::fs::remove_dir_all(dir);
     }
 }

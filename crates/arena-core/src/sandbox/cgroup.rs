@@ -210,7 +210,9 @@ impl CgroupRoot {
         }
     }
 
-    /// Removes empty bot cgroups left by arena processes that no longer exist (killed with -9).
+    /// Removes the bot cgroups left by arena processes that no longer exist (killed with -9; a pid
+    /// used again by a later process is told apart by its start time), killing first whatever of
+    /// their sandboxes still runs in them.
     pub(super) fn sweep_stale(&self) {
         for base in self.bases() {
             let Ok(entries) = std::fs::read_dir(base) else {
@@ -225,8 +227,9 @@ impl CgroupRoot {
                 else {
                     continue;
                 };
-                if !Path::new(&format!("/proc/{pid}")).exists() {
-                    let _ = std::fs::remove_dir(entry.path());
+                let made = entry.metadata().and_then(|meta| meta.modified());
+                if made.is_ok_and(|made| crate::folders::owner_gone(pid, made)) {
+                    kill_and_remove(&entry.path());
                 }
             }
         }
@@ -411,4 +414,23 @@ fn read_whole(kept: &std::sync::OnceLock<Option<File>>, path: &Path) -> Option<S
     let mut buffer = [0u8; 1024];
     let length = file.read_at(&mut buffer, 0).ok()?;
     String::from_utf8(buffer[..length].to_vec()).ok()
+}
+
+/// Kills every process in the cgroup `dir` (a dead arena's sandbox) and removes it once empty.
+fn kill_and_remove(dir: &Path) {
+    for _ in 0..50 {
+        let procs = std::fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
+        let pids: Vec<i32> = procs
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect();
+        if pids.is_empty() && std::fs::remove_dir(dir).is_ok() {
+            return;
+        }
+        for pid in pids {
+            // SAFETY: kill(2); the process is in the dead arena's cgroup, nothing else's.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
 }

@@ -757,9 +757,21 @@ fn helper_call(
                 events: libc::POLLIN,
                 revents: 0,
             },
+            // The control pipe or socket: arena sends nothing during a call, so a hang-up there
+            // means arena is gone (killed with -9): the call is not left running.
+            libc::pollfd {
+                fd: 0,
+                events: libc::POLLRDHUP,
+                revents: 0,
+            },
         ];
-        // SAFETY: valid pollfds.
-        unsafe { libc::poll(fds.as_mut_ptr(), if pidfd >= 0 { 2 } else { 1 }, -1) };
+        // SAFETY: valid pollfds (a negative descriptor is skipped).
+        unsafe { libc::poll(fds.as_mut_ptr(), 3, -1) };
+        if fds[2].revents & (libc::POLLHUP | libc::POLLRDHUP | libc::POLLERR) != 0 {
+            kill_the_rest();
+            // SAFETY: ends the helper; the sandbox's init follows it.
+            unsafe { libc::_exit(1) };
+        }
         if fds[0].revents != 0 {
             match out.read(&mut buffer) {
                 Ok(0) | Err(_) => {

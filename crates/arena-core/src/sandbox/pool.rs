@@ -6,7 +6,7 @@ use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::bwrap::{Jail, Launch, Sandbox, Spawned, kill_all, launch_begin};
+use super::bwrap::{Jail, Launch, Sandbox, Spawned, absolute_args, kill_all, launch_begin};
 use super::disk::Disk;
 use super::helper::{CLEAN, END, GAME, RESET, announced_groups, helper_request, send_with_fds};
 use super::resident::{Resident, ResidentCall, call_or_end, helper_argv};
@@ -29,8 +29,9 @@ pub struct SandboxPool {
     idle: std::sync::Mutex<Vec<(PoolKey, Reusable)>>,
 }
 
-/// (the bot's command, its CPU, whether it is called once per move).
-type PoolKey = (Vec<String>, Option<usize>, bool);
+/// (the bot's command, its CPU, whether it is called once per move, whether it has a folder of its
+/// own: without, its relative paths name files in arena's current folder).
+type PoolKey = (Vec<String>, Option<usize>, bool, bool);
 
 impl SandboxPool {
     /// A pool for `sandbox`, which must have a resident helper (`SandboxPolicy::helper`).
@@ -77,7 +78,7 @@ impl SandboxPool {
         folder: Option<&Path>,
         calls: bool,
     ) -> io::Result<Lease> {
-        let key: PoolKey = (argv.to_vec(), cpu, calls);
+        let key: PoolKey = (argv.to_vec(), cpu, calls, folder.is_some());
         let reused = self.idle.lock().ok().and_then(|mut idle| {
             let at = idle.iter().rposition(|(k, _)| *k == key)?;
             Some(idle.remove(at).1)
@@ -85,7 +86,7 @@ impl SandboxPool {
         // The last game's reset ran meanwhile; a sandbox that did not come back clean is replaced.
         let reusable = match reused.and_then(|mut reusable| reusable.settle().then_some(reusable)) {
             Some(reusable) => reusable,
-            None => Reusable::start(&self.sandbox, argv, cpu, calls)?,
+            None => Reusable::start(&self.sandbox, argv, cpu, calls, folder.is_none())?,
         };
         if let Some(folder) = folder.filter(|folder| folder.is_dir()) {
             reusable.fill(folder)?;
@@ -129,6 +130,7 @@ impl Reusable {
         bot_argv: &[String],
         cpu: Option<usize>,
         with_calls: bool,
+        from_current: bool,
     ) -> io::Result<Reusable> {
         // The bot's folder and its calls folder in one scratch folder, removed with the sandbox;
         // with a disk limit (root), one bounded tmpfs holds them both.
@@ -162,7 +164,14 @@ impl Reusable {
                 stdin: true,
                 writable: &writable,
             };
-            let pending = launch_begin(&launch, sandbox, Some(bot_argv), true)?;
+            // The sandbox's folder is the bot's working folder; a bot without a folder of its own
+            // names its files from arena's current folder (`--bot ./prog`).
+            let given = match from_current {
+                true => absolute_args(bot_argv, &std::env::current_dir()?),
+                false => bot_argv.to_vec(),
+            };
+            let mut pending = launch_begin(&launch, sandbox, Some(&given), true)?;
+            pending.bot_given_as(bot_argv);
             Resident::finish(pending, sandbox)
         });
         let mut spawned = match started.map(|mut resident| resident.spawned.take()) {
@@ -329,7 +338,12 @@ impl Lease {
         announced_groups(control.as_raw_fd());
         self.bot_group.set(None);
         self.game_started = true;
-        let mut request = helper_request(GAME, argv);
+        let argv = reusable
+            .spawned
+            .jail
+            .as_ref()
+            .map_or(argv.to_vec(), |jail| jail.as_seen(argv));
+        let mut request = helper_request(GAME, &argv);
         send_with_fds(
             control.as_raw_fd(),
             request[0],

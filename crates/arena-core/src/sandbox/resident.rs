@@ -161,7 +161,11 @@ impl Resident {
             .spawned
             .take()
             .ok_or_else(|| io::Error::other("the resident sandbox is gone"))?;
-        let message = helper_request(EXEC, argv);
+        let argv = spawned
+            .jail
+            .as_ref()
+            .map_or(argv.to_vec(), |jail| jail.as_seen(argv));
+        let message = helper_request(EXEC, &argv);
         let sent = match spawned.stdin.as_mut() {
             Some(control) => control.write_all(&message),
             None => Err(io::Error::other("no control pipe")),
@@ -234,7 +238,11 @@ fn call_in(
     limit: Duration,
     stderr_cap: usize,
 ) -> io::Result<ResidentCall> {
-    let message = helper_request(CALL, argv);
+    let argv = spawned
+        .jail
+        .as_ref()
+        .map_or(argv.to_vec(), |jail| jail.as_seen(argv));
+    let message = helper_request(CALL, &argv);
     let oom_before = spawned.jail.as_ref().map_or(0, Jail::oom_kills);
     let started = Instant::now();
     let deadline = started + limit;

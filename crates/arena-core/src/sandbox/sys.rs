@@ -231,7 +231,8 @@ pub(super) fn copy_entries(from: &Path, into: &Path) -> io::Result<()> {
         } else if kind.is_symlink() {
             std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
         } else {
-            std::fs::copy(entry.path(), &target)?;
+            // A file the bot could have touched: read as untrusted (no link, regular only).
+            crate::folders::copy_file(&entry.path(), &target)?;
         }
     }
     Ok(())
