@@ -471,6 +471,17 @@ rm -f /tmp/fill"#,
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
+/// The start of every sandbox test: one at a time in this binary (they count the sandbox's
+/// processes), and `None` (skip) only when bwrap is missing and `ARENA_SKIP_SANDBOX_TESTS` says
+/// so, so that a broken sandbox never passes silently.
+fn sandbox_test() -> Option<std::sync::MutexGuard<'static, ()>> {
+    let serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+        return None;
+    }
+    Some(serial)
+}
+
 fn arena() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_arena"))
 }
@@ -938,10 +949,9 @@ fn hostile_bots_are_contained_and_change_nobody_elses_result() {
 /// Wars) or while a call runs (Coup): every bot process dies with it, frozen or not.
 #[test]
 fn bots_die_with_arena() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+    let Some(_serial) = sandbox_test() else {
         return;
-    }
+    };
     let world = World::new();
     let before = sandbox_processes();
     let arena = arena();
@@ -998,10 +1008,9 @@ fn bots_die_with_arena() {
 /// process, the environment, a daemon left behind), then the bot is built and plays a clean game.
 #[test]
 fn hostile_build_steps_are_contained() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+    let Some(_serial) = sandbox_test() else {
         return;
-    }
+    };
     let world = World::new();
     let cache = tempfile::tempdir().expect("cache dir");
     let before_processes = sandbox_processes();
@@ -1122,10 +1131,9 @@ fn hostile_build_steps_are_contained() {
 /// is left and the message says which limit.
 #[test]
 fn build_steps_that_hang_or_balloon_are_stopped() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+    let Some(_serial) = sandbox_test() else {
         return;
-    }
+    };
     let world = World::new();
     let cache = tempfile::tempdir().expect("cache dir");
     let before_processes = sandbox_processes();
@@ -1177,10 +1185,9 @@ fn offender_stderr(out: &Path, game: usize) -> String {
 /// of each game, whatever it finds from the one before.
 #[test]
 fn a_reused_sandbox_carries_nothing_between_games() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+    let Some(_serial) = sandbox_test() else {
         return;
-    }
+    };
     let world = World::new();
     let before_processes = sandbox_processes();
     // The bot is started by a thread of the helper already under the bot's filter, and made a
@@ -1273,10 +1280,9 @@ touch /dev/shm/left 2>/dev/null
 /// that is not the start of its own found another game's.
 #[test]
 fn a_reused_coup_sandbox_carries_nothing_between_games() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+    let Some(_serial) = sandbox_test() else {
         return;
-    }
+    };
     let world = World::new();
     let before_processes = sandbox_processes();
     let body = r#"
@@ -1347,10 +1353,9 @@ for f in .left /tmp/left /dev/shm/left "$calls/left"; do printf '%s' "$seen" 2>/
 /// the hog.
 #[test]
 fn a_bot_exhausting_a_per_user_limit_changes_no_other_bot() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+    let Some(_serial) = sandbox_test() else {
         return;
-    }
+    };
     let world = World::new();
     let before = sandbox_processes();
     // The instances are not close-on-exec: the bot the hog becomes keeps them all game.
@@ -1455,10 +1460,9 @@ bot.stdin.close(); bot.wait()
 /// same tournament with the bot playing plainly.
 #[test]
 fn a_bot_filling_its_disk_changes_no_tournament_result() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+    let Some(_serial) = sandbox_test() else {
         return;
-    }
+    };
     let world = World::new();
     let before = sandbox_processes();
     let filler = world.script(
@@ -1516,10 +1520,9 @@ if grep -q 'No space left' /tmp/fill.err; then echo disk full >&2; else echo BRE
 /// time, are eight uids of the range.
 #[test]
 fn two_arenas_at_once_never_share_a_bot_user() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+    let Some(_serial) = sandbox_test() else {
         return;
-    }
+    };
     let world = World::new();
     // Each bot says its uid and stays a second, so that all eight sandboxes live at once.
     let script = world.script("says its user", LangWars, "id -u >&2; sleep 1");
@@ -1571,10 +1574,9 @@ fn two_arenas_at_once_never_share_a_bot_user() {
 /// host's disk, where it could write without bound.
 #[test]
 fn a_bot_folder_larger_than_its_disk_is_never_copied_to_the_host_disk() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+    let Some(_serial) = sandbox_test() else {
         return;
-    }
+    };
     let world = World::new();
     let folder = world.root().join("bots/big");
     std::fs::create_dir_all(&folder).expect("folder");
@@ -1702,10 +1704,9 @@ fn result_of(entry: &serde_json::Value) -> serde_json::Value {
 /// every game between the other bots has the result it has when the offenders play plainly.
 #[test]
 fn a_coup_bot_that_replaces_its_history_file_forfeits_and_the_tournament_finishes() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+    let Some(_serial) = sandbox_test() else {
         return;
-    }
+    };
     let world = World::new();
     let before_processes = sandbox_processes();
     let a = arena().to_string_lossy().into_owned();
@@ -1820,10 +1821,9 @@ fn a_coup_bot_that_replaces_its_history_file_forfeits_and_the_tournament_finishe
 /// single game: the same results, no fault.
 #[test]
 fn a_relative_program_path_plays_as_the_absolute_one() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+    let Some(_serial) = sandbox_test() else {
         return;
-    }
+    };
     let world = World::new();
     let before_processes = sandbox_processes();
     let a = arena().to_string_lossy().into_owned();
@@ -1889,10 +1889,9 @@ fn a_relative_program_path_plays_as_the_absolute_one() {
 /// rustup is not installed.
 #[test]
 fn a_rust_bot_builds_and_plays_with_rustup() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+    let Some(_serial) = sandbox_test() else {
         return;
-    }
+    };
     let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else {
         eprintln!("skipped: no HOME, so no rustup");
         return;
@@ -1973,10 +1972,9 @@ fn main() {
 /// on SIGTERM, leaving no process: a stuck bot never keeps arena from ending.
 #[test]
 fn sigterm_ends_a_tournament_stuck_on_a_bot() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if sandbox_missing().is_some() && std::env::var_os("ARENA_SKIP_SANDBOX_TESTS").is_some() {
+    let Some(_serial) = sandbox_test() else {
         return;
-    }
+    };
     let world = World::new();
     let before_processes = sandbox_processes();
     let script = world.root().join("bots/hang.sh");
