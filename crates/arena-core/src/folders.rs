@@ -233,7 +233,7 @@ pub fn remove_untrusted(path: &Path) -> std::io::Result<()> {
 
 /// When process `pid` started, when it exists (`/proc/PID/stat`'s start time after boot, and the
 /// boot time of `/proc/stat`; to the second).
-fn process_start(pid: u32) -> Option<std::time::SystemTime> {
+pub(crate) fn process_start(pid: u32) -> Option<std::time::SystemTime> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // After the command's closing parenthesis: state is field 3, the start time field 22.
     let ticks: u64 = stat
@@ -306,7 +306,7 @@ pub fn sweep_stale() -> usize {
 }
 
 /// The owner's pid in the name of one of arena's scratch folders (see [`sweep_stale`]).
-fn stale_candidate(name: &str) -> Option<u32> {
+pub(crate) fn stale_candidate(name: &str) -> Option<u32> {
     let name = name.strip_suffix(".calls").unwrap_or(name);
     let mut parts = name.rsplitn(3, '-');
     let _number: u64 = parts.next()?.parse().ok()?;

@@ -1114,8 +1114,19 @@ fn still_alive(processes: &[(i32, u64)]) -> Vec<String> {
         .filter(|&&(pid, start)| parent_and_start(pid).is_some_and(|(_, now)| now == start))
         .map(|&(pid, _)| {
             let command = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            // What it waits for, to tell why it is left.
+            let read = |what: &str| {
+                std::fs::read_to_string(format!("/proc/{pid}/{what}")).unwrap_or_default()
+            };
+            let state = read("stat")
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().next().map(String::from))
+                .unwrap_or_default();
             format!(
-                "{pid}: {}",
+                "{pid} (state {state}, parent {:?}, waiting in {}, syscall {}): {}",
+                parent_and_start(pid).map(|(parent, _)| parent),
+                read("wchan"),
+                read("syscall").trim(),
                 String::from_utf8_lossy(&command).replace('\0', " ")
             )
         })
@@ -1232,14 +1243,20 @@ async fn a_worker_or_server_killed_with_sigkill_leaves_no_sandbox_and_its_succes
         let below = with_below(worker_pid, moment);
         processes.kill(worker_index);
         let left = left_after_kill(&below);
+        // A sandbox killed as bubblewrap clones its child may leave that child waiting for its
+        // monitor (bubblewrap's own race, see `sweep_stuck_bwraps`): nothing else may be left,
+        // and the successor's start-up removes it.
+        let stuck_bwraps = left.iter().all(|process| process.contains(": bwrap "));
         assert!(
-            left.is_empty(),
+            left.is_empty() || moment == "bwrap" && stuck_bwraps,
             "the worker killed at {moment} left {left:#?}"
         );
         let stale = folders_of(&tmp, worker_pid);
-        eprintln!("the worker killed at {moment} left the folders {stale:?}");
+        eprintln!("the worker killed at {moment} left the folders {stale:?} and {left:?}");
         let worker = start_with_tmp(&args, dir.path(), &tmp, "arena worker: ");
         assert_eq!(folders_of(&tmp, worker_pid), Vec::<String>::new());
+        let left = left_after_kill(&below);
+        assert!(left.is_empty(), "the successor left {left:#?}");
         worker_pid = worker.id();
         worker_index = processes.add(worker);
     }

@@ -14,13 +14,13 @@ use std::time::{Duration, Instant};
 use super::cgroup::{BotCgroups, CgroupRoot};
 use super::disk::Disk;
 use super::policy::{
-    BUILD_MEMORY, BUILD_TASKS, DEFAULT_FILE_SIZE, DEFAULT_UIDS, Limits, SANDBOX_PATH,
+    BUILD_DISK, BUILD_MEMORY, BUILD_TASKS, DEFAULT_FILE_SIZE, DEFAULT_UIDS, Limits, SANDBOX_PATH,
     SandboxPolicy, SandboxUnavailable,
 };
 use super::seccomp::seccomp_memfd;
 use super::sys::{
-    chown_tree, cstring, find_in, find_on_path, fresh_scratch_dir, pipe, set_blocking, socket_pair,
-    spawn_raw, wait_pid,
+    chown_tree, copy_entries, cstring, find_in, find_on_path, fresh_scratch_dir, pipe,
+    set_blocking, socket_pair, spawn_raw, wait_pid,
 };
 use super::users::{UidLease, Users};
 
@@ -112,6 +112,7 @@ impl Sandbox {
         if root {
             super::disk::sweep_stale();
         }
+        sweep_stuck_bwraps();
         crate::folders::sweep_stale();
         if let Err(why) = sandbox.try_once() {
             return Err(SandboxUnavailable { missing: vec![why] });
@@ -125,7 +126,7 @@ impl Sandbox {
 
     /// The sandbox of a submission's build steps: this one's containment (namespaces, no network, the
     /// system read-only, only the build folder writable, the same user and environment), with room
-    /// for compilers (at least [`BUILD_MEMORY`] and [`BUILD_TASKS`], no CPU-time limit: the build's
+    /// for compilers (at least [`BUILD_MEMORY`], [`BUILD_TASKS`] and [`BUILD_DISK`], no CPU-time limit: the build's
     /// own time limit bounds it) and `toolchains` shown read-only on top.
     pub fn for_builds(&self, toolchains: &[PathBuf]) -> Sandbox {
         let mut policy = self.policy.clone();
@@ -134,8 +135,9 @@ impl Sandbox {
         limits.tasks = limits.tasks.map(|tasks| tasks.max(BUILD_TASKS));
         limits.file_size = limits.file_size.map(|size| size.max(DEFAULT_FILE_SIZE));
         limits.cpu_seconds = None;
-        // The build's folder is the submission's build in the cache, kept after the build.
-        limits.disk = None;
+        // The build works in a bounded copy of its folder (the submission's build in the cache),
+        // written back after each step (see `launch_begin`).
+        limits.disk = limits.disk.map(|disk| disk.max(BUILD_DISK));
         for path in toolchains {
             if path.is_absolute() && path.exists() && !policy.read_only.contains(path) {
                 policy.read_only.push(path.clone());
@@ -236,6 +238,9 @@ pub struct Jail {
     pub(super) scratch: Option<PathBuf>,
     /// The bot's bounded folder, unmounted once nothing runs in the sandbox.
     pub(super) disk: Option<Disk>,
+    /// `(copy, folder)`: the bot worked in a bounded copy of a folder the caller gave, written back
+    /// to it once nothing runs in the sandbox.
+    write_back: Option<(PathBuf, PathBuf)>,
     /// The uid the bot runs as (root only), given back once nothing runs as it.
     user: Option<UidLease>,
     /// A resident helper's bot command as given and as the sandbox sees it (relative paths made
@@ -316,6 +321,11 @@ impl Drop for Jail {
         self.kill();
         // Without cgroups, bwrap was reaped (see `launch_finish`), and with it everything inside.
         let emptied = self.cgroups.take().is_none_or(BotCgroups::remove);
+        if let Some((copy, folder)) = self.write_back.take() {
+            // Best effort: a drop cannot report, and what could not be written back (the host's
+            // disk full) leaves the folder as the bot's earlier games left it.
+            let _ = write_back(&copy, &folder);
+        }
         drop(self.disk.take());
         if let Some(dir) = self.scratch.take() {
             let _ = std::fs::remove_dir_all(dir);
@@ -327,6 +337,63 @@ impl Drop for Jail {
             user.keep_forever();
         }
     }
+}
+
+/// Kills the bubblewrap processes that an arena which no longer exists left behind (killed with
+/// -9), returning how many. bwrap's child waits on an eventfd for its monitor's word before it
+/// sets its parent-death signal: when arena dies in the moment between bwrap's clone and that
+/// word, the monitor dies with it (`--die-with-parent`) and the child waits for good, outside any
+/// cgroup of arena's (bubblewrap's own race, seen with `kill -9` of a worker as its first sandbox
+/// started). Such a child is told by its command line, which names its sandbox's folder
+/// (`arena-sandbox-PID-N`, `arena-game-PID-N`: [`crate::folders::stale_candidate`]), and by that
+/// folder's owner being gone ([`crate::folders::owner_gone`], the bwrap's own start as the time it
+/// was made); a bwrap of a running arena is never touched. A server, a worker and every arena
+/// with a sandbox call it when they start, as they sweep stale folders.
+fn sweep_stuck_bwraps() -> usize {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    let mut killed = 0;
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let is_bwrap = std::fs::read_to_string(entry.path().join("comm"))
+            .is_ok_and(|comm| comm.trim_end() == "bwrap");
+        if !is_bwrap {
+            continue;
+        }
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let owner = cmdline.split(|&b| b == 0).find_map(|arg| {
+            let name = Path::new(std::ffi::OsStr::from_bytes(arg)).file_name()?;
+            crate::folders::stale_candidate(name.to_str()?)
+        });
+        let (Some(owner), Some(started)) = (owner, crate::folders::process_start(pid)) else {
+            continue;
+        };
+        if owner != pid && crate::folders::owner_gone(owner, started) {
+            // SAFETY: kill with a pid read from /proc and a valid signal.
+            if unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) } == 0 {
+                killed += 1;
+            }
+        }
+    }
+    killed
+}
+
+/// Makes the folder `folder` hold what `copy` (the bot's bounded copy of it) holds: its entries are
+/// removed, then the copy's put in their place ([`copy_entries`]).
+fn write_back(copy: &Path, folder: &Path) -> io::Result<()> {
+    for entry in std::fs::read_dir(folder)? {
+        crate::folders::remove_untrusted(&entry?.path())?;
+    }
+    copy_entries(copy, folder)
 }
 
 /// Kills everything a process started (the process group `pgid` it leads, and its sandbox). With a
@@ -383,10 +450,43 @@ pub(super) fn launch_begin(
         cgroups: None,
         scratch: None,
         disk: None,
+        write_back: None,
         user,
         command: None,
     };
     let workdir = working_folder(launch, &mut jail)?;
+    // The folder mounted at `workdir` inside: `workdir` itself, or the bounded copy of it.
+    let mut source = workdir.clone();
+    // A bounded disk when arena is root (it mounts the tmpfs on the host); a reusable sandbox has
+    // its own already (see `Reusable::start`). A fresh folder gets the tmpfs itself. A folder the
+    // caller gives (a KotH bot's folder kept between its games, `arena play --workdir`, a build's
+    // folder) may outlive the sandbox, so the bot works in a bounded copy of it, mounted at the
+    // folder's own path, and what the copy holds at the end is written back (`Jail::drop`): the
+    // host's disk never holds more of the bot's than its limit.
+    if let (Some(size), false, true) = (sandbox.policy.limits.disk, reusable, sandbox.is_root()) {
+        match launch.workdir {
+            None => jail.disk = Some(Disk::mount(&workdir, size)?),
+            Some(_) => {
+                let scratch = fresh_scratch_dir()?;
+                jail.scratch = Some(scratch.clone());
+                jail.disk = Some(Disk::mount(&scratch, size)?);
+                copy_entries(&workdir, &scratch).map_err(|e| match e.kind() {
+                    io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded => io::Error::new(
+                        e.kind(),
+                        format!(
+                            "the bot's folder {} does not fit its disk of {} MiB: make the folder \
+                             smaller or raise --disk-mib",
+                            workdir.display(),
+                            size >> 20
+                        ),
+                    ),
+                    _ => e,
+                })?;
+                jail.write_back = Some((scratch.clone(), workdir.clone()));
+                source = scratch;
+            }
+        }
+    }
     let mut visible = command_and_visible(launch, resident, &workdir)?;
     if let Some(bot) = resident {
         jail.command = Some((bot.to_vec(), visible.bot_argv.clone()));
@@ -395,22 +495,10 @@ pub(super) fn launch_begin(
             (uid.to_string(), gid.to_string())
         });
         visible.argv.extend([uid, gid]);
-        // A sandbox for a game (not a one-off process, whose folder must outlive it) in a fresh
-        // folder of its own gets a bounded one; a reusable one has it already (see
-        // `Reusable::start`). A folder the caller gives stays on the host's disk: it may outlive
-        // the game (a KotH bot's folder, kept between its games).
-        if let (Some(size), false, true, None) = (
-            sandbox.policy.limits.disk,
-            reusable,
-            sandbox.is_root(),
-            launch.workdir,
-        ) {
-            jail.disk = Some(Disk::mount(&workdir, size)?);
-        }
     }
     if let Some((uid, gid)) = run_as {
         // The bot's own folder and files become its user's: arena (root) still reads and removes them.
-        chown_tree(&workdir, uid, gid)?;
+        chown_tree(&source, uid, gid)?;
         for file in launch.writable {
             std::os::unix::fs::lchown(file, Some(uid), Some(gid))?;
         }
@@ -418,7 +506,7 @@ pub(super) fn launch_begin(
 
     let mut args: Vec<String> = vec!["bwrap".into()];
     args.extend(isolation_args(sandbox));
-    args.extend(mount_args(sandbox, launch, &workdir, &visible)?);
+    args.extend(mount_args(sandbox, launch, &source, &workdir, &visible)?);
     args.extend(environment_args(sandbox, &workdir, &visible.env));
     args.extend(command_args(run_as, resident.is_some(), reusable));
     args.extend(visible.argv);
@@ -521,6 +609,7 @@ fn isolation_args(sandbox: &Sandbox) -> Vec<String> {
 fn mount_args(
     sandbox: &Sandbox,
     launch: &Launch<'_>,
+    source: &Path,
     workdir: &Path,
     visible: &Visible,
 ) -> io::Result<Vec<String>> {
@@ -573,8 +662,11 @@ fn mount_args(
             inside.to_string_lossy().into_owned(),
         ]);
     }
-    let dir = workdir.to_string_lossy().into_owned();
-    args.extend(["--bind".into(), dir.clone(), dir.clone()]);
+    args.extend([
+        "--bind".into(),
+        source.to_string_lossy().into_owned(),
+        workdir.to_string_lossy().into_owned(),
+    ]);
     for file in launch.writable {
         let file = std::path::absolute(file)?.to_string_lossy().into_owned();
         args.extend(["--bind".into(), file.clone(), file]);
@@ -1081,6 +1173,47 @@ mod tests {
         assert_eq!(out[1], dir.join("bots/a.py").to_string_lossy());
         assert_eq!(out[2], "7");
         assert_eq!(visible.paths, vec![dir.join("bots/a.py")]);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// A process named `bwrap` whose command names a sandbox folder of an arena that no longer
+    /// exists is killed by the sweep; one naming a folder of this (running) process is not.
+    #[test]
+    fn the_sweep_kills_the_bwraps_of_dead_arenas_only() {
+        let dir = std::env::temp_dir().join(format!("arena-fake-bwrap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let fake = dir.join("bwrap");
+        std::fs::copy("/bin/sh", &fake).expect("a shell named bwrap");
+        // Above the kernel's largest pid (2^22): no process has it.
+        let dead = 4_194_305u32;
+        let start = |owner: u32| {
+            std::process::Command::new(&fake)
+                .args(["-c", "sleep 60; true"])
+                .arg(format!("/nowhere/arena-sandbox-{owner}-0"))
+                .spawn()
+                .expect("the fake bwrap starts")
+        };
+        let mut orphan = start(dead);
+        let mut live = start(std::process::id());
+        // Its start time is read to the second: the sweep must see it as started after the owner.
+        let mut killed = 0;
+        for _ in 0..100 {
+            killed += sweep_stuck_bwraps();
+            if orphan.try_wait().expect("wait").is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let status = orphan.wait().expect("the orphan ends");
+        assert!(killed >= 1, "killed {killed}");
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(status.signal(), Some(libc::SIGKILL));
+        assert!(
+            live.try_wait().expect("wait").is_none(),
+            "a live arena's bwrap was killed"
+        );
+        let _ = live.kill();
+        let _ = live.wait();
         let _ = std::fs::remove_dir_all(dir);
     }
 }

@@ -49,8 +49,9 @@ pub use bwrap::{Jail, Launch, Sandbox, Spawned, kill_all};
 pub use helper::{HELPER_ARG, run_helper_if_asked};
 pub use launcher::{Finished, launch, run_to_end};
 pub use policy::{
-    BUILD_MEMORY, BUILD_TASKS, DEFAULT_DISK, DEFAULT_FILE_SIZE, DEFAULT_MEMORY, DEFAULT_OPEN_FILES,
-    DEFAULT_TASKS, DEFAULT_UIDS, Limits, SANDBOX_PATH, SandboxPolicy, SandboxUnavailable, UidRange,
+    BUILD_DISK, BUILD_MEMORY, BUILD_TASKS, DEFAULT_DISK, DEFAULT_FILE_SIZE, DEFAULT_MEMORY,
+    DEFAULT_OPEN_FILES, DEFAULT_TASKS, DEFAULT_UIDS, Limits, SANDBOX_PATH, SandboxPolicy,
+    SandboxUnavailable, UidRange,
 };
 pub use pool::{Lease, LeasedProcess, PreparedSeat, SandboxPool};
 pub use resident::{Resident, ResidentCall};

@@ -16,6 +16,9 @@ pub const DEFAULT_OPEN_FILES: u64 = 1024;
 pub const BUILD_MEMORY: u64 = 2 << 30;
 /// Processes and threads of a build step, at least (`make -j`, a JVM's threads).
 pub const BUILD_TASKS: u32 = 256;
+/// Bytes a build step may have in its folder and in `/tmp`, each, at least: a compiler's objects
+/// and caches (counted in the build's memory, [`BUILD_MEMORY`], like a bot's files in its own).
+pub const BUILD_DISK: u64 = 1 << 30;
 /// Bytes a bot may write to its folder and to `/tmp`, each (see `docs/sandbox.md`: as large as its
 /// largest file may be, and a third of its memory, in which these files are counted).
 pub const DEFAULT_DISK: u64 = 256 << 20;

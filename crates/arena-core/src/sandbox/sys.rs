@@ -219,19 +219,22 @@ pub(super) fn find_in(path: impl AsRef<OsStr>, program: &str) -> Option<PathBuf>
         })
 }
 
-/// Copies the entries of the folder `from` into the folder `into`: files, folders (with
-/// `copy_tree`) and symbolic links as links.
+/// Copies the entries of the folder `from` into the folder `into` as files a bot could have made
+/// are copied: folders (with their permissions), regular files never through a link
+/// ([`crate::folders::copy_file`]), symbolic links as links; a FIFO, socket or device is left out
+/// rather than blocking or streaming.
 pub(super) fn copy_entries(from: &Path, into: &Path) -> io::Result<()> {
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;
         let target = into.join(entry.file_name());
         let kind = entry.file_type()?;
         if kind.is_dir() {
-            crate::folders::copy_tree(&entry.path(), &target)?;
+            std::fs::create_dir(&target)?;
+            copy_entries(&entry.path(), &target)?;
+            std::fs::set_permissions(&target, entry.metadata()?.permissions())?;
         } else if kind.is_symlink() {
             std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
-        } else {
-            // A file the bot could have touched: read as untrusted (no link, regular only).
+        } else if kind.is_file() {
             crate::folders::copy_file(&entry.path(), &target)?;
         }
     }
