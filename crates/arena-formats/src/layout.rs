@@ -5,7 +5,8 @@
 //! DIR/tournament.json        the plan (PLAN_FILE): bots, schedule, seed, settings
 //! DIR/results.jsonl          the journal (RESULTS_FILE): one results line per finished game
 //! DIR/replays/NNNNNN.json.gz a game's replay, gzipped (replay_path)
-//! DIR/replays/NNNNNN.js      the same bytes for the published viewer page
+//! DIR/replays/bundle-NNNNNN.js the replays of games NNNNNN.. for the published viewer page
+//!                            (replay_bundle_path), written for the games the report links
 //! DIR/summary.json           the statistics (SUMMARY_FILE)
 //! DIR/leaderboard.csv        LEADERBOARD_FILE
 //! DIR/report.html            REPORT_FILE
@@ -59,4 +60,16 @@ pub fn kept_folder(index: usize, name: &str) -> String {
 /// names): `replays/000042.json.gz`.
 pub fn replay_path(index: u64) -> String {
     format!("{REPLAY_DIR}/{index:06}.json.gz")
+}
+
+/// Games per replay bundle ([`replay_bundle_path`]).
+pub const REPLAY_BUNDLE_GAMES: u64 = 100;
+
+/// The script that holds game `index`'s replay for the published viewer page (`viewer.html`
+/// opened from disk, where a page may load scripts beside it but not read files): one per
+/// [`REPLAY_BUNDLE_GAMES`] games, named by its first game, `replays/bundle-000100.js` for games
+/// 100 to 199. One file for a hundred games: a file's creation costs more than its bytes.
+pub fn replay_bundle_path(index: u64) -> String {
+    let first = index / REPLAY_BUNDLE_GAMES * REPLAY_BUNDLE_GAMES;
+    format!("{REPLAY_DIR}/bundle-{first:06}.js")
 }

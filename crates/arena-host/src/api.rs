@@ -633,9 +633,13 @@ async fn export_file(
 ) -> ApiResult<Response> {
     organiser(&host, &method, &headers).await?;
     let known = arena_formats::layout::FILES;
+    // A replay (`replays/NNNNNN.json.gz`) or a bundle of them (`replays/bundle-NNNNNN.js`).
     let replay = file
         .strip_prefix("replays/")
-        .and_then(|f| f.strip_suffix(".json.gz").or_else(|| f.strip_suffix(".js")))
+        .and_then(|f| {
+            f.strip_suffix(".json.gz")
+                .or_else(|| f.strip_prefix("bundle-")?.strip_suffix(".js"))
+        })
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
     if !known.contains(&file.as_str()) && !replay {
         return Err(not_found());

@@ -40,15 +40,15 @@ impl Host {
 
     /// Writes every finished game as an `arena tournament` folder in `dir` (made; refused when it
     /// holds a journal already): `tournament.json`, `results.jsonl` (games in completion order,
-    /// bots numbered by first appearance, named `user#submission`), the replays with their
-    /// publishable twins, `summary.json`, `leaderboard.csv`, `report.html` and `viewer.html`. The
+    /// bots numbered by first appearance, named `user#submission`), the replays (bundled for the
+    /// published viewer page, those the report links), `summary.json`, `leaderboard.csv`, `report.html` and `viewer.html`. The
     /// folder opens in `arena serve` and from disk like a tournament's. Returns the games written.
     pub async fn export(
         self: &Arc<Self>,
         dir: &Path,
         bootstrap: usize,
     ) -> Result<usize, HostError> {
-        use arena_tournament::folder::{OutputOptions, REPLAY_DIR, TournamentFolder};
+        use arena_tournament::folder::{OutputOptions, TournamentFolder};
         let failed = |e: arena_tournament::TournamentError| HostError::Io(e.to_string());
         let results = self.store.results().await?;
         // First the bots (the plan names them all), then the folder, then each game's line and
@@ -126,7 +126,7 @@ impl Host {
                     folder.replay_dir().map_err(failed)?;
                     replay_dir = true;
                 }
-                let name = format!("{REPLAY_DIR}/{position}.json.gz");
+                let name = arena_formats::layout::replay_path(position as u64);
                 folder.write_replay(&name, &replay).map_err(failed)?;
                 entry.replay = Some(name);
             }

@@ -424,7 +424,20 @@ async fn a_contestant_never_reads_another_contestants_code_log_or_stderr() {
         call(
             &f.host,
             "GET",
-            "/export/1/replays/0.json.gz",
+            "/export/1/replays/000000.json.gz",
+            Some(ORG),
+            vec![]
+        )
+        .await
+        .0,
+        StatusCode::OK
+    );
+    // The published viewer page's bundle of the replays the report links.
+    assert_eq!(
+        call(
+            &f.host,
+            "GET",
+            "/export/1/replays/bundle-000000.js",
             Some(ORG),
             vec![]
         )

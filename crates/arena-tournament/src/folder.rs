@@ -1,6 +1,6 @@
 //! The one writer of a tournament folder: made with its plan (`tournament.json`), its results lines
-//! appended to `results.jsonl`, each replay written beside them (`replays/N.json.gz` and the
-//! published viewer's `N.js`), and finished with its outputs (`summary.json`, `leaderboard.csv`,
+//! appended to `results.jsonl`, each replay written beside them (`replays/N.json.gz`; bundled
+//! for the published viewer page for the games the report links), and finished with its outputs (`summary.json`, `leaderboard.csv`,
 //! `report.html`, `viewer.html`). `arena tournament` (the runner) and the contest server's
 //! export write their folders through it, so both are the same folder.
 
@@ -111,32 +111,64 @@ pub fn write_plan(dir: &Path, plan: &Plan) -> Result<(), TournamentError> {
     std::fs::write(&path, text).map_err(|e| TournamentError::io(&path, e))
 }
 
-/// Writes a compressed replay (`replays/N.json.gz`, relative to `dir`) and, beside it, `N.js`, the
-/// same bytes for the published viewer page (see [`replay_script`]), the script first so that a
-/// replay on disk always has both. Written in place, without a temporary file and a rename (file
-/// creation is the costly part on some file systems): a replay is read only once its game is in
-/// the journal, which is written after it, and a game cut short by a crash is played again and its
-/// files rewritten. The replay folder must exist ([`TournamentFolder::replay_dir`]).
+/// Writes a compressed replay (`replays/N.json.gz`, relative to `dir`). Written in place, without a
+/// temporary file and a rename (file creation is the costly part on some file systems): a replay
+/// is read only once its game is in the journal, which is written after it, and a game cut short
+/// by a crash is played again and its file rewritten. The replay folder must exist
+/// ([`TournamentFolder::replay_dir`]). The published viewer page's copy is not written here: a
+/// game's replay costs one file, and [`finish`] bundles the replays of the games the report links
+/// ([`write_replay_bundles`]).
 pub fn write_replay(dir: &Path, relative: &str, compressed: &[u8]) -> Result<(), TournamentError> {
     let path = dir.join(relative);
-    let script = path.with_extension("").with_extension("js");
-    let write = || -> std::io::Result<()> {
-        std::fs::write(&script, replay_script(compressed))?;
-        std::fs::write(&path, compressed)
-    };
-    write().map_err(|e| {
+    std::fs::write(&path, compressed).map_err(|e| {
         TournamentError::Invalid(format!("cannot write the replay {}: {e}", path.display()))
     })
 }
 
-/// A compressed replay as the script the published viewer page loads (`viewer.html?game=N` loads
-/// `replays/N.js`, see arena-viewer's `assets/published.js`): a call of `arenaReplay` with the
-/// gzip bytes in base64. Browsers load scripts beside a page opened from disk, where they refuse
-/// `fetch`, so a tournament folder works as files.
-pub fn replay_script(compressed: &[u8]) -> String {
+/// Writes the replay bundles ([`arena_formats::layout::replay_bundle_path`]) of the games in
+/// `games` that have a stored replay (the games the report links, so that its links work with the
+/// folder opened from disk), each rewritten whole.
+fn write_replay_bundles(dir: &Path, games: &[Entry]) -> Result<(), TournamentError> {
+    use arena_formats::layout::replay_bundle_path;
+    let mut bundles: std::collections::BTreeMap<String, Vec<(u64, Vec<u8>)>> = Default::default();
+    for game in games {
+        let Some(relative) = game.replay.as_deref() else {
+            continue;
+        };
+        let path = dir.join(relative);
+        match std::fs::read(&path) {
+            Ok(compressed) => bundles
+                .entry(replay_bundle_path(game.index))
+                .or_default()
+                .push((game.index, compressed)),
+            // A replay lost since (a folder copied in part): the viewer says what is missing.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(TournamentError::io(&path, e)),
+        }
+    }
+    for (relative, replays) in bundles {
+        let path = dir.join(relative);
+        std::fs::write(&path, replay_bundle_script(&replays))
+            .map_err(|e| TournamentError::io(&path, e))?;
+    }
+    Ok(())
+}
+
+/// Compressed replays as the script the published viewer page loads (`viewer.html?game=N` loads
+/// `replays/bundle-M.js`, see arena-viewer's `assets/published.js`): a call of `arenaReplays` with
+/// an object from each game's number (six digits) to its gzip bytes in base64. Browsers load
+/// scripts beside a page opened from disk, where they refuse `fetch`, so a tournament folder works
+/// as files.
+pub fn replay_bundle_script(replays: &[(u64, Vec<u8>)]) -> String {
     use base64::Engine as _;
-    let encoded = base64::engine::general_purpose::STANDARD.encode(compressed);
-    format!("arenaReplay(\"{encoded}\");\n")
+    use std::fmt::Write as _;
+    let mut script = String::from("arenaReplays({\n");
+    for (index, compressed) in replays {
+        let encoded = base64::engine::general_purpose::STANDARD.encode(compressed);
+        let _ = writeln!(script, "\"{index:06}\": \"{encoded}\",");
+    }
+    script.push_str("});\n");
+    script
 }
 
 /// What the outputs are made with.
@@ -170,6 +202,7 @@ pub fn finish(
     options: &OutputOptions<'_>,
 ) -> Result<Outputs, TournamentError> {
     let (stats, first_games) = crate::stats::compute(dir, plan, options.bootstrap)?;
+    write_replay_bundles(dir, &first_games)?;
     let run = RunSummary::of(plan, &stats, options.bootstrap);
     let timing = crate::timing::summarize(dir, plan, options.machine, options.timed)?;
     report::write_outputs(dir, plan, &stats, &run, &first_games, &timing)?;

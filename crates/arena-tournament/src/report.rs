@@ -448,7 +448,7 @@ pub fn report_html(
             .winner
             .map_or("draw".into(), |w| html_escape(&game.bots[w]));
         let replay = match &game.replay {
-            // The published viewer page loads the replay's script beside it (run::replay_script).
+            // The published viewer page loads the replay's bundle (folder::replay_bundle_script).
             Some(path) => format!(
                 "<a href=\"{VIEWER_FILE}?game={:06}\">watch ▶</a> <a class=\"file\" href=\"{1}\">{1}</a>",
                 game.index,

@@ -14,8 +14,8 @@ use flate2::{Compress, Compression, Crc, FlushCompress, Status};
 use crate::TournamentError;
 use crate::folder::TournamentFolder;
 use crate::session::{Progress, SessionEvent, SessionObserver};
-// Their old paths (`run::REPLAY_DIR`, `run::replay_script`), which other crates use.
-pub use crate::folder::{REPLAY_DIR, replay_script};
+// Its old path (`run::REPLAY_DIR`), which other crates use.
+pub use crate::folder::REPLAY_DIR;
 use crate::journal::{Done, Entry, EntryRef, SeatNames};
 use crate::schedule::PlanSchedule as _;
 use crate::schedule::{Plan, ScheduledGame};

@@ -134,6 +134,84 @@ fn a_copied_tournament_folder_opens_every_game_from_disk() {
     driver.wait_for(
         "return document.getElementById('stage').textContent.includes('arena replay DIR 2')",
     );
+
+    // One script holds the replays of a hundred games the report links (a file per game would
+    // cost a file's creation per game).
+    let scripts: Vec<String> = std::fs::read_dir(published.join("lw2/replays"))
+        .expect("replays")
+        .map(|entry| {
+            entry
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|name| name.ends_with(".js"))
+        .collect();
+    assert_eq!(scripts, ["bundle-000000.js"]);
+    // Served by a plain static web server, a game no bundle holds opens from its `.json.gz`.
+    std::fs::remove_file(published.join("lw2/replays/bundle-000000.js")).expect("the bundle");
+    let server = StaticServer::start(&published);
+    let before = driver.console_errors();
+    assert!(
+        before
+            .iter()
+            .all(|e| e.contains("rebuilt/replays/bundle-000000.js")),
+        "console errors {before:?}"
+    );
+    driver.goto(&format!(
+        "http://127.0.0.1:{}/lw2/viewer.html?game=000005",
+        server.port
+    ));
+    driver.wait_for("return !!window.arenaViewer && arenaViewer.count > 0");
+    driver.press(END);
+    let final_shown = driver.eval("return !document.getElementById('final').hidden");
+    assert_eq!(final_shown, serde_json::json!(true));
+    let errors = driver.console_errors();
+    assert!(
+        errors.iter().all(|e| e.contains("bundle-000000.js")),
+        "console errors {errors:?}"
+    );
+}
+
+/// Python's `http.server` serving `dir` on a free port of 127.0.0.1 (what an organiser might use to
+/// put a folder online; the test command installs Python). Stopped when dropped.
+struct StaticServer {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl StaticServer {
+    fn start(dir: &Path) -> StaticServer {
+        use std::io::BufRead;
+        let mut child = Command::new("python3")
+            .args(["-u", "-m", "http.server", "0", "--bind", "127.0.0.1"])
+            .current_dir(dir)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("python3 runs");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut line = String::new();
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("python says where it serves");
+        // "Serving HTTP on 127.0.0.1 port 41234 (http://127.0.0.1:41234/) ..."
+        let port = line
+            .split_whitespace()
+            .skip_while(|word| *word != "port")
+            .nth(1)
+            .and_then(|port| port.parse().ok())
+            .unwrap_or_else(|| panic!("python said {line:?}"));
+        StaticServer { child, port }
+    }
+}
+
+impl Drop for StaticServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// Issue 31: a chart label of `report.html` was clipped (an unbounded rating's text past the
