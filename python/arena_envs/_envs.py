@@ -212,7 +212,7 @@ class ArenaAEC(AECEnv):
         if seed is None:
             seed = int(self._rng.integers(0, 2**63))
         else:
-            self._rng = np.random.default_rng(seed)
+            self._rng = np.random.default_rng(_game_seed(seed))
         self._game.core.reset(_game_seed(seed))
         self._reset_books()
         self._sync()
@@ -319,7 +319,7 @@ class ArenaParallel(ParallelEnv):
         if seed is None:
             seed = int(self._rng.integers(0, 2**63))
         else:
-            self._rng = np.random.default_rng(seed)
+            self._rng = np.random.default_rng(_game_seed(seed))
         self._game.core.reset(_game_seed(seed))
         self.agents = self.possible_agents[:]
         self._last = {}
@@ -409,7 +409,7 @@ class ArenaGym(gymnasium.Env):
         return self._game.observe_now()
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
-        super().reset(seed=seed)
+        super().reset(seed=None if seed is None else _game_seed(seed))
         game_seed = seed if seed is not None else int(self.np_random.integers(0, 2**63))
         self._game.core.reset(_game_seed(game_seed))
         return self._observation(), {}

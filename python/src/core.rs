@@ -32,6 +32,8 @@ pub struct Core<G: Game> {
     pub outcome: Option<Outcome>,
     /// Every ask answered so far, when recording.
     pub steps: Option<Vec<Step<G::Action>>>,
+    /// Asks answered since the core was made, by anyone (the benchmark's count).
+    pub asks: u64,
 }
 
 impl<G: Game> Core<G> {
@@ -64,6 +66,7 @@ impl<G: Game> Core<G> {
             current: None,
             outcome: None,
             steps: None,
+            asks: 0,
         };
         core.reset(seed, entries, record)?;
         Ok(core)
@@ -112,6 +115,7 @@ impl<G: Game> Core<G> {
                 return;
             };
             let action = bot.act(&self.obs);
+            self.asks += 1;
             self.first[player] = false;
             if let Some(steps) = self.steps.as_mut() {
                 steps.push(Step {
@@ -138,6 +142,7 @@ impl<G: Game> Core<G> {
             return;
         };
         self.first[player] = false;
+        self.asks += 1;
         if let Some(steps) = self.steps.as_mut() {
             let (input, output) = texts.unzip();
             let (action, fault) = match &answer {

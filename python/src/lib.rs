@@ -447,10 +447,70 @@ impl BatchCore {
     }
 }
 
+struct EngineBench<'a> {
+    variant: Option<&'a str>,
+    bot: &'a str,
+    seconds: f64,
+}
+
+impl Visit for EngineBench<'_> {
+    type Out = Result<(u64, u64, f64), String>;
+
+    fn visit<D: GameDef, P: TextSide<D::Game>>(self, def: D) -> Self::Out
+    where
+        D::Game: EnvSpec,
+    {
+        let config = config_of(&def, self.variant, &GameOptions::default())?;
+        let seats = vec![SeatKind::Builtin(self.bot.to_string()); def.players()];
+        let mut core = crate::core::Core::new(config, 0, seats, def.bots(), false)?;
+        let started = std::time::Instant::now();
+        let mut games = 1u64;
+        while started.elapsed().as_secs_f64() < self.seconds {
+            // Games between clock reads, to keep the clock out of the figure.
+            for _ in 0..64 {
+                core.reset(games, def.bots(), false)?;
+                games += 1;
+            }
+        }
+        Ok((core.asks, games, started.elapsed().as_secs_f64()))
+    }
+}
+
+/// The engine alone: games of built-in `bot` on every seat, in process, for about `seconds`;
+/// `(asks answered, games, seconds)`.
+#[pyfunction]
+#[pyo3(signature = (game, bot="random", seconds=1.0, league=None))]
+fn engine_bench(
+    py: Python<'_>,
+    game: &str,
+    bot: &str,
+    seconds: f64,
+    league: Option<&str>,
+) -> PyResult<(u64, u64, f64)> {
+    py.allow_threads(|| {
+        with_game(
+            game,
+            EngineBench {
+                variant: league,
+                bot,
+                seconds,
+            },
+        )
+        .and_then(|r| r)
+    })
+    .map_err(error)
+}
+
+/// A method that does nothing: the cost of a call from Python, for the benchmark.
+#[pyfunction]
+fn noop() {}
+
 #[pymodule]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(describe, module)?)?;
     module.add_function(wrap_pyfunction!(games, module)?)?;
+    module.add_function(wrap_pyfunction!(engine_bench, module)?)?;
+    module.add_function(wrap_pyfunction!(noop, module)?)?;
     module.add_function(wrap_pyfunction!(serve::serve, module)?)?;
     module.add_class::<Env>()?;
     module.add_class::<BatchCore>()?;

@@ -1,0 +1,111 @@
+"""Steps per second: the engine alone, one environment, and a batch.
+
+    python -m arena_envs.bench [--game spring2021] [--league L] [--seconds 2] [--batch 1024]
+
+The agent answers with entry 0 of the action table (Spring 2021: WAIT, always legal) against the
+built-in ``random`` bot, so the figures are the environments' own cost. A step is one answer of
+the agent (the opponent's answers in between are included); the engine's figure counts every
+answer of its built-in bots, which is the same work per ask.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from . import _core
+from ._envs import ArenaGym, BatchEnv
+
+
+def single(game: str, league, seconds: float, text: bool):
+    env = ArenaGym(game, opponents=("random",), league=league, text=text)
+    env.reset(seed=1)
+    steps = 0
+    seed = 1
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        for _ in range(256):
+            _, _, terminated, _, _ = env.step(0)
+            steps += 1
+            if terminated:
+                seed += 1
+                env.reset(seed=seed)
+    elapsed = time.perf_counter() - started
+    return steps, elapsed
+
+
+def core_only(game: str, league, seconds: float):
+    """The Rust environment's own step (features and mask copied out), without the Gym layer."""
+    names = [None] + ["random"] * (_core.describe(game, league, {})["players"] - 1)
+    env = _core.Env(game, names, 1, league, {}, False)
+    steps = 0
+    seed = 1
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        for _ in range(256):
+            env.features()
+            env.mask()
+            env.step_index(0)
+            steps += 1
+            if env.current() is None:
+                seed += 1
+                env.reset(seed)
+    return steps, time.perf_counter() - started
+
+
+def batch(game: str, league, seconds: float, n: int):
+    env = BatchEnv(game, n, opponents=("random",), league=league)
+    env.reset(seed=1)
+    actions = np.zeros(n, np.int64)
+    steps = 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        for _ in range(16):
+            env.step(actions)
+            steps += n
+    return steps, time.perf_counter() - started
+
+
+def call_cost(seconds: float = 0.3) -> float:
+    """Seconds per call of a Rust function that does nothing."""
+    calls = 0
+    noop = _core.noop
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        for _ in range(10_000):
+            noop()
+        calls += 10_000
+    return (time.perf_counter() - started) / calls
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="spring2021")
+    parser.add_argument("--league", default=None)
+    parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--batch", type=int, default=1024)
+    args = parser.parse_args()
+    game, league, seconds = args.game, args.league, args.seconds
+
+    asks, games, elapsed = _core.engine_bench(game, "random", seconds, league)
+    engine_rate = asks / elapsed
+    print(f"{game}: engine in process (random bots): {engine_rate:,.0f} asks/s "
+          f"({games / elapsed:,.0f} games/s, {1e9 / engine_rate:.0f} ns per ask)")
+    call = call_cost()
+    print(f"  a call from Python into Rust: {call * 1e9:.0f} ns")
+    steps, elapsed = core_only(game, league, seconds)
+    print(f"  core env (features + mask + step, no Gym layer): {steps / elapsed:,.0f} steps/s "
+          f"({elapsed / steps * 1e9:.0f} ns per step)")
+    for text in (False, True):
+        steps, elapsed = single(game, league, seconds, text)
+        print(f"  gym env, text={text}: {steps / elapsed:,.0f} steps/s "
+              f"({elapsed / steps * 1e9:.0f} ns per step)")
+    steps, elapsed = batch(game, league, seconds, args.batch)
+    print(f"  batch of {args.batch}: {steps / elapsed:,.0f} steps/s "
+          f"({elapsed / steps * 1e9:.0f} ns per step)")
+
+
+if __name__ == "__main__":
+    main()

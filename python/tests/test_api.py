@@ -1,0 +1,91 @@
+"""PettingZoo's and Gymnasium's own API checks, for every game id (and Spring 2021's leagues)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, parallel_api_test
+
+import arena_envs
+
+CASES = [
+    ("langwars", {}),
+    ("langwars2", {}),
+    ("negotiate", {}),
+    ("spring2021", {}),
+    ("spring2021", {"league": "wood2"}),
+    ("spring2021", {"league": "wood1"}),
+    ("spring2021", {"league": "bronze"}),
+    ("coup", {}),
+]
+IDS = [g + ("-" + o["league"] if o else "") for g, o in CASES]
+
+
+def test_every_game_is_offered():
+    assert arena_envs.games() == ["langwars", "langwars2", "negotiate", "spring2021", "coup"]
+
+
+@pytest.mark.parametrize("game,options", CASES, ids=IDS)
+def test_pettingzoo_aec_api(game, options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(arena_envs.env(game, **options), num_cycles=300)
+
+
+@pytest.mark.parametrize("game,options", CASES, ids=IDS)
+def test_pettingzoo_parallel_api(game, options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        parallel_api_test(arena_envs.parallel_env(game, **options), num_cycles=300)
+
+
+@pytest.mark.parametrize("game,options", CASES, ids=IDS)
+def test_gymnasium_check_env(game, options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(arena_envs.gym_env(game, **options), skip_render_check=False)
+
+
+@pytest.mark.parametrize("game,options", CASES, ids=IDS)
+def test_random_legal_games_end_with_rewards(game, options):
+    """Legal actions from the mask always play a game to its end, with rewards that sum to 0."""
+    env = arena_envs.env(game, **options)
+    rng = np.random.default_rng(7)
+    for seed in range(3):
+        env.reset(seed=seed)
+        total = {a: 0.0 for a in env.possible_agents}
+        for agent in env.agent_iter(10_000):
+            obs, reward, term, trunc, info = env.last()
+            total[agent] += reward
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            assert len(legal) > 0
+            env.step(int(rng.choice(legal)))
+        assert not env.agents
+        assert abs(sum(total.values())) < 1e-6
+        assert "faults" in info and not any(info["faults"]), info["faults"]
+
+
+@pytest.mark.parametrize("game", ["langwars", "spring2021", "coup"])
+def test_text_and_index_actions_agree(game):
+    """Answering with an index and with the text that index is written as give the same game."""
+    by_index = arena_envs.env(game)
+    by_text = arena_envs.env(game)
+    rng = np.random.default_rng(3)
+    by_index.reset(seed=11)
+    by_text.reset(seed=11)
+    while by_index.agents:
+        obs = by_index.observe(by_index.agent_selection)
+        assert obs["text"] == by_text.observe(by_text.agent_selection)["text"]
+        if by_index.terminations[by_index.agent_selection]:
+            by_index.step(None)
+            by_text.step(None)
+            continue
+        index = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        wrote, printed = by_index.action_text(index)
+        by_index.step(index)
+        by_text.step((wrote, printed))
+    assert by_index.core.outcome() == by_text.core.outcome()
