@@ -378,6 +378,7 @@ class ArenaGym(gymnasium.Env):
         league: Optional[str] = None,
         record: bool = False,
         text: bool = True,
+        copy: bool = True,
         render_mode: Optional[str] = None,
         **options: Any,
     ) -> None:
@@ -398,32 +399,62 @@ class ArenaGym(gymnasium.Env):
         self.observation_space = self._game.observation_space
         self.action_space = self._game.action_space
         self.render_mode = render_mode
+        # The fast path: one call per step writes the features and mask into these arrays.
+        self._copy = copy
+        self._features = np.zeros(self._game.n_features, np.float32)
+        self._mask = np.zeros(self._game.n_actions, np.int8)
+        self._game.core.bind(self._features.ctypes.data, self._mask.ctypes.data)
+        self._shared = {"observation": self._features, "action_mask": self._mask}
+        self._step_bound = self._game.core.step_bound
+        self._fast = render_mode is None and not text
 
     @property
     def core(self):
         return self._game.core
 
     def _observation(self) -> Dict[str, Any]:
-        if self._game.core.current() is None:
-            return self._game.blank()
-        return self._game.observe_now()
+        """The observation after the bound arrays were written: those arrays themselves with
+        ``copy=False`` (the next step overwrites them), else copies."""
+        game = self._game
+        if game.with_text:
+            obs = game.blank() if game.core.current() is None else game.observe_now()
+            return obs
+        if not self._copy:
+            return self._shared
+        return {"observation": self._features.copy(), "action_mask": self._mask.copy()}
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
         super().reset(seed=None if seed is None else _game_seed(seed))
         game_seed = seed if seed is not None else int(self.np_random.integers(0, 2**63))
-        self._game.core.reset(_game_seed(game_seed))
+        self._game.core.reset_bound(_game_seed(game_seed))
         return self._observation(), {}
 
     def step(self, action: Action):
-        if self._game.core.current() is None:
+        if self._fast and (type(action) is int or isinstance(action, np.integer)):
+            # One call: the answer, the next ask written to the bound arrays, the reward.
+            reward, terminated = self._step_bound(int(action), self.seat)
+            if terminated:
+                return self._observation(), reward, True, False, self._game.outcome_info()
+            if self._copy:
+                obs = {"observation": self._features.copy(), "action_mask": self._mask.copy()}
+                return obs, reward, False, False, {}
+            return self._shared, reward, False, False, {}
+        core = self._game.core
+        if core.current() is None:
             raise RuntimeError("the game is over: call reset()")
         self._game.act(action)
-        terminated = self._game.core.current() is None
-        reward = float(self._game.core.rewards()[self.seat]) if terminated else 0.0
+        terminated = core.current() is None
+        reward = float(core.rewards()[self.seat]) if terminated else 0.0
         info = self._game.outcome_info() if terminated else {}
+        if not self._game.with_text:
+            self._write()
         if self.render_mode == "human":
             self.render()
         return self._observation(), reward, terminated, False, info
+
+    def _write(self) -> None:
+        self._features[:] = np.frombuffer(self._game.core.features(), np.float32)
+        self._mask[:] = np.frombuffer(self._game.core.mask(), np.int8)
 
     def action_text(self, index: int) -> Optional[tuple]:
         return self._game.action_text(index)

@@ -19,8 +19,8 @@ from . import _core
 from ._envs import ArenaGym, BatchEnv
 
 
-def single(game: str, league, seconds: float, text: bool):
-    env = ArenaGym(game, opponents=("random",), league=league, text=text)
+def single(game: str, league, seconds: float, text: bool, copy: bool):
+    env = ArenaGym(game, opponents=("random",), league=league, text=text, copy=copy)
     env.reset(seed=1)
     steps = 0
     seed = 1
@@ -33,7 +33,7 @@ def single(game: str, league, seconds: float, text: bool):
                 seed += 1
                 env.reset(seed=seed)
     elapsed = time.perf_counter() - started
-    return steps, elapsed
+    return steps, elapsed, env.core.asks
 
 
 def core_only(game: str, league, seconds: float):
@@ -52,7 +52,7 @@ def core_only(game: str, league, seconds: float):
             if env.current() is None:
                 seed += 1
                 env.reset(seed)
-    return steps, time.perf_counter() - started
+    return steps, time.perf_counter() - started, env.asks
 
 
 def batch(game: str, league, seconds: float, n: int):
@@ -65,7 +65,7 @@ def batch(game: str, league, seconds: float, n: int):
         for _ in range(16):
             env.step(actions)
             steps += n
-    return steps, time.perf_counter() - started
+    return steps, time.perf_counter() - started, env._core.asks
 
 
 def call_cost(seconds: float = 0.3) -> float:
@@ -95,16 +95,19 @@ def main() -> None:
           f"({games / elapsed:,.0f} games/s, {1e9 / engine_rate:.0f} ns per ask)")
     call = call_cost()
     print(f"  a call from Python into Rust: {call * 1e9:.0f} ns")
-    steps, elapsed = core_only(game, league, seconds)
-    print(f"  core env (features + mask + step, no Gym layer): {steps / elapsed:,.0f} steps/s "
-          f"({elapsed / steps * 1e9:.0f} ns per step)")
-    for text in (False, True):
-        steps, elapsed = single(game, league, seconds, text)
-        print(f"  gym env, text={text}: {steps / elapsed:,.0f} steps/s "
-              f"({elapsed / steps * 1e9:.0f} ns per step)")
-    steps, elapsed = batch(game, league, seconds, args.batch)
-    print(f"  batch of {args.batch}: {steps / elapsed:,.0f} steps/s "
-          f"({elapsed / steps * 1e9:.0f} ns per step)")
+
+    def line(label, steps, elapsed, asks):
+        per_step = asks / steps
+        engine = per_step / engine_rate
+        cost = elapsed / steps
+        print(f"  {label}: {steps / elapsed:,.0f} steps/s ({cost * 1e9:.0f} ns per step; "
+              f"{per_step:.2f} asks per step, the engine's cost {engine * 1e9:.0f} ns; "
+              f"{cost / (engine + call):.2f}x the engine's cost plus the call)")
+
+    line("core env (features + mask + step, no Gym layer)", *core_only(game, league, seconds))
+    for text, copy in ((False, False), (False, True), (True, True)):
+        line(f"gym env, text={text}, copy={copy}", *single(game, league, seconds, text, copy))
+    line(f"batch of {args.batch}", *batch(game, league, seconds, args.batch))
 
 
 if __name__ == "__main__":

@@ -26,6 +26,8 @@ pub trait DynBatch: Send {
     fn step(&mut self, actions: &[i64], out: Outputs<'_>) -> Result<(), String>;
     /// Games finished since the last reset.
     fn finished(&self) -> u64;
+    /// Asks answered by anyone, built-in bots included (the benchmark's count).
+    fn asks(&self) -> u64;
 }
 
 pub struct Batch<D: GameDef> {
@@ -162,5 +164,9 @@ where
 
     fn finished(&self) -> u64 {
         self.finished
+    }
+
+    fn asks(&self) -> u64 {
+        self.games.iter().map(|game| game.asks).sum()
     }
 }

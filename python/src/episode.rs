@@ -13,6 +13,8 @@ use crate::text::TextSide;
 pub trait DynEnv: Send {
     fn reset(&mut self, seed: u64) -> Result<(), String>;
     fn seed(&self) -> u64;
+    /// Asks answered so far by anyone, built-in bots included (the benchmark's count).
+    fn asks(&self) -> u64;
     /// The agent seat being asked, `None` once the game is over.
     fn current(&self) -> Option<usize>;
     /// The current ask's text (see [`TextSide::input`]).
@@ -91,6 +93,10 @@ where
 
     fn seed(&self) -> u64 {
         self.core.seed
+    }
+
+    fn asks(&self) -> u64 {
+        self.core.asks
     }
 
     fn current(&self) -> Option<usize> {

@@ -186,6 +186,28 @@ struct Env {
     features: usize,
     actions: usize,
     players: usize,
+    /// Addresses of the caller's feature and mask arrays (see [`Env::bind`]).
+    bound: Option<(usize, usize)>,
+}
+
+impl Env {
+    /// Writes the current ask's features and mask into the bound arrays.
+    fn write_bound(&self) -> PyResult<()> {
+        let (features, mask) = self
+            .bound
+            .ok_or_else(|| error("no arrays bound: call bind() first".into()))?;
+        // SAFETY: `bind`'s caller (the Python wrapper) keeps both arrays alive, writable, C-contiguous
+        // float32 / int8 of these lengths, for as long as this object lives.
+        let (features, mask) = unsafe {
+            (
+                std::slice::from_raw_parts_mut(features as *mut f32, self.features),
+                std::slice::from_raw_parts_mut(mask as *mut u8, self.actions),
+            )
+        };
+        self.inner.features(features);
+        self.inner.mask(mask);
+        Ok(())
+    }
 }
 
 #[pymethods]
@@ -228,7 +250,35 @@ impl Env {
             features: description.features,
             actions: description.actions,
             players,
+            bound: None,
         })
+    }
+
+    /// Binds the arrays that [`Env::step_bound`] and [`Env::reset_bound`] write each ask's
+    /// features and mask to: float32 of `feature_count` and int8 of `action_count` entries, by
+    /// address. The caller keeps them alive (and unmoved) as long as this object.
+    fn bind(&mut self, features: usize, mask: usize) {
+        self.bound = Some((features, mask));
+    }
+
+    /// `reset`, then the first ask written to the bound arrays; whether the game is already over.
+    fn reset_bound(&mut self, seed: u64) -> PyResult<bool> {
+        self.inner.reset(seed).map_err(error)?;
+        self.write_bound()?;
+        Ok(self.inner.current().is_none())
+    }
+
+    /// Answers with table entry `index`, writes the next ask to the bound arrays, and returns
+    /// `(reward of seat, over)`: the one call of a fast single-agent step.
+    fn step_bound(&mut self, index: usize, seat: usize) -> PyResult<(f32, bool)> {
+        self.inner.step_index(index).map_err(error)?;
+        self.write_bound()?;
+        if self.inner.current().is_some() {
+            return Ok((0.0, false));
+        }
+        let mut rewards = vec![0f32; self.players];
+        self.inner.rewards(&mut rewards);
+        Ok((rewards.get(seat).copied().unwrap_or(0.0), true))
     }
 
     fn reset(&mut self, seed: u64) -> PyResult<()> {
@@ -238,6 +288,12 @@ impl Env {
     #[getter]
     fn seed(&self) -> u64 {
         self.inner.seed()
+    }
+
+    /// Asks answered since this object was made, by anyone (built-in bots included).
+    #[getter]
+    fn asks(&self) -> u64 {
+        self.inner.asks()
     }
 
     /// The seat asked now, `None` once the game is over.
@@ -444,6 +500,12 @@ impl BatchCore {
 
     fn finished(&self) -> u64 {
         self.inner.finished()
+    }
+
+    /// Asks answered by anyone, built-in bots included.
+    #[getter]
+    fn asks(&self) -> u64 {
+        self.inner.asks()
     }
 }
 
