@@ -366,7 +366,11 @@ class ArenaGym(gymnasium.Env):
     """Gymnasium environment: seat ``seat`` played by the agent, the others by built-in bots
     seeded as ``arena play`` seeds them. The reward comes at the end: 1 for a win, -1 for a loss,
     0 for a draw (in games of more players, the share of the others finished ahead of minus the
-    share finished behind)."""
+    share finished behind).
+
+    With ``text=False`` an index action takes one call into the engine. ``copy=False`` then hands
+    out the same two arrays at every step (overwritten by the next one: the fastest, but not
+    Gymnasium's contract, which wants new arrays; keep a copy of what you store)."""
 
     metadata = {"render_modes": ["ansi", "human"]}
 
