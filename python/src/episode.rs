@@ -9,6 +9,9 @@ use arena_game::{Answer, ClockKind, EnvSpec, Game, GameDef, MatchRecord, PlayerR
 use crate::core::{Core, SeatKind};
 use crate::text::TextSide;
 
+/// A finished game for Python: scores as floats and as exact text, ranks, the winner.
+pub type OutcomeParts = (Vec<f64>, Vec<String>, Vec<u32>, Option<usize>);
+
 /// What the Python classes call, whatever the game.
 pub trait DynEnv: Send {
     fn reset(&mut self, seed: u64) -> Result<(), String>;
@@ -30,7 +33,7 @@ pub trait DynEnv: Send {
     fn index_text(&self, index: usize) -> Option<(String, String)>;
     fn rewards(&self, out: &mut [f32]);
     /// Scores (as floats and exact text), ranks and winner, once over.
-    fn outcome(&self) -> Option<(Vec<f64>, Vec<String>, Vec<u32>, Option<usize>)>;
+    fn outcome(&self) -> Option<OutcomeParts>;
     /// Each player's faults so far, as text.
     fn faults(&self) -> Vec<Vec<String>>;
     fn replay_json(&mut self, names: &[String]) -> Result<String, String>;
@@ -166,7 +169,7 @@ where
         self.core.rewards(out);
     }
 
-    fn outcome(&self) -> Option<(Vec<f64>, Vec<String>, Vec<u32>, Option<usize>)> {
+    fn outcome(&self) -> Option<OutcomeParts> {
         let outcome = self.core.outcome.as_ref()?;
         Some((
             outcome.scores.iter().map(|s| s.to_f64()).collect(),

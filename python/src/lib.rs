@@ -22,7 +22,7 @@ use pyo3::types::{PyBytes, PyDict};
 
 use crate::batch::{Batch, DynBatch, Outputs};
 use crate::core::SeatKind;
-use crate::episode::{DynEnv, Episode};
+use crate::episode::{DynEnv, Episode, OutcomeParts};
 use crate::registry::{GAMES, Visit, config_of, with_game};
 use crate::text::TextSide;
 
@@ -344,8 +344,7 @@ impl Env {
     }
 
     /// `(scores, exact scores, ranks, winner)` once the game is over.
-    #[allow(clippy::type_complexity)]
-    fn outcome(&self) -> Option<(Vec<f64>, Vec<String>, Vec<u32>, Option<usize>)> {
+    fn outcome(&self) -> Option<OutcomeParts> {
         self.inner.outcome()
     }
 
