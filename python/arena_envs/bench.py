@@ -2,8 +2,9 @@
 
     python -m arena_envs.bench [--game spring2021] [--league L] [--seconds 2] [--batch 1024]
 
-The agent answers with entry 0 of the action table (Spring 2021: WAIT, always legal) against the
-built-in ``random`` bot, so the figures are the environments' own cost. A step is one answer of
+The agent answers with the first legal entry of the action table (in Spring 2021 always entry 0,
+WAIT, passed as a constant) against the built-in ``random`` bot, so the figures are the
+environments' own cost. A step is one answer of
 the agent (the opponent's answers in between are included); the engine's figure counts every
 answer of its built-in bots, which is the same work per ask.
 """
@@ -21,17 +22,19 @@ from ._envs import ArenaGym, BatchEnv
 
 def single(game: str, league, seconds: float, text: bool, copy: bool):
     env = ArenaGym(game, opponents=("random",), league=league, text=text, copy=copy)
-    env.reset(seed=1)
+    obs, _ = env.reset(seed=1)
+    constant = game == "spring2021"
     steps = 0
     seed = 1
     started = time.perf_counter()
     while time.perf_counter() - started < seconds:
         for _ in range(256):
-            _, _, terminated, _, _ = env.step(0)
+            action = 0 if constant else int(obs["action_mask"].argmax())
+            obs, _, terminated, _, _ = env.step(action)
             steps += 1
             if terminated:
                 seed += 1
-                env.reset(seed=seed)
+                obs, _ = env.reset(seed=seed)
     elapsed = time.perf_counter() - started
     return steps, elapsed, env.core.asks
 
@@ -46,8 +49,7 @@ def core_only(game: str, league, seconds: float):
     while time.perf_counter() - started < seconds:
         for _ in range(256):
             env.features()
-            env.mask()
-            env.step_index(0)
+            env.step_index(env.mask().index(1))
             steps += 1
             if env.current() is None:
                 seed += 1
@@ -57,13 +59,16 @@ def core_only(game: str, league, seconds: float):
 
 def batch(game: str, league, seconds: float, n: int):
     env = BatchEnv(game, n, opponents=("random",), league=league)
-    env.reset(seed=1)
+    _, masks, _ = env.reset(seed=1)
+    constant = game == "spring2021"
     actions = np.zeros(n, np.int64)
     steps = 0
     started = time.perf_counter()
     while time.perf_counter() - started < seconds:
         for _ in range(16):
-            env.step(actions)
+            if not constant:
+                actions = masks.argmax(axis=1)
+            _, masks, _, _, _ = env.step(actions)
             steps += n
     return steps, time.perf_counter() - started, env._core.asks
 
