@@ -20,13 +20,8 @@ end of an Exchange).
 
 from __future__ import annotations
 
-import string
-from typing import Any, Callable, Dict, Optional, Sequence
+from typing import Any, Sequence
 
-import numpy as np
-
-from . import _core
-from ._envs import ArenaAEC, ArenaGym, ArenaParallel, BatchEnv, describe, games
 from ._bot import run_bot
 
 __all__ = [
@@ -42,23 +37,41 @@ __all__ = [
     "ArenaGym",
 ]
 
+# The environment classes need Gymnasium and PettingZoo; a bot that only calls `run_bot` needs
+# NumPy alone (a bot's folder then holds just this package and NumPy), so they load on first use.
+_LAZY = {"ArenaAEC", "ArenaParallel", "ArenaGym", "BatchEnv", "describe", "games"}
 
-def env(game: str, **kwargs: Any) -> ArenaAEC:
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from . import _envs
+
+        return getattr(_envs, name)
+    raise AttributeError(f"module 'arena_envs' has no attribute {name!r}")
+
+
+def env(game: str, **kwargs: Any):
     """A PettingZoo AEC environment of ``game``; every seat is an agent (``player_0`` ...).
 
-    Keywords: ``league`` (Spring 2021), ``record`` (keep the game for :meth:`save_replay`),
+    Keywords: ``league`` (Spring 2021), ``record`` (keep the game for ``save_replay``),
     ``text`` (include the observation text, default True), ``render_mode`` (``"ansi"`` or
     ``"human"``), and the game's own options (``deck=...``, ``no_shuffle=True`` for Coup).
     """
+    from ._envs import ArenaAEC
+
     return ArenaAEC(game, **kwargs)
 
 
-def parallel_env(game: str, **kwargs: Any) -> ArenaParallel:
-    """A PettingZoo parallel environment of ``game`` (see :class:`ArenaParallel`)."""
+def parallel_env(game: str, **kwargs: Any):
+    """A PettingZoo parallel environment of ``game`` (see ``ArenaParallel``)."""
+    from ._envs import ArenaParallel
+
     return ArenaParallel(game, **kwargs)
 
 
-def gym_env(game: str, opponents: Sequence[str] = ("random",), **kwargs: Any) -> ArenaGym:
+def gym_env(game: str, opponents: Sequence[str] = ("random",), **kwargs: Any):
     """A Gymnasium environment: seat ``seat`` (default 0) against built-in ``opponents`` (one
     name per other seat, or one name for all of them)."""
+    from ._envs import ArenaGym
+
     return ArenaGym(game, opponents=opponents, **kwargs)
