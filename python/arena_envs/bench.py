@@ -2,9 +2,10 @@
 
     python -m arena_envs.bench [--game spring2021] [--league L] [--seconds 2] [--batch 1024]
 
-The agent answers with the first legal entry of the action table (in Spring 2021 always entry 0,
-WAIT, passed as a constant) against the built-in ``random`` bot, so the figures are the
-environments' own cost. A step is one answer of
+The agent answers against the built-in ``random`` bot with entry 0 of the action table in Spring
+2021 (WAIT, always legal) and in Lang Wars (``0 0 0 0 0``: on even turns the rules read its first
+two targets), and with the first legal entry in Coup (``argmax`` of the mask, whose cost is then
+in the figures): the figures are the environments' own cost. A step is one answer of
 the agent (the opponent's answers in between are included); the engine's figure counts every
 answer of its built-in bots, which is the same work per ask.
 """
@@ -23,7 +24,7 @@ from ._envs import ArenaGym, BatchEnv
 def single(game: str, league, seconds: float, text: bool, copy: bool):
     env = ArenaGym(game, opponents=("random",), league=league, text=text, copy=copy)
     obs, _ = env.reset(seed=1)
-    constant = game == "spring2021"
+    constant = game != "coup"
     steps = 0
     seed = 1
     started = time.perf_counter()
@@ -49,7 +50,8 @@ def core_only(game: str, league, seconds: float):
     while time.perf_counter() - started < seconds:
         for _ in range(256):
             env.features()
-            env.step_index(env.mask().index(1))
+            mask = env.mask()
+            env.step_index(mask.index(1) if game == "coup" else 0)
             steps += 1
             if env.current() is None:
                 seed += 1
@@ -60,7 +62,7 @@ def core_only(game: str, league, seconds: float):
 def batch(game: str, league, seconds: float, n: int):
     env = BatchEnv(game, n, opponents=("random",), league=league)
     _, masks, _ = env.reset(seed=1)
-    constant = game == "spring2021"
+    constant = game != "coup"
     actions = np.zeros(n, np.int64)
     steps = 0
     started = time.perf_counter()

@@ -89,3 +89,39 @@ def test_text_and_index_actions_agree(game):
         by_index.step(index)
         by_text.step((wrote, printed))
     assert by_index.core.outcome() == by_text.core.outcome()
+
+
+@pytest.mark.parametrize("league", ["wood2", "wood1", "bronze"])
+def test_spring2021_mask_is_the_referees_list(league):
+    """The legal entries are exactly the possible actions the referee lists in the input."""
+    env = arena_envs.env("spring2021", league=league)
+    labels = arena_envs.describe("spring2021")["action_labels"]
+    rng = np.random.default_rng(1)
+    env.reset(seed=9)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        lines = obs["text"].splitlines()
+        count_at = max(i for i, line in enumerate(lines) if line.isdigit() and i + 1 + int(line) == len(lines))
+        listed = set(lines[count_at + 1 :])
+        legal = np.flatnonzero(obs["action_mask"])
+        assert {labels[i] for i in legal} == listed
+        env.step(int(rng.choice(legal)))
+
+
+def test_coup_mask_is_the_arbiters_legal_moves():
+    env = arena_envs.env("coup")
+    rng = np.random.default_rng(2)
+    for seed in range(20):
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            written = {env.action_text(i)[0] for i in legal}
+            assert written == set(obs["args"][3:])
+            env.step(int(rng.choice(legal)))

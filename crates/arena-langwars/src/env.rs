@@ -11,24 +11,20 @@ use arena_game::env::multisets;
 
 use crate::engine::{Edition, LangWars, MAX_TARGETS, Move, Observation, PLAYERS, slots_in_turn};
 
-/// The table of a game with `targets` targets: the 5-slot multisets, then the 2-slot ones.
-fn table(targets: usize) -> &'static [Vec<u8>] {
-    static TABLES: [OnceLock<Vec<Vec<u8>>>; MAX_TARGETS + 1] =
+/// The table of a game with `targets` targets: the 5-slot multisets, then the 2-slot ones; and
+/// where the 2-slot half starts.
+fn table(targets: usize) -> (&'static [Vec<u8>], usize) {
+    type Table = (Vec<Vec<u8>>, usize);
+    static TABLES: [OnceLock<Table>; MAX_TARGETS + 1] =
         [const { OnceLock::new() }; MAX_TARGETS + 1];
     let targets = targets.min(MAX_TARGETS);
-    TABLES[targets].get_or_init(|| {
+    let (all, even_start) = TABLES[targets].get_or_init(|| {
         let mut all = multisets(targets as u8, 5);
+        let even_start = all.len();
         all.extend(multisets(targets as u8, 2));
-        all
-    })
-}
-
-/// Where the 2-slot half of the table starts.
-fn even_start(targets: usize) -> usize {
-    table(targets)
-        .iter()
-        .take_while(|entry| entry.len() == 5)
-        .count()
+        (all, even_start)
+    });
+    (all, *even_start)
 }
 
 /// Features per target: its value, the visible believers of the 4 columns (this player first), this
@@ -39,7 +35,7 @@ const SCALARS: usize = 4;
 
 impl EnvSpec for LangWars {
     fn action_count(edition: &Edition) -> usize {
-        table(edition.targets()).len()
+        table(edition.targets()).0.len()
     }
 
     fn feature_count(edition: &Edition) -> usize {
@@ -48,6 +44,7 @@ impl EnvSpec for LangWars {
 
     fn action_label(edition: &Edition, index: usize) -> String {
         table(edition.targets())
+            .0
             .get(index)
             .map(|targets| {
                 targets
@@ -60,11 +57,11 @@ impl EnvSpec for LangWars {
     }
 
     fn legal_mask(obs: &Observation, mask: &mut [u8]) {
-        let start = even_start(obs.targets);
+        let (all, start) = table(obs.targets);
         let range = if slots_in_turn(obs.turn) == 5 {
             0..start
         } else {
-            start..table(obs.targets).len()
+            start..all.len()
         };
         if let Some(part) = mask.get_mut(range) {
             part.fill(1);
@@ -73,6 +70,7 @@ impl EnvSpec for LangWars {
 
     fn action_at(obs: &Observation, index: usize) -> Option<Move> {
         table(obs.targets)
+            .0
             .get(index)
             .map(|targets| Move::new(targets))
     }
@@ -104,7 +102,7 @@ mod tests {
     fn tables_list_each_multiset_once() {
         assert_eq!(LangWars::action_count(&Edition::Lw1), 792 + 36);
         assert_eq!(LangWars::action_count(&Edition::Lw2), 252 + 21);
-        assert_eq!(even_start(6), 252);
+        assert_eq!(table(6).1, 252);
         assert_eq!(LangWars::action_label(&Edition::Lw2, 252), "0 0");
     }
 }
