@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import string
 from typing import Any, Dict, List, Optional, Sequence, Union
 

@@ -125,3 +125,30 @@ def test_coup_mask_is_the_arbiters_legal_moves():
             written = {env.action_text(i)[0] for i in legal}
             assert written == set(obs["args"][3:])
             env.step(int(rng.choice(legal)))
+
+
+@pytest.mark.parametrize("game", ["langwars", "langwars2", "negotiate", "spring2021", "coup"])
+def test_every_built_in_bot_is_an_opponent(game):
+    """`gym_env(game, opponents=[NAME])` for each built-in bot (and a handicap, `NAME@P`); `search`,
+    which searches for as long as the time limit allows, is left out for time."""
+    names = [b for b in arena_envs.describe(game)["bots"] if b != "search"] + ["random@50"]
+    rng = np.random.default_rng(4)
+    for name in names:
+        env = arena_envs.gym_env(game, opponents=[name], text=False)
+        obs, _ = env.reset(seed=8)
+        done = False
+        while not done:
+            obs, reward, done, _, info = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert reward in (-1.0, 1.0, 0.0) or game.startswith(("langwars", "negotiate"))
+        assert not info["faults"][0], (name, info["faults"])
+
+
+def test_unknown_names_are_errors_that_say_what_exists():
+    with pytest.raises(ValueError, match="the games"):
+        arena_envs.env("chess")
+    with pytest.raises(ValueError, match="built-in bots"):
+        arena_envs.gym_env("spring2021", opponents=["nobody"])
+    with pytest.raises(ValueError, match="league"):
+        arena_envs.env("spring2021", league="diamond")
+    with pytest.raises(ValueError):
+        arena_envs.env("coup", deck="xyz")
