@@ -26,7 +26,6 @@ def single(game: str, league, seconds: float, text: bool, copy: bool):
     obs, _ = env.reset(seed=1)
     constant = game != "coup"
     steps = 0
-    seed = 1
     started = time.perf_counter()
     while time.perf_counter() - started < seconds:
         for _ in range(256):
@@ -34,8 +33,9 @@ def single(game: str, league, seconds: float, text: bool, copy: bool):
             obs, _, terminated, _, _ = env.step(action)
             steps += 1
             if terminated:
-                seed += 1
-                obs, _ = env.reset(seed=seed)
+                # As a training loop does: the next game's seed drawn from the first one's (a
+                # seed given to every reset makes Gymnasium build a new generator, ~30 µs).
+                obs, _ = env.reset()
     elapsed = time.perf_counter() - started
     return steps, elapsed, env.core.asks
 
