@@ -119,6 +119,10 @@ class _Game:
         """What table entry ``index`` is written as now: ``(line or appended, printed)``."""
         return self.core.index_text(int(index))
 
+    def legal_actions(self) -> List[int]:
+        """The entries of the action table that are legal at the current ask, in table order."""
+        return [i for i, legal in enumerate(self.core.mask()) if legal]
+
     def outcome_info(self) -> Dict[str, Any]:
         outcome = self.core.outcome()
         if outcome is None:
@@ -249,6 +253,10 @@ class ArenaAEC(AECEnv):
     def action_text(self, index: int) -> Optional[tuple]:
         """What table entry ``index`` is written as for the current ask."""
         return self._game.action_text(index)
+
+    def legal_actions(self) -> List[int]:
+        """The legal entries of the action table at the current ask."""
+        return self._game.legal_actions()
 
     def render(self) -> Optional[str]:
         text = self._game.render_text(self.possible_agents)
@@ -460,7 +468,12 @@ class ArenaGym(gymnasium.Env):
         self._mask[:] = np.frombuffer(self._game.core.mask(), np.int8)
 
     def action_text(self, index: int) -> Optional[tuple]:
+        """What table entry ``index`` is written as for the current ask."""
         return self._game.action_text(index)
+
+    def legal_actions(self) -> List[int]:
+        """The legal entries of the action table at the current ask."""
+        return self._game.legal_actions()
 
     def render(self) -> Optional[str]:
         text = self._game.render_text(self.seat_names)

@@ -152,3 +152,12 @@ def test_unknown_names_are_errors_that_say_what_exists():
         arena_envs.env("spring2021", league="diamond")
     with pytest.raises(ValueError):
         arena_envs.env("coup", deck="xyz")
+
+
+def test_legal_actions_are_the_masked_entries_with_their_texts():
+    env = arena_envs.gym_env("spring2021", opponents=["wood1"])
+    obs, _ = env.reset(seed=12)
+    legal = env.legal_actions()
+    assert legal == np.flatnonzero(obs["action_mask"]).tolist()
+    listed = set(obs["text"].splitlines()[-len(legal):])
+    assert {env.action_text(i)[0] for i in legal} == listed

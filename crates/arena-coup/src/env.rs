@@ -137,12 +137,16 @@ impl EnvSpec for Coup {
         for (k, card) in Card::ALL.into_iter().enumerate() {
             put(2 + k, count(obs.hand(), card));
             put(7 + k, count(drawn, card));
-            let lost = obs
-                .history
-                .bytes()
-                .filter(|&b| b == card.surrender())
-                .count();
-            put(13 + k, lost as f32);
+        }
+        // One pass over the history for the five surrender counts.
+        let mut lost = [0u32; 5];
+        for b in obs.history.bytes() {
+            if let Some(card) = Card::from_surrender(b) {
+                lost[card as usize] += 1;
+            }
+        }
+        for (k, count) in lost.into_iter().enumerate() {
+            put(13 + k, count as f32);
         }
         put(12, obs.keep as f32);
         put(18, obs.history.len() as f32);
@@ -168,5 +172,44 @@ mod tests {
         }
         assert_eq!(kept(19).map(|h| h.reveal_string()), Some("$$".to_string()));
         assert_eq!(kept(20), None);
+    }
+
+    /// At every call of games between random bots, the marked moves are the arbiter's legal
+    /// moves, and every marked entry is an action the rules accept.
+    #[test]
+    fn the_mask_is_the_legal_moves() {
+        use arena_game::{Answer, Bot, Game};
+        for seed in 0..50 {
+            let config = CoupConfig::default();
+            let mut game = Coup::new(&config, seed);
+            let mut bots = [
+                crate::bots::RandomBot::new(seed),
+                crate::bots::RandomBot::new(seed + 1),
+            ];
+            let mut obs = CoupObs::default();
+            let mut mask = vec![0u8; ACTIONS];
+            while let Some(player) = game.to_act() {
+                game.observe(player, &mut obs);
+                mask.fill(0);
+                Coup::legal_mask(&obs, &mut mask);
+                let marked: Vec<Move> = (0..ACTIONS)
+                    .filter(|&i| mask[i] == 1)
+                    .filter_map(|i| Coup::action_at(&obs, i))
+                    .map(|action| action.wrote)
+                    .collect();
+                for mv in obs.legal.as_slice() {
+                    assert!(marked.contains(mv), "seed {seed}: {mv:?} legal, not marked");
+                }
+                for index in (0..ACTIONS).filter(|&i| mask[i] == 1) {
+                    let action = Coup::action_at(&obs, index).expect("in the table");
+                    assert!(
+                        Coup::check_action(&obs, &action).is_ok(),
+                        "seed {seed}: entry {index}"
+                    );
+                }
+                let action = bots[player].act(&obs);
+                game.apply(player, Answer::Action(action));
+            }
+        }
     }
 }

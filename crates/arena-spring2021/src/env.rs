@@ -117,4 +117,33 @@ mod tests {
             "SEED 1 2"
         );
     }
+
+    /// At every ask of games between the official random bosses, the mask marks exactly the moves
+    /// the referee lists.
+    #[test]
+    fn the_mask_is_the_listed_moves() {
+        use arena_game::{Answer, Bot, Game};
+        for (league, seed) in [(League::Wood2, 1), (League::Wood1, 2), (League::Bronze, 3)] {
+            let mut game = Spring2021::new(&league, seed);
+            let mut bots = [crate::bots::RandomBot::new(), crate::bots::RandomBot::new()];
+            let mut obs = Obs::default();
+            let mut listed = Vec::new();
+            let mut mask = vec![0u8; ACTIONS];
+            while let Some(player) = game.to_act() {
+                game.observe(player, &mut obs);
+                obs.listed_actions(&mut listed);
+                mask.fill(0);
+                Spring2021::legal_mask(&obs, &mut mask);
+                let marked: Vec<usize> = (0..ACTIONS).filter(|&i| mask[i] == 1).collect();
+                let mut expected: Vec<usize> = listed
+                    .iter()
+                    .map(|&cmd| index_of(cmd).expect("on the board"))
+                    .collect();
+                expected.sort_unstable();
+                assert_eq!(marked, expected, "{league:?} seed {seed}");
+                let action = bots[player].act(&obs);
+                game.apply(player, Answer::Action(action));
+            }
+        }
+    }
 }
