@@ -98,6 +98,42 @@ class _Game:
                 obs["args"] = tuple(core.args())
         return obs
 
+    def round_observations(self) -> List[tuple]:
+        """The players asked at once from now on, each with its observation: ``(seat, obs)``."""
+        core = self.core
+        if core.current() is None:
+            return []
+        asked = []
+        for k, seat in enumerate(core.round()):
+            text, args, features, mask = core.round_observation(k)
+            obs: Dict[str, Any] = {
+                "observation": np.frombuffer(features, np.float32).copy(),
+                "action_mask": np.frombuffer(mask, np.int8).copy(),
+            }
+            if self.with_text:
+                obs["text"] = text
+                if self.calls:
+                    obs["args"] = tuple(args)
+            asked.append((seat, obs))
+        return asked
+
+    @staticmethod
+    def round_answer(action: Action) -> Any:
+        """An action as the round takes it: an int, or ``(written, printed)``."""
+        if isinstance(action, (int, np.integer)) or (
+            isinstance(action, np.ndarray) and action.shape == ()
+        ):
+            return int(action)
+        if isinstance(action, str):
+            return (action, "")
+        if isinstance(action, dict):
+            return (action.get("wrote", ""), action.get("stdout", ""))
+        if isinstance(action, tuple) and len(action) == 2:
+            return (str(action[0]), str(action[1]))
+        raise TypeError(
+            f"an action is an index (int) or the protocol's text (str), not {action!r}"
+        )
+
     def act(self, action: Action) -> None:
         """Answers the current ask with an index or the protocol's text."""
         if isinstance(action, (int, np.integer)):
@@ -281,9 +317,14 @@ class ArenaAEC(AECEnv):
 
 
 class ArenaParallel(ParallelEnv):
-    """PettingZoo parallel environment. The referees ask one player at a time, so each ``step``
-    applies the action of the agent asked now (``infos[agent]["asked"]`` is True, and its mask is
-    the only one with legal entries); the other agents' actions are ignored."""
+    """PettingZoo parallel environment: each step asks at once every agent the referee asks before
+    any of their answers is played (a Lang Wars turn: every live player; a Spring 2021 frame: both
+    players, or the one not waiting; Coup: one call, since every move changes the next player's
+    input). ``infos[agent]["asked"]`` says who is asked; the others' actions are ignored and their
+    masks have no legal entry. The inputs are the referee's, byte for byte, as in the AEC
+    environment: the rules take the answers in their order. An answer that is a fault (text the
+    official parser refuses) would change what the players after it are told, so a step of more
+    than one agent refuses it."""
 
     metadata = {"render_modes": ["ansi", "human"], "name": "arena_parallel_v0"}
 
@@ -303,6 +344,7 @@ class ArenaParallel(ParallelEnv):
         self.render_mode = render_mode
         self._rng = np.random.default_rng()
         self._last: Dict[str, Dict[str, Any]] = {}
+        self._asked: List[str] = []
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._game.observation_space
@@ -311,15 +353,19 @@ class ArenaParallel(ParallelEnv):
         return self._game.action_space
 
     def _observations(self):
-        current = self._game.core.current()
-        if current is not None:
-            self._last[self.possible_agents[current]] = self._game.observe_now()
-        infos = {a: {"asked": current is not None and a == self.possible_agents[current]} for a in self.agents}
-        obs = {a: self._last.get(a) or self._game.blank() for a in self.agents}
-        # Only the asked agent may act: the others see their last ask with no legal entry.
+        self._asked = []
+        for seat, obs in self._game.round_observations():
+            agent = self.possible_agents[seat]
+            self._last[agent] = obs
+            self._asked.append(agent)
+        infos = {a: {"asked": a in self._asked} for a in self.agents}
+        obs = {}
         for a in self.agents:
-            if not infos[a]["asked"] and obs[a]["action_mask"].any():
-                obs[a] = dict(obs[a], action_mask=np.zeros(self._game.n_actions, np.int8))
+            seen = self._last.get(a) or self._game.blank()
+            if not infos[a]["asked"] and seen["action_mask"].any():
+                # Not asked now: its last ask, with no legal entry.
+                seen = dict(seen, action_mask=np.zeros(self._game.n_actions, np.int8))
+            obs[a] = seen
         return obs, infos
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None):
@@ -333,12 +379,12 @@ class ArenaParallel(ParallelEnv):
         return self._observations()
 
     def step(self, actions: Dict[str, Action]):
-        current = self._game.core.current()
-        if current is not None:
-            agent = self.possible_agents[current]
-            if agent not in actions:
-                raise KeyError(f"{agent} is asked: give its action")
-            self._game.act(actions[agent])
+        if self._asked:
+            missing = [a for a in self._asked if a not in actions]
+            if missing:
+                raise KeyError(f"{', '.join(missing)} asked: give their actions")
+            answers = [_Game.round_answer(actions[a]) for a in self._asked]
+            self._game.core.step_round(answers)
         obs, infos = self._observations()
         over = self._game.core.current() is None
         rewards = {a: 0.0 for a in self.agents}
@@ -361,6 +407,9 @@ class ArenaParallel(ParallelEnv):
             print(text)
             return None
         return text
+
+    def replay(self) -> str:
+        return self._game.replay(self.possible_agents)
 
     def save_replay(self, path: str) -> str:
         return self._game.save_replay(path, self.possible_agents)

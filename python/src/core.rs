@@ -4,7 +4,10 @@
 //! its asks, as `run_match` does.
 
 use arena_game::builtin::make_bot;
-use arena_game::{Answer, Bot, BotEntry, Fault, Game, Outcome, Step, bot_seed};
+use arena_game::{Answer, Bot, BotEntry, EnvSpec, Fault, Game, Outcome, Step, bot_seed};
+
+/// An answer with the input and output its step is recorded with (when recording).
+pub type Given<A> = (Answer<A>, Option<(String, String)>);
 
 /// Who plays a seat.
 #[derive(Clone, Debug)]
@@ -34,6 +37,8 @@ pub struct Core<G: Game> {
     pub steps: Option<Vec<Step<G::Action>>>,
     /// Asks answered since the core was made, by anyone (the benchmark's count).
     pub asks: u64,
+    /// The later players of the current round and what each is told ([`Core::observe_round`]).
+    pub round: Vec<(usize, G::Obs)>,
 }
 
 impl<G: Game> Core<G> {
@@ -67,6 +72,7 @@ impl<G: Game> Core<G> {
             outcome: None,
             steps: None,
             asks: 0,
+            round: Vec::new(),
         };
         core.reset(seed, entries, record)?;
         Ok(core)
@@ -97,6 +103,7 @@ impl<G: Game> Core<G> {
         self.current = None;
         self.outcome = None;
         self.steps = record.then(Vec::new);
+        self.round.clear();
         self.advance();
         Ok(())
     }
@@ -138,6 +145,12 @@ impl<G: Game> Core<G> {
     /// The current agent's answer, then on to the next agent ask. `input`/`output`: the texts the
     /// step is recorded with.
     pub fn answer(&mut self, answer: Answer<G::Action>, texts: Option<(String, String)>) {
+        self.apply_current(answer, texts);
+        self.advance();
+    }
+
+    /// The current agent's answer given to the rules, recorded, without asking anyone next.
+    fn apply_current(&mut self, answer: Answer<G::Action>, texts: Option<(String, String)>) {
         let Some(player) = self.current else {
             return;
         };
@@ -164,7 +177,6 @@ impl<G: Game> Core<G> {
             self.out[player] = Some(fault.clone());
         }
         self.game.apply(player, answer);
-        self.advance();
     }
 
     /// Each player's reward once the game is over: the share of the other players it finished
@@ -182,5 +194,74 @@ impl<G: Game> Core<G> {
             let behind = ranks.iter().filter(|r| *r < mine).count() as f32;
             *slot = (ahead - behind) / others;
         }
+    }
+}
+
+impl<G: EnvSpec> Core<G> {
+    /// The players of the current round ([`EnvSpec::round`]), the current one first: each later
+    /// one that is an agent still in the game is observed now (kept in `round`), so that all of
+    /// them can answer at once. The round stops at the first player that is not such an agent.
+    pub fn observe_round(&mut self) -> Vec<usize> {
+        self.round.clear();
+        let Some(first) = self.current else {
+            return Vec::new();
+        };
+        let mut players = vec![first];
+        for player in self.game.round(first).into_iter().skip(1) {
+            let agent = matches!(self.seats.get(player), Some(SeatKind::Agent));
+            if !agent || self.out[player].is_some() || players.contains(&player) {
+                break;
+            }
+            let mut obs = G::Obs::default();
+            self.game.observe(player, &mut obs);
+            self.round.push((player, obs));
+            players.push(player);
+        }
+        players
+    }
+
+    /// What round player `k` (0: the current one) is told.
+    pub fn round_obs(&self, k: usize) -> Option<(usize, &G::Obs)> {
+        if k == 0 {
+            return self.current.map(|player| (player, &self.obs));
+        }
+        self.round.get(k - 1).map(|(player, obs)| (*player, obs))
+    }
+
+    /// The answers of the round's players, in its order (one each), then on to the next agent
+    /// ask. `texts`: each step's recorded input and output.
+    pub fn answer_round(&mut self, answers: Vec<Given<G::Action>>) -> Result<(), String> {
+        if answers.len() != self.round.len() + 1 {
+            return Err(format!(
+                "{} answers for a round of {} players",
+                answers.len(),
+                self.round.len() + 1
+            ));
+        }
+        if answers.len() > 1 && answers.iter().any(|(a, _)| matches!(a, Answer::Fault(_))) {
+            return Err(
+                "an answer of this round is not one the rules accept (a fault changes \
+                        what the players after it are told): in a parallel step, answer with \
+                        table entries or well-formed text"
+                    .into(),
+            );
+        }
+        let later = std::mem::take(&mut self.round);
+        let mut answers = answers.into_iter();
+        if let Some((answer, texts)) = answers.next() {
+            self.apply_current(answer, texts);
+        }
+        for ((player, obs), (answer, texts)) in later.into_iter().zip(answers) {
+            if self.game.to_act() != Some(player) {
+                return Err(format!(
+                    "the rules ask another player than {player}: a driver bug"
+                ));
+            }
+            self.obs = obs;
+            self.current = Some(player);
+            self.apply_current(answer, texts);
+        }
+        self.advance();
+        Ok(())
     }
 }

@@ -12,6 +12,12 @@ use crate::text::TextSide;
 /// A finished game for Python: scores as floats and as exact text, ranks, the winner.
 pub type OutcomeParts = (Vec<f64>, Vec<String>, Vec<u32>, Option<usize>);
 
+/// One answer of a parallel step: a table entry or the protocol's text (written, printed).
+pub enum RoundAnswer {
+    Index(usize),
+    Text(String, String),
+}
+
 /// What the Python classes call, whatever the game.
 pub trait DynEnv: Send {
     fn reset(&mut self, seed: u64) -> Result<(), String>;
@@ -37,6 +43,15 @@ pub trait DynEnv: Send {
     /// Each player's faults so far, as text.
     fn faults(&self) -> Vec<Vec<String>>;
     fn replay_json(&mut self, names: &[String]) -> Result<String, String>;
+    /// The players asked at once from now on (a parallel step), the current one first.
+    fn round(&mut self) -> Vec<usize>;
+    /// Round player `k`'s text, arguments, features and mask (as [`DynEnv::text`] ...).
+    fn round_text(&self, k: usize) -> String;
+    fn round_args(&self, k: usize) -> Vec<String>;
+    fn round_features(&self, k: usize, out: &mut [f32]);
+    fn round_mask(&self, k: usize, out: &mut [u8]);
+    /// The round's answers, one per player in its order.
+    fn step_round(&mut self, answers: Vec<RoundAnswer>) -> Result<(), String>;
 }
 
 pub struct Episode<D: GameDef, P> {
@@ -268,5 +283,69 @@ where
             outcome,
         };
         serde_json::to_string(&record).map_err(|e| format!("cannot encode the replay: {e}"))
+    }
+
+    fn round(&mut self) -> Vec<usize> {
+        self.core.observe_round()
+    }
+
+    fn round_text(&self, k: usize) -> String {
+        let mut out = String::new();
+        if let Some((player, obs)) = self.core.round_obs(k) {
+            P::input(obs, self.core.first[player], &mut out);
+        }
+        out
+    }
+
+    fn round_args(&self, k: usize) -> Vec<String> {
+        self.core
+            .round_obs(k)
+            .map(|(_, obs)| P::args(obs))
+            .unwrap_or_default()
+    }
+
+    fn round_features(&self, k: usize, out: &mut [f32]) {
+        out.fill(0.0);
+        if let Some((_, obs)) = self.core.round_obs(k) {
+            D::Game::features(obs, out);
+        }
+    }
+
+    fn round_mask(&self, k: usize, out: &mut [u8]) {
+        out.fill(0);
+        if let Some((_, obs)) = self.core.round_obs(k) {
+            D::Game::legal_mask(obs, out);
+        }
+    }
+
+    fn step_round(&mut self, answers: Vec<RoundAnswer>) -> Result<(), String> {
+        self.over()?;
+        let mut given = Vec::with_capacity(answers.len());
+        for (k, answer) in answers.into_iter().enumerate() {
+            let (player, obs) = self
+                .core
+                .round_obs(k)
+                .ok_or_else(|| format!("answer {k} is beyond the round"))?;
+            let (answer, wrote, stdout) = match answer {
+                RoundAnswer::Index(index) => {
+                    let action = D::Game::action_at(obs, index)
+                        .ok_or_else(|| format!("action {index} is beyond the action table"))?;
+                    let (wrote, stdout) = if self.record {
+                        P::encode(obs, &action)
+                    } else {
+                        (String::new(), String::new())
+                    };
+                    (Answer::Action(action), wrote, stdout)
+                }
+                RoundAnswer::Text(wrote, stdout) => {
+                    (P::decode(obs, &wrote, &stdout), wrote, stdout)
+                }
+            };
+            let texts = self
+                .record
+                .then(|| P::recorded(obs, self.core.first[player], &wrote, &stdout));
+            given.push((answer, texts));
+        }
+        self.core.answer_round(given)
     }
 }

@@ -22,7 +22,7 @@ use pyo3::types::{PyBytes, PyDict};
 
 use crate::batch::{Batch, DynBatch, Outputs};
 use crate::core::SeatKind;
-use crate::episode::{DynEnv, Episode, OutcomeParts};
+use crate::episode::{DynEnv, Episode, OutcomeParts, RoundAnswer};
 use crate::registry::{GAMES, Visit, config_of, with_game};
 use crate::text::TextSide;
 
@@ -350,6 +350,49 @@ impl Env {
 
     fn faults(&self) -> Vec<Vec<String>> {
         self.inner.faults()
+    }
+
+    /// The players asked at once from now on (a parallel step), the current one first.
+    fn round(&mut self) -> Vec<usize> {
+        self.inner.round()
+    }
+
+    /// Round player `k`'s text, arguments, features (float32 bytes) and mask (bytes).
+    fn round_observation<'py>(
+        &self,
+        py: Python<'py>,
+        k: usize,
+    ) -> (
+        String,
+        Vec<String>,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+    ) {
+        let mut features = vec![0f32; self.features];
+        self.inner.round_features(k, &mut features);
+        let bytes: Vec<u8> = features.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let mut mask = vec![0u8; self.actions];
+        self.inner.round_mask(k, &mut mask);
+        (
+            self.inner.round_text(k),
+            self.inner.round_args(k),
+            PyBytes::new(py, &bytes),
+            PyBytes::new(py, &mask),
+        )
+    }
+
+    /// The round's answers in its order: each an int (a table entry) or `(written, printed)`.
+    fn step_round(&mut self, answers: Vec<Bound<'_, PyAny>>) -> PyResult<()> {
+        let mut given = Vec::with_capacity(answers.len());
+        for answer in answers {
+            given.push(if let Ok(index) = answer.extract::<usize>() {
+                RoundAnswer::Index(index)
+            } else {
+                let (wrote, printed) = answer.extract::<(String, String)>()?;
+                RoundAnswer::Text(wrote, printed)
+            });
+        }
+        self.inner.step_round(given).map_err(error)
     }
 
     /// The finished game as an arena replay (JSON text), seats named `names`.

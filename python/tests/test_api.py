@@ -1,5 +1,6 @@
 """PettingZoo's and Gymnasium's own API checks, for every game id (and Spring 2021's leagues)."""
 
+import json
 import warnings
 
 import numpy as np
@@ -161,3 +162,29 @@ def test_legal_actions_are_the_masked_entries_with_their_texts():
     assert legal == np.flatnonzero(obs["action_mask"]).tolist()
     listed = set(obs["text"].splitlines()[-len(legal):])
     assert {env.action_text(i)[0] for i in legal} == listed
+
+
+@pytest.mark.parametrize("game,options", CASES, ids=IDS)
+def test_a_parallel_game_is_the_aec_game(game, options):
+    """Agents asked at once are sent what the referee sends one at a time: the same actions give
+    the same replay as the AEC environment, byte for byte."""
+    par = arena_envs.parallel_env(game, record=True, **options)
+    rng = np.random.default_rng(5)
+    chosen = []
+    obs, infos = par.reset(seed=21)
+    rounds = 0
+    while par.agents:
+        asked = [a for a in par.agents if infos[a]["asked"]]
+        actions = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in asked}
+        chosen.extend((a, actions[a]) for a in asked)
+        obs, rewards, terms, truncs, infos = par.step(actions)
+        rounds += 1
+    aec = arena_envs.env(game, record=True, **options)
+    aec.reset(seed=21)
+    for agent, action in chosen:
+        assert aec.agent_selection == agent
+        aec.step(action)
+    assert json.loads(par.replay()) == json.loads(aec.replay())
+    players = arena_envs.describe(game)["players"]
+    if game != "coup":
+        assert rounds < len(chosen), "several agents are asked at once"

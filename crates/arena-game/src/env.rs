@@ -25,6 +25,14 @@ pub trait EnvSpec: Game {
     fn action_at(obs: &Self::Obs, index: usize) -> Option<Self::Action>;
     /// The features of `obs` (`feature_count` values) written to `out`.
     fn features(obs: &Self::Obs, out: &mut [f32]);
+    /// The players the rules ask from now on, in order, whose inputs nothing any of them answers
+    /// can change, as long as no answer is a fault (a Lang Wars turn, a Spring 2021 frame): what a
+    /// parallel environment asks at once. `first` is the player `to_act` returned, and the list
+    /// starts with it. Each of them may be observed before the others answer and the rules send
+    /// the same input and draw the same numbers. The default: `first` alone.
+    fn round(&self, first: usize) -> Vec<usize> {
+        vec![first]
+    }
 }
 
 /// Every multiset of `size` elements of `0..items`, as sorted index lists, in lexicographic order:

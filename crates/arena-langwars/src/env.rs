@@ -75,6 +75,16 @@ impl EnvSpec for LangWars {
             .map(|targets| Move::new(targets))
     }
 
+    /// The turn's remaining live players: moves are played at the end of the turn.
+    fn round(&self, first: usize) -> Vec<usize> {
+        let players = self.to_answer_this_turn();
+        if players.first() == Some(&first) {
+            players
+        } else {
+            vec![first]
+        }
+    }
+
     fn features(obs: &Observation, out: &mut [f32]) {
         let targets = obs.targets;
         for (target, row) in out.chunks_exact_mut(PER_TARGET).take(targets).enumerate() {

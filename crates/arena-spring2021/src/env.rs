@@ -72,6 +72,16 @@ impl EnvSpec for Spring2021 {
         cmd_at(index).map(Action::new)
     }
 
+    /// The frame's remaining asks: the answers are played together when all are in.
+    fn round(&self, first: usize) -> Vec<usize> {
+        let players = self.to_answer_this_frame();
+        if players.first() == Some(&first) {
+            players
+        } else {
+            vec![first]
+        }
+    }
+
     fn features(obs: &Obs, out: &mut [f32]) {
         let (cells, scalars) = out.split_at_mut((CELLS * PER_CELL).min(out.len()));
         for (cell, row) in cells.chunks_exact_mut(PER_CELL).enumerate() {
