@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import string
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 import gymnasium
@@ -12,8 +11,9 @@ from pettingzoo import AECEnv, ParallelEnv
 
 from . import _core
 
-#: Characters the protocols' texts are made of.
-CHARSET = frozenset(string.printable)
+#: Characters the protocols' texts are made of: ASCII (Coup's history keeps a character of junk a
+#: bot wrote before its move, any ASCII but a newline).
+CHARSET = frozenset(chr(i) for i in range(128))
 #: Longest observation text accepted by the spaces (the longest real one is a few kB).
 MAX_TEXT = 1 << 16
 SEED_MASK = (1 << 64) - 1
