@@ -5,6 +5,7 @@
 //! - [`protocol`]: what a bot appended/printed → an action or a forfeit; forfeit kinds;
 //! - [`bots`]: built-in bots (only random, challenger and calculator follow published behaviour);
 //! - [`search`]: `oracle`, the determinized Monte Carlo bot;
+//! - [`env`]: the action table and features of the Python environments;
 //! - [`catalog`]: every built-in bot by name, in the order `arena list` shows them;
 //! - [`entry`]: the game's definition ([`CoupDef`]), its call protocol (the history file and argv
 //!   the run layer's call-per-move agent uses), conformance against `coup.jsonl`.
@@ -23,6 +24,7 @@
 pub mod bots;
 pub mod catalog;
 pub mod entry;
+pub mod env;
 pub mod protocol;
 pub mod rules;
 pub mod search;

@@ -6,6 +6,7 @@
 //! Code map:
 //! - [`game`]: the `Game` trait (pure rules), outcomes, built-in bots, the stream text protocol;
 //! - [`fault`]: why a player did not give a usable answer (used by the rules and the time policies);
+//! - [`env`]: what a learning environment needs beyond the rules (an action table, features);
 //! - [`define`]: what a game crate registers ([`GameDef`]) and the call-per-move protocol
 //!   ([`CallProtocol`]);
 //! - [`builtin`]: built-in bots by name (handicaps), played in process, benchmarked, run as programs;
@@ -18,6 +19,7 @@
 
 pub mod builtin;
 pub mod define;
+pub mod env;
 pub mod error;
 pub mod fault;
 pub mod format;
@@ -30,6 +32,7 @@ pub mod timing;
 
 pub use builtin::{BenchLength, BenchReport, bot_seed, call_answer, find_bot};
 pub use define::{CallProtocol, ConformanceCase, GameDef, Starter};
+pub use env::EnvSpec;
 pub use error::GameError;
 pub use fault::{Fault, FaultKind};
 pub use game::{Answer, Bot, BotEntry, Game, Outcome, StreamProtocol, play_in_process, ranks_of};

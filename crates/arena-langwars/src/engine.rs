@@ -428,6 +428,17 @@ impl LangWars {
         self.turn
     }
 
+    /// The live players still to answer this turn, in seat order (the turn's moves are played
+    /// only once all have answered, so none of them changes what the others are told).
+    pub fn to_answer_this_turn(&self) -> Vec<usize> {
+        if self.turn > self.turns {
+            return Vec::new();
+        }
+        (self.next_player..PLAYERS)
+            .filter(|&player| !self.out[player])
+            .collect()
+    }
+
     /// Scores so far in 1/24 units.
     pub fn totals_24ths(&self) -> [i64; PLAYERS] {
         self.totals

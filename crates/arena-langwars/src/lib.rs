@@ -4,12 +4,14 @@
 //! - [`protocol`]: the text protocol and the official runner's answer parsing;
 //! - [`bots`]: built-in bots ([`montecarlo`]: the searching one; [`catalog`]: all of them by name);
 //!   [`conformance`]: official transcripts checked against the engine;
+//! - [`env`]: the action table and features of the Python environments;
 //! - [`mt`]: the MT19937 prefix that draws the values.
 
 pub mod bots;
 pub mod catalog;
 pub mod conformance;
 pub mod engine;
+pub mod env;
 pub mod montecarlo;
 pub mod mt;
 pub mod protocol;

@@ -659,6 +659,19 @@ impl Spring2021 {
     pub fn holes(&self) -> u64 {
         self.holes
     }
+    /// The players still to answer in this ACTIONS frame, in the referee's order: their answers
+    /// are stored and played together, so none changes the others' input (a fault does: the
+    /// player's score shows -1 at once).
+    pub fn to_answer_this_frame(&self) -> Vec<usize> {
+        if self.phase != Phase::Actions {
+            return Vec::new();
+        }
+        self.ask[self.ask_next as usize..self.ask_len as usize]
+            .iter()
+            .map(|&player| player as usize)
+            .collect()
+    }
+
     pub fn frames(&self) -> u32 {
         self.frames
     }

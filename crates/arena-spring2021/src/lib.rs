@@ -2,6 +2,7 @@
 //!
 //! - [`board`]: the 37-cell board as bitboard tables; [`jrand`]: `java.util.Random` and shuffle;
 //! - [`game`]: the rules (leagues, frames, actions, scoring) behind `arena_game::Game`;
+//! - [`env`]: the action table and features of the Python environments;
 //! - [`protocol`]: the exact input text and the referee's output patterns;
 //! - [`bots`]: the official bosses and `planner`; [`search`]: the searching bot; [`catalog`]: all
 //!   of them by name; [`conformance`]: official transcripts replayed.
@@ -14,6 +15,7 @@ pub mod board;
 pub mod bots;
 pub mod catalog;
 pub mod conformance;
+pub mod env;
 pub mod game;
 pub mod jrand;
 pub mod protocol;
