@@ -201,7 +201,38 @@ class _Game:
         return path
 
 
-class ArenaAEC(AECEnv):
+class _GameView:
+    """What every environment over one game shows of it: the action table's entries, the legal
+    ones, the text rendering and the replay, with its seats named by ``_seat_labels()``."""
+
+    def _seat_labels(self) -> Sequence[str]:
+        raise NotImplementedError
+
+    def action_text(self, index: int) -> Optional[tuple]:
+        """What table entry ``index`` is written as for the current ask."""
+        return self._game.action_text(index)
+
+    def legal_actions(self) -> List[int]:
+        """The legal entries of the action table at the current ask."""
+        return self._game.legal_actions()
+
+    def render(self) -> Optional[str]:
+        text = self._game.render_text(self._seat_labels())
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def replay(self) -> str:
+        """The finished game as an arena replay (JSON text); needs ``record=True``."""
+        return self._game.replay(self._seat_labels())
+
+    def save_replay(self, path: str) -> str:
+        """Writes the finished game as an arena replay; ``arena view PATH`` opens it."""
+        return self._game.save_replay(path, self._seat_labels())
+
+
+class ArenaAEC(_GameView, AECEnv):
     """PettingZoo AEC environment: every seat is an agent, asked in the referee's order."""
 
     metadata = {"render_modes": ["ansi", "human"], "name": "arena_v0", "is_parallelizable": True}
@@ -286,28 +317,8 @@ class ArenaAEC(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def action_text(self, index: int) -> Optional[tuple]:
-        """What table entry ``index`` is written as for the current ask."""
-        return self._game.action_text(index)
-
-    def legal_actions(self) -> List[int]:
-        """The legal entries of the action table at the current ask."""
-        return self._game.legal_actions()
-
-    def render(self) -> Optional[str]:
-        text = self._game.render_text(self.possible_agents)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def replay(self) -> str:
-        """The finished game as an arena replay (JSON text); needs ``record=True``."""
-        return self._game.replay(self.possible_agents)
-
-    def save_replay(self, path: str) -> str:
-        """Writes the finished game as an arena replay; ``arena view PATH`` opens it."""
-        return self._game.save_replay(path, self.possible_agents)
+    def _seat_labels(self) -> Sequence[str]:
+        return self.possible_agents
 
     def close(self) -> None:
         pass
@@ -418,7 +429,7 @@ class ArenaParallel(ParallelEnv):
         pass
 
 
-class ArenaGym(gymnasium.Env):
+class ArenaGym(_GameView, gymnasium.Env):
     """Gymnasium environment: seat ``seat`` played by the agent, the others by built-in bots
     seeded as ``arena play`` seeds them. The reward comes at the end: 1 for a win, -1 for a loss,
     0 for a draw (in games of more players, the share of the others finished ahead of minus the
@@ -516,26 +527,8 @@ class ArenaGym(gymnasium.Env):
         self._features[:] = np.frombuffer(self._game.core.features(), np.float32)
         self._mask[:] = np.frombuffer(self._game.core.mask(), np.int8)
 
-    def action_text(self, index: int) -> Optional[tuple]:
-        """What table entry ``index`` is written as for the current ask."""
-        return self._game.action_text(index)
-
-    def legal_actions(self) -> List[int]:
-        """The legal entries of the action table at the current ask."""
-        return self._game.legal_actions()
-
-    def render(self) -> Optional[str]:
-        text = self._game.render_text(self.seat_names)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def replay(self) -> str:
-        return self._game.replay(self.seat_names)
-
-    def save_replay(self, path: str) -> str:
-        return self._game.save_replay(path, self.seat_names)
+    def _seat_labels(self) -> Sequence[str]:
+        return self.seat_names
 
 
 class BatchEnv:
