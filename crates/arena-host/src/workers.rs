@@ -85,6 +85,37 @@ impl std::fmt::Display for NotPlayed {
 /// submission no worker can build must not go round forever.
 const PREPARE_ATTEMPTS: i64 = 3;
 
+/// The sandboxes one worker thread keeps between its games, as each job of `arena tournament`
+/// keeps them: a bot's next game starts with a fork and an exec in the sandbox of its last one,
+/// emptied, instead of a new sandbox (bwrap, namespaces, cgroups: milliseconds of CPU per bot and
+/// game, which a worker paid for every seat of every game). Made on the worker's thread, used and
+/// dropped there only: sandboxes die with the thread that set them up.
+#[derive(Default)]
+pub(crate) struct KeptSandboxes {
+    pool: Option<Arc<arena_core::sandbox::SandboxPool>>,
+}
+
+impl KeptSandboxes {
+    /// The pool for games in `sandbox` (made again when the host made its sandbox again: a build
+    /// found a toolchain the old one does not show); `None` without a sandbox or without a
+    /// resident helper in it.
+    fn for_sandbox(
+        &mut self,
+        sandbox: Option<&Arc<arena_core::sandbox::Sandbox>>,
+        seats: usize,
+    ) -> Option<&Arc<arena_core::sandbox::SandboxPool>> {
+        let sandbox = sandbox?;
+        if !self
+            .pool
+            .as_ref()
+            .is_some_and(|pool| Arc::ptr_eq(pool.sandbox(), sandbox))
+        {
+            self.pool = arena_core::sandbox::SandboxPool::for_worker(Arc::clone(sandbox), seats);
+        }
+        self.pool.as_ref()
+    }
+}
+
 impl Host {
     /// A database call from a worker thread, bounded in time: a link cut in the middle of a query
     /// would otherwise hang it for as long as TCP retries.
@@ -310,7 +341,13 @@ impl Host {
                 std::sync::mpsc::sync_channel::<Vec<(Claimed, Result<Finished, NotPlayed>)>>(1);
             let recorder = scope.spawn(move || {
                 let mut counts = WorkerCounts::default();
-                for played in played_batches {
+                while let Ok(mut played) = played_batches.recv() {
+                    // Games played while the last ones were being recorded are recorded together,
+                    // in one transaction: when games are shorter than their completion, the
+                    // worker never waits for its recorder.
+                    while let Ok(more) = played_batches.try_recv() {
+                        played.extend(more);
+                    }
                     self.record(handle, &played, &mut counts);
                     for (game, _) in &played {
                         self.hold(game.id, false);
@@ -370,8 +407,16 @@ impl Host {
         let mut ahead: Option<
             std::thread::ScopedJoinHandle<'scope, Result<Vec<Claimed>, HostError>>,
         > = None;
+        // This thread's sandboxes, kept between its games (dropped here, on it).
+        let mut kept = KeptSandboxes::default();
         // Claimed games are played even when a drain begins: they are this worker's now.
         while !self.stopping() || ahead.is_some() {
+            // Listening before the claim: games queued between an empty claim and the wait
+            // would otherwise wake nobody, and the worker slept its whole idle look (up to 2 s)
+            // with games in the queue.
+            let queued = self.queued.notified();
+            let mut queued = std::pin::pin!(queued);
+            queued.as_mut().enable();
             let claimed_ahead = ahead.take().map(|claim| {
                 claim.join().unwrap_or_else(|_| {
                     Err(HostError::Io("a worker's claim thread panicked".into()))
@@ -420,13 +465,13 @@ impl Host {
                 if until_idle {
                     break;
                 }
-                handle.block_on(async {
-                    let queued = self.queued.notified();
-                    if tokio::time::timeout(idle, queued).await.is_ok() {
-                        idle = Duration::from_millis(100);
-                    }
-                });
-                idle = (idle * 2).min(Duration::from_secs(2));
+                let woken = handle.block_on(async { tokio::time::timeout(idle, queued).await });
+                // Woken by games queued: the next look is soon again; a look in vain waits longer.
+                idle = if woken.is_ok() {
+                    Duration::from_millis(100)
+                } else {
+                    (idle * 2).min(Duration::from_secs(2))
+                };
                 continue;
             }
             idle = Duration::from_millis(100);
@@ -446,7 +491,7 @@ impl Host {
                     // when watched (as `arena tournament` does), and recording costs them more
                     // than playing.
                     let record = !all_builtin(&game);
-                    let outcome = self.play(&game, cpu, handle, local, record);
+                    let outcome = self.play(&game, cpu, handle, local, record, &mut kept);
                     (game, outcome)
                 })
                 .collect();
@@ -528,7 +573,9 @@ impl Host {
     }
 
     /// Plays one claimed game: every seat resolved as `--bot` resolves it (a built-in bot in
-    /// process, an upload as its built folder run by its launcher), in the sandbox.
+    /// process, an upload as its built folder run by its launcher), in the sandbox: in sandboxes
+    /// of `kept` when the game's bots can use them, as `arena tournament` plays. Call it on one
+    /// long-lived thread per `kept`.
     pub(crate) fn play(
         &self,
         claimed: &Claimed,
@@ -536,6 +583,7 @@ impl Host {
         handle: &tokio::runtime::Handle,
         local: &tokio::runtime::Runtime,
         record: bool,
+        kept: &mut KeptSandboxes,
     ) -> Result<Finished, NotPlayed> {
         // Built-in bots that do not search, and no replay wanted: the game alone, as `arena
         // tournament` plays them (no agents, no runtime, nothing to time). The full path gives the
@@ -571,20 +619,18 @@ impl Host {
             };
             seats.push(bot.seat);
         }
+        let sandbox = self.current_sandbox()?;
+        let pool = kept.for_sandbox(sandbox.as_ref(), self.game.players());
         let request = GameRequest {
             variant: claimed.variant.clone(),
             seed: claimed.seed,
             seats,
-            options: self
-                .run_rules()
-                .match_options(record, cpu, self.current_sandbox()?),
+            options: self.run_rules().match_options(record, cpu, sandbox),
             stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
             prepared: Default::default(),
         };
-        let result = local.block_on(arena_core::registry::play_in_own_folders(
-            self.game.as_ref(),
-            request,
-        ))?;
+        let ready = arena_core::registry::ready_game(self.game.as_ref(), request, pool)?;
+        let result = local.block_on(arena_core::registry::play_ready(self.game.as_ref(), ready))?;
         let faults = result
             .faults
             .iter()
