@@ -15,6 +15,9 @@ use crate::records::NewGame;
 /// How often the scheduler looks for games whose lease ran out.
 const REQUEUE_EVERY: Duration = Duration::from_secs(1);
 
+/// How often the scheduler counts the live workers' jobs.
+const LIVE_JOBS_EVERY: Duration = Duration::from_secs(1);
+
 impl Host {
     /// Schedules what the format schedules by itself: ladder games (see [`Host::schedule_ladder`]),
     /// the KotH games the field lacks; nothing for the qualifier (the organiser runs its rounds).
@@ -202,8 +205,8 @@ impl Host {
         Ok(rows)
     }
 
-    /// Fills the queue with ladder games until it holds `queue_per_worker` queued games per live
-    /// job (or nobody needs a game). Returns how many were queued.
+    /// Fills the queue with ladder games, once it holds `queue_per_worker` queued games per live
+    /// job or fewer, to twice that (or until nobody needs a game). Returns how many were queued.
     ///
     /// The games are drawn together from one read of the players and of their pending games
     /// (each drawn game counted pending for the next draw) and queued in one transaction: the
@@ -211,22 +214,19 @@ impl Host {
     /// meanwhile. One by one, each game cost six statements and a transaction, and the workers
     /// of short games found the queue empty while the scheduler refilled it.
     pub async fn schedule_ladder(&self) -> Result<usize, HostError> {
-        // Workers of every machine: this host's own, or the live ones the database knows.
-        let jobs = self
-            .store
-            .live_jobs()
-            .await?
-            .max(self.workers() as i64)
-            .max(1);
-        let depth = jobs * i64::from(self.contest.ladder.queue_per_worker.max(1));
-        // Games queued, not queued and running: a game a worker has played but not yet
-        // recorded still counts as running, and each worker claims its next game before it
-        // records the last, so that counting running games left about one game queued per
-        // worker at best, and none for a moment after every claim.
+        let jobs = self.jobs_everywhere().await?;
+        // At least `queue_per_worker` games queued per job, refilled to twice that: a refill (six
+        // statements) then serves several games, and the workers' claims between two turns do
+        // not empty the queue. Games queued only, not running: a game a worker has played but not
+        // yet recorded still counts as running, and each worker claims its next game before it
+        // records the last, so that counting them left about one game queued per worker at best,
+        // and none for a moment after every claim.
+        let low = jobs * i64::from(self.contest.ladder.queue_per_worker.max(1));
         let waiting = self.store.count_games("queued").await?;
-        if waiting >= depth {
+        if waiting > low {
             return Ok(0);
         }
+        let depth = 2 * low;
         let variants: Vec<Option<String>> = self
             .contest
             .leagues
@@ -253,6 +253,24 @@ impl Host {
             },
         );
         self.queue(games).await
+    }
+
+    /// Jobs of the workers of every machine: this host's own, or those of the live workers the
+    /// database knows, looked up at most once a second (the scheduler's turns follow every game
+    /// that ends).
+    async fn jobs_everywhere(&self) -> Result<i64, HostError> {
+        let seen = self.live_jobs_seen.lock().ok().and_then(|seen| *seen);
+        let live = match seen {
+            Some((at, jobs)) if at.elapsed() < LIVE_JOBS_EVERY => jobs,
+            _ => {
+                let jobs = self.store.live_jobs().await?;
+                if let Ok(mut seen) = self.live_jobs_seen.lock() {
+                    *seen = Some((Instant::now(), jobs));
+                }
+                jobs
+            }
+        };
+        Ok(live.max(self.workers() as i64).max(1))
     }
 
     /// The scheduler: fills the queue whenever something changed, until [`Host::stop`]. When

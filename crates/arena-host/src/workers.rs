@@ -403,7 +403,24 @@ impl Host {
                 ),
             )
         };
-        // The next batch of built-in games, claimed while the current one plays.
+        // One game of any bots this worker plays.
+        let claim_one = move || {
+            self.db_call(
+                handle,
+                self.store.claim_batch_excluding(
+                    &self.worker_id,
+                    Some(&self.languages),
+                    self.lease_ms,
+                    1,
+                    &self.left_to_others(),
+                ),
+            )
+        };
+        // Whether the last game of process bots was short enough to claim the next one while it
+        // plays (see below).
+        let mut short_games = false;
+        // The next batch of built-in games (or the next game of short process games), claimed
+        // while the current one plays.
         let mut ahead: Option<
             std::thread::ScopedJoinHandle<'scope, Result<Vec<Claimed>, HostError>>,
         > = None;
@@ -439,16 +456,7 @@ impl Host {
                     };
                     match builtin {
                         Ok(games) if !games.is_empty() => Ok(games),
-                        Ok(_) => self.db_call(
-                            handle,
-                            self.store.claim_batch_excluding(
-                                &self.worker_id,
-                                Some(&self.languages),
-                                self.lease_ms,
-                                1,
-                                &self.left_to_others(),
-                            ),
-                        ),
+                        Ok(_) => claim_one(),
                         Err(error) => Err(error),
                     }
                 }),
@@ -482,6 +490,19 @@ impl Host {
             if builtin_only && batch > 1 && !self.stopping() {
                 let count = batch;
                 ahead = Some(scope.spawn(move || claim_builtin(count)));
+            } else if !builtin_only && short_games && !self.stopping() {
+                // Games of process bots of a few milliseconds (trivial bots, a ladder's low
+                // leagues): the claim (a millisecond or so on PostgreSQL) is taken off the path
+                // between two games. Only when games are short: a game claimed ahead waits for
+                // the current one, and a long wait would keep it from an idle worker. Held at once,
+                // so that its lease is renewed while it waits.
+                ahead = Some(scope.spawn(move || {
+                    let games = claim_one()?;
+                    for game in &games {
+                        self.hold(game.id, true);
+                    }
+                    Ok(games)
+                }));
             }
             let started = std::time::Instant::now();
             let played: Vec<(Claimed, Result<Finished, NotPlayed>)> = claimed
@@ -498,6 +519,10 @@ impl Host {
             let took = started.elapsed();
             if builtin_only {
                 batch = next_batch(batch, played.len(), took, self.lease_ms);
+            } else {
+                short_games = took
+                    < BATCH_PLAY.min(Duration::from_millis((self.lease_ms / 4).max(1) as u64))
+                    && played.len() == 1;
             }
             if to_recorder.send(played).is_err() {
                 return Err(HostError::Io("a worker's recorder thread stopped".into()));
