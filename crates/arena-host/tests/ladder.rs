@@ -272,7 +272,10 @@ async fn the_scheduler_keeps_the_queue_full_ahead_of_the_workers() {
         // is queued again, unless the ladder has no more games to give (another turn finds none).
         host.schedule().await.expect("a turn");
         let (now_queued, now_scheduled) = (queued().await, scheduled().await);
-        assert!(now_queued <= high, "{now_queued} games queued, above {high}");
+        assert!(
+            now_queued <= high,
+            "{now_queued} games queued, above {high}"
+        );
         if now_queued <= low {
             let players = host.store.players().await.expect("players");
             let pending = host.store.pending_per_submission().await.expect("pending");
@@ -301,7 +304,11 @@ async fn the_scheduler_keeps_the_queue_full_ahead_of_the_workers() {
         }
     }
     assert!(done >= total, "every game the ladder gives was played");
-    assert_eq!(done, scheduled().await, "every game the ladder gives was played");
+    assert_eq!(
+        done,
+        scheduled().await,
+        "every game the ladder gives was played"
+    );
     assert_eq!(host.schedule().await.expect("a turn"), 0);
     host.store.close().await;
 }

@@ -1180,7 +1180,9 @@ async fn ladder_run(
             }
             running += row.try_get::<i64, _>(2).expect("running");
         }
-        tokio::time::sleep(Duration::from_millis(5)).await;
+        // Looked at less and less often, as `contest_run` does: the looks cost the database too.
+        let so_far = first.map_or(Duration::ZERO, |(at, ..)| at.elapsed());
+        tokio::time::sleep(look_every(so_far)).await;
     }
     let (started, at_start, cpu_start, postgres_start) = first.expect("a first result");
     let played = (total - at_start) as f64;
