@@ -27,6 +27,9 @@ const BATCH_PLAY: Duration = Duration::from_millis(250);
 /// The most games claimed at once.
 const MAX_BATCH: i64 = 4096;
 
+/// Batches of played games a worker's recorder may be behind before the worker waits for it.
+const RECORDER_BACKLOG: usize = 16;
+
 /// Batches from this size on are cut to a fair share of the queue's tail
 /// ([`crate::store::Store::fair_share`]); smaller ones play too briefly to be worth the look.
 const FAIR_SHARE_FROM: i64 = 64;
@@ -333,12 +336,16 @@ impl Host {
             .enable_all()
             .build()
             .map_err(|e| HostError::Io(format!("cannot start a worker's runtime: {e}")))?;
-        // Played games are recorded on a thread of their own, one batch behind, so that the
-        // worker plays its next batch while the database records the last: with the database
-        // on other cores, a worker of built-in games never waits for it.
+        // Played games are recorded on a thread of their own, behind, so that the worker plays
+        // its next batch while the database records the last: with the database on other cores,
+        // a worker of built-in games never waits for it. Up to RECORDER_BACKLOG batches wait
+        // (recorded together): games of process bots shorter than their completion (a few ms
+        // against a transaction that waits for the log's flush) would otherwise make the worker
+        // wait for its recorder at every game.
         std::thread::scope(|scope| {
-            let (to_recorder, played_batches) =
-                std::sync::mpsc::sync_channel::<Vec<(Claimed, Result<Finished, NotPlayed>)>>(1);
+            let (to_recorder, played_batches) = std::sync::mpsc::sync_channel::<
+                Vec<(Claimed, Result<Finished, NotPlayed>)>,
+            >(RECORDER_BACKLOG);
             let recorder = scope.spawn(move || {
                 let mut counts = WorkerCounts::default();
                 while let Ok(mut played) = played_batches.recv() {
