@@ -166,7 +166,8 @@ pub struct LadderOptions {
     pub promotion_games: u32,
     /// Games per submission and league after which it stops being scheduled (none: forever).
     pub max_games: Option<u32>,
-    /// Games kept queued per worker, so that workers never wait for the scheduler.
+    /// Games kept queued per live job (running games not counted), so that workers never wait
+    /// for the scheduler.
     pub queue_per_worker: u32,
 }
 

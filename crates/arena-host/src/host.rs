@@ -156,6 +156,8 @@ pub struct Host {
     pub(crate) listening: AtomicBool,
     /// The KotH players this process last queued every game of (ids, as `players` lists them).
     pub(crate) koth_scheduled_for: std::sync::Mutex<Option<Vec<i64>>>,
+    /// The live workers' jobs as the scheduler last counted them, and when.
+    pub(crate) live_jobs_seen: std::sync::Mutex<Option<(std::time::Instant, i64)>>,
     /// Set once this process is registered as a worker. Its workers wait for it before their
     /// first claim: a game completed before the row exists would not be counted on it.
     pub(crate) registered: tokio::sync::OnceCell<()>,
@@ -420,6 +422,7 @@ impl Host {
             jobs: std::sync::atomic::AtomicUsize::new(0),
             registered: tokio::sync::OnceCell::new(),
             koth_scheduled_for: std::sync::Mutex::new(None),
+            live_jobs_seen: std::sync::Mutex::new(None),
             listening: AtomicBool::new(false),
             worker_id: format!("{}:{}:{start_ms}", machine_name(), std::process::id()),
             lease_ms: workers.lease.as_millis().max(1) as i64,

@@ -126,6 +126,32 @@ pub fn next_game(
     })
 }
 
+/// Up to `count` next games of the ladder, each drawn as [`next_game`] draws it with the
+/// generator `rng_for(n)` (n: games drawn before it here), the games drawn before it counted in
+/// `pending`; fewer when nobody needs one.
+pub fn next_games<R: RngCore>(
+    players: &[Submission],
+    pending: &mut HashMap<i64, i64>,
+    options: &LadderOptions,
+    seats: usize,
+    variants: &[Option<String>],
+    count: usize,
+    mut rng_for: impl FnMut(usize) -> R,
+) -> Vec<NewGame> {
+    let mut games = Vec::with_capacity(count);
+    while games.len() < count {
+        let mut rng = rng_for(games.len());
+        let Some(game) = next_game(players, pending, options, seats, variants, &mut rng) else {
+            break;
+        };
+        for seat in &game.seats {
+            *pending.entry(*seat).or_default() += 1;
+        }
+        games.push(game);
+    }
+    games
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

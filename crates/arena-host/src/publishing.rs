@@ -29,7 +29,9 @@ impl Host {
                 .enable_all()
                 .build()
                 .map_err(|e| format!("cannot start a runtime: {e}"))?;
-            host.play(&claimed, None, &handle, &local, true)
+            // Games of built-in bots only: no sandbox to keep.
+            let mut kept = crate::workers::KeptSandboxes::default();
+            host.play(&claimed, None, &handle, &local, true, &mut kept)
                 .map(|finished| finished.replay)
                 .map_err(|not_played| not_played.to_string())
         })

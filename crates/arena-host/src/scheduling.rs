@@ -3,7 +3,7 @@
 //! one host at a time runs under the `scheduler` lease.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::HostError;
 use crate::config::Format;
@@ -11,6 +11,12 @@ use crate::formats;
 use crate::host::{Host, SCHEDULER_LEASE, SCHEDULER_LEASE_MS};
 use crate::ladder;
 use crate::records::NewGame;
+
+/// How often the scheduler looks for games whose lease ran out.
+const REQUEUE_EVERY: Duration = Duration::from_secs(1);
+
+/// How often the scheduler counts the live workers' jobs.
+const LIVE_JOBS_EVERY: Duration = Duration::from_secs(1);
 
 impl Host {
     /// Schedules what the format schedules by itself: ladder games (see [`Host::schedule_ladder`]),
@@ -113,7 +119,7 @@ impl Host {
         if self.contest.format != Format::Qualifier {
             return Err(HostError::Refused("this contest is not a qualifier".into()));
         }
-        if self.store.count_games("queued").await? + self.store.count_games("running").await? > 0 {
+        if self.store.count_unfinished().await? > 0 {
             return Err(HostError::Refused(
                 "qualifier games are still being played: run the final once they are done".into(),
             ));
@@ -199,56 +205,72 @@ impl Host {
         Ok(rows)
     }
 
-    /// Fills the queue with ladder games until it holds `queue_per_worker` per worker (or nobody
-    /// needs a game). Returns how many were queued.
+    /// Fills the queue with ladder games, once it holds `queue_per_worker` queued games per live
+    /// job or fewer, to twice that (or until nobody needs a game). Returns how many were queued.
+    ///
+    /// The games are drawn together from one read of the players and of their pending games
+    /// (each drawn game counted pending for the next draw) and queued in one transaction: the
+    /// same games, ids and seeds as drawing and queuing them one by one when nothing ends
+    /// meanwhile. One by one, each game cost six statements and a transaction, and the workers
+    /// of short games found the queue empty while the scheduler refilled it.
     pub async fn schedule_ladder(&self) -> Result<usize, HostError> {
-        // Workers of every machine: this host's own, or the live ones the database knows.
-        let jobs = self
-            .store
-            .live_jobs()
-            .await?
-            .max(self.workers() as i64)
-            .max(1);
-        let depth = jobs * i64::from(self.contest.ladder.queue_per_worker.max(1));
+        let jobs = self.jobs_everywhere().await?;
+        // At least `queue_per_worker` games queued per job, refilled to twice that: a refill (six
+        // statements) then serves several games, and the workers' claims between two turns do
+        // not empty the queue. Games queued only, not running: a game a worker has played but not
+        // yet recorded still counts as running, and each worker claims its next game before it
+        // records the last, so that counting them left about one game queued per worker at best,
+        // and none for a moment after every claim.
+        let low = jobs * i64::from(self.contest.ladder.queue_per_worker.max(1));
+        let waiting = self.store.count_games("queued").await?;
+        if waiting > low {
+            return Ok(0);
+        }
+        let depth = 2 * low;
         let variants: Vec<Option<String>> = self
             .contest
             .leagues
             .iter()
             .map(|l| l.variant.clone())
             .collect();
-        let mut queued = 0;
-        loop {
-            let waiting =
-                self.store.count_games("queued").await? + self.store.count_games("running").await?;
-            if waiting >= depth {
-                break;
+        let players = self.store.players().await?;
+        let mut pending = self.store.pending_per_submission().await?;
+        let scheduled = self.store.counter("game").await?;
+        let games = ladder::next_games(
+            &players,
+            &mut pending,
+            &self.contest.ladder,
+            self.game.players(),
+            &variants,
+            (depth - waiting) as usize,
+            |drawn| {
+                // One generator per decision, seeded by the contest's seed and the number of
+                // games scheduled before it: a restarted host draws what the first would have.
+                rand_pcg::Pcg64::new(
+                    u128::from(self.contest.seed) << 64 | (scheduled + drawn as i64) as u128,
+                    0xa02b_dbf7_bb3c_0a7a_c28f_a16a_64ab_f96d,
+                )
+            },
+        );
+        self.queue(games).await
+    }
+
+    /// Jobs of the workers of every machine: this host's own, or those of the live workers the
+    /// database knows, looked up at most once a second (the scheduler's turns follow every game
+    /// that ends).
+    async fn jobs_everywhere(&self) -> Result<i64, HostError> {
+        let seen = self.live_jobs_seen.lock().ok().and_then(|seen| *seen);
+        let live = match seen {
+            Some((at, jobs)) if at.elapsed() < LIVE_JOBS_EVERY => jobs,
+            _ => {
+                let jobs = self.store.live_jobs().await?;
+                if let Ok(mut seen) = self.live_jobs_seen.lock() {
+                    *seen = Some((Instant::now(), jobs));
+                }
+                jobs
             }
-            let players = self.store.players().await?;
-            let pending = self.store.pending_per_submission().await?;
-            // One generator per decision, seeded by the contest's seed and the number of games
-            // scheduled so far: a restarted host draws what the first would have.
-            let scheduled = self.store.counter("game").await?;
-            let mut rng = rand_pcg::Pcg64::new(
-                u128::from(self.contest.seed) << 64 | scheduled as u128,
-                0xa02b_dbf7_bb3c_0a7a_c28f_a16a_64ab_f96d,
-            );
-            let Some(game) = ladder::next_game(
-                &players,
-                &pending,
-                &self.contest.ladder,
-                self.game.players(),
-                &variants,
-                &mut rng,
-            ) else {
-                break;
-            };
-            self.store.schedule(&game, self.contest.seed).await?;
-            queued += 1;
-        }
-        if queued > 0 {
-            self.queued.notify_waiters();
-        }
-        Ok(queued)
+        };
+        Ok(live.max(self.workers() as i64).max(1))
     }
 
     /// The scheduler: fills the queue whenever something changed, until [`Host::stop`]. When
@@ -256,17 +278,37 @@ impl Host {
     /// requeues games whose lease ran out); the others take over when it stops renewing.
     pub async fn run_scheduler(self: Arc<Self>) -> Result<(), HostError> {
         self.listen(&tokio::runtime::Handle::current());
+        // A turn follows every game that ends: with games of a few milliseconds, renewing the
+        // lease and looking for lost games at each one cost the database more than the games'
+        // own statements. The lease is renewed once a third of it has passed since it was last
+        // taken (timed from before the statement: the database's end of it is later still), lost
+        // games looked for once a second (every worker's heartbeat looks too).
+        let mut lease_taken: Option<Instant> = None;
+        let mut requeued_at: Option<Instant> = None;
         while !self.stopping() {
             let changed = self.changed.notified();
             tokio::pin!(changed);
             changed.as_mut().enable();
             let turn = async {
-                if self
-                    .store
-                    .try_lease(SCHEDULER_LEASE, &self.worker_id, SCHEDULER_LEASE_MS)
-                    .await?
-                {
-                    self.store.requeue_expired().await?;
+                let renew = lease_taken.is_none_or(|taken| {
+                    taken.elapsed() >= Duration::from_millis(SCHEDULER_LEASE_MS as u64 / 3)
+                });
+                if renew {
+                    let asked = Instant::now();
+                    lease_taken = None;
+                    if self
+                        .store
+                        .try_lease(SCHEDULER_LEASE, &self.worker_id, SCHEDULER_LEASE_MS)
+                        .await?
+                    {
+                        lease_taken = Some(asked);
+                    }
+                }
+                if lease_taken.is_some() {
+                    if requeued_at.is_none_or(|at| at.elapsed() >= REQUEUE_EVERY) {
+                        self.store.requeue_expired().await?;
+                        requeued_at = Some(Instant::now());
+                    }
                     self.schedule().await?;
                 }
                 Ok::<_, HostError>(())

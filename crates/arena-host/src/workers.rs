@@ -27,6 +27,9 @@ const BATCH_PLAY: Duration = Duration::from_millis(250);
 /// The most games claimed at once.
 const MAX_BATCH: i64 = 4096;
 
+/// Batches of played games a worker's recorder may be behind before the worker waits for it.
+const RECORDER_BACKLOG: usize = 16;
+
 /// Batches from this size on are cut to a fair share of the queue's tail
 /// ([`crate::store::Store::fair_share`]); smaller ones play too briefly to be worth the look.
 const FAIR_SHARE_FROM: i64 = 64;
@@ -84,6 +87,37 @@ impl std::fmt::Display for NotPlayed {
 /// Claims of a game whose submission a worker could not prepare, before the game is failed: a
 /// submission no worker can build must not go round forever.
 const PREPARE_ATTEMPTS: i64 = 3;
+
+/// The sandboxes one worker thread keeps between its games, as each job of `arena tournament`
+/// keeps them: a bot's next game starts with a fork and an exec in the sandbox of its last one,
+/// emptied, instead of a new sandbox (bwrap, namespaces, cgroups: milliseconds of CPU per bot and
+/// game, which a worker paid for every seat of every game). Made on the worker's thread, used and
+/// dropped there only: sandboxes die with the thread that set them up.
+#[derive(Default)]
+pub(crate) struct KeptSandboxes {
+    pool: Option<Arc<arena_core::sandbox::SandboxPool>>,
+}
+
+impl KeptSandboxes {
+    /// The pool for games in `sandbox` (made again when the host made its sandbox again: a build
+    /// found a toolchain the old one does not show); `None` without a sandbox or without a
+    /// resident helper in it.
+    fn for_sandbox(
+        &mut self,
+        sandbox: Option<&Arc<arena_core::sandbox::Sandbox>>,
+        seats: usize,
+    ) -> Option<&Arc<arena_core::sandbox::SandboxPool>> {
+        let sandbox = sandbox?;
+        if !self
+            .pool
+            .as_ref()
+            .is_some_and(|pool| Arc::ptr_eq(pool.sandbox(), sandbox))
+        {
+            self.pool = arena_core::sandbox::SandboxPool::for_worker(Arc::clone(sandbox), seats);
+        }
+        self.pool.as_ref()
+    }
+}
 
 impl Host {
     /// A database call from a worker thread, bounded in time: a link cut in the middle of a query
@@ -302,15 +336,25 @@ impl Host {
             .enable_all()
             .build()
             .map_err(|e| HostError::Io(format!("cannot start a worker's runtime: {e}")))?;
-        // Played games are recorded on a thread of their own, one batch behind, so that the
-        // worker plays its next batch while the database records the last: with the database
-        // on other cores, a worker of built-in games never waits for it.
+        // Played games are recorded on a thread of their own, behind, so that the worker plays
+        // its next batch while the database records the last: with the database on other cores,
+        // a worker of built-in games never waits for it. Up to RECORDER_BACKLOG batches wait
+        // (recorded together): games of process bots shorter than their completion (a few ms
+        // against a transaction that waits for the log's flush) would otherwise make the worker
+        // wait for its recorder at every game.
         std::thread::scope(|scope| {
-            let (to_recorder, played_batches) =
-                std::sync::mpsc::sync_channel::<Vec<(Claimed, Result<Finished, NotPlayed>)>>(1);
+            let (to_recorder, played_batches) = std::sync::mpsc::sync_channel::<
+                Vec<(Claimed, Result<Finished, NotPlayed>)>,
+            >(RECORDER_BACKLOG);
             let recorder = scope.spawn(move || {
                 let mut counts = WorkerCounts::default();
-                for played in played_batches {
+                while let Ok(mut played) = played_batches.recv() {
+                    // Games played while the last ones were being recorded are recorded together,
+                    // in one transaction: when games are shorter than their completion, the
+                    // worker never waits for its recorder.
+                    while let Ok(more) = played_batches.try_recv() {
+                        played.extend(more);
+                    }
                     self.record(handle, &played, &mut counts);
                     for (game, _) in &played {
                         self.hold(game.id, false);
@@ -366,12 +410,37 @@ impl Host {
                 ),
             )
         };
-        // The next batch of built-in games, claimed while the current one plays.
+        // One game of any bots this worker plays.
+        let claim_one = move || {
+            self.db_call(
+                handle,
+                self.store.claim_batch_excluding(
+                    &self.worker_id,
+                    Some(&self.languages),
+                    self.lease_ms,
+                    1,
+                    &self.left_to_others(),
+                ),
+            )
+        };
+        // Whether the last game of process bots was short enough to claim the next one while it
+        // plays (see below).
+        let mut short_games = false;
+        // The next batch of built-in games (or the next game of short process games), claimed
+        // while the current one plays.
         let mut ahead: Option<
             std::thread::ScopedJoinHandle<'scope, Result<Vec<Claimed>, HostError>>,
         > = None;
+        // This thread's sandboxes, kept between its games (dropped here, on it).
+        let mut kept = KeptSandboxes::default();
         // Claimed games are played even when a drain begins: they are this worker's now.
         while !self.stopping() || ahead.is_some() {
+            // Listening before the claim: games queued between an empty claim and the wait
+            // would otherwise wake nobody, and the worker slept its whole idle look (up to 2 s)
+            // with games in the queue.
+            let queued = self.queued.notified();
+            let mut queued = std::pin::pin!(queued);
+            queued.as_mut().enable();
             let claimed_ahead = ahead.take().map(|claim| {
                 claim.join().unwrap_or_else(|_| {
                     Err(HostError::Io("a worker's claim thread panicked".into()))
@@ -394,16 +463,7 @@ impl Host {
                     };
                     match builtin {
                         Ok(games) if !games.is_empty() => Ok(games),
-                        Ok(_) => self.db_call(
-                            handle,
-                            self.store.claim_batch_excluding(
-                                &self.worker_id,
-                                Some(&self.languages),
-                                self.lease_ms,
-                                1,
-                                &self.left_to_others(),
-                            ),
-                        ),
+                        Ok(_) => claim_one(),
                         Err(error) => Err(error),
                     }
                 }),
@@ -420,13 +480,13 @@ impl Host {
                 if until_idle {
                     break;
                 }
-                handle.block_on(async {
-                    let queued = self.queued.notified();
-                    if tokio::time::timeout(idle, queued).await.is_ok() {
-                        idle = Duration::from_millis(100);
-                    }
-                });
-                idle = (idle * 2).min(Duration::from_secs(2));
+                let woken = handle.block_on(async { tokio::time::timeout(idle, queued).await });
+                // Woken by games queued: the next look is soon again; a look in vain waits longer.
+                idle = if woken.is_ok() {
+                    Duration::from_millis(100)
+                } else {
+                    (idle * 2).min(Duration::from_secs(2))
+                };
                 continue;
             }
             idle = Duration::from_millis(100);
@@ -437,6 +497,19 @@ impl Host {
             if builtin_only && batch > 1 && !self.stopping() {
                 let count = batch;
                 ahead = Some(scope.spawn(move || claim_builtin(count)));
+            } else if !builtin_only && short_games && !self.stopping() {
+                // Games of process bots of a few milliseconds (trivial bots, a ladder's low
+                // leagues): the claim (a millisecond or so on PostgreSQL) is taken off the path
+                // between two games. Only when games are short: a game claimed ahead waits for
+                // the current one, and a long wait would keep it from an idle worker. Held at once,
+                // so that its lease is renewed while it waits.
+                ahead = Some(scope.spawn(move || {
+                    let games = claim_one()?;
+                    for game in &games {
+                        self.hold(game.id, true);
+                    }
+                    Ok(games)
+                }));
             }
             let started = std::time::Instant::now();
             let played: Vec<(Claimed, Result<Finished, NotPlayed>)> = claimed
@@ -446,13 +519,17 @@ impl Host {
                     // when watched (as `arena tournament` does), and recording costs them more
                     // than playing.
                     let record = !all_builtin(&game);
-                    let outcome = self.play(&game, cpu, handle, local, record);
+                    let outcome = self.play(&game, cpu, handle, local, record, &mut kept);
                     (game, outcome)
                 })
                 .collect();
             let took = started.elapsed();
             if builtin_only {
                 batch = next_batch(batch, played.len(), took, self.lease_ms);
+            } else {
+                short_games = took
+                    < BATCH_PLAY.min(Duration::from_millis((self.lease_ms / 4).max(1) as u64))
+                    && played.len() == 1;
             }
             if to_recorder.send(played).is_err() {
                 return Err(HostError::Io("a worker's recorder thread stopped".into()));
@@ -528,7 +605,9 @@ impl Host {
     }
 
     /// Plays one claimed game: every seat resolved as `--bot` resolves it (a built-in bot in
-    /// process, an upload as its built folder run by its launcher), in the sandbox.
+    /// process, an upload as its built folder run by its launcher), in the sandbox: in sandboxes
+    /// of `kept` when the game's bots can use them, as `arena tournament` plays. Call it on one
+    /// long-lived thread per `kept`.
     pub(crate) fn play(
         &self,
         claimed: &Claimed,
@@ -536,6 +615,7 @@ impl Host {
         handle: &tokio::runtime::Handle,
         local: &tokio::runtime::Runtime,
         record: bool,
+        kept: &mut KeptSandboxes,
     ) -> Result<Finished, NotPlayed> {
         // Built-in bots that do not search, and no replay wanted: the game alone, as `arena
         // tournament` plays them (no agents, no runtime, nothing to time). The full path gives the
@@ -571,20 +651,18 @@ impl Host {
             };
             seats.push(bot.seat);
         }
+        let sandbox = self.current_sandbox()?;
+        let pool = kept.for_sandbox(sandbox.as_ref(), self.game.players());
         let request = GameRequest {
             variant: claimed.variant.clone(),
             seed: claimed.seed,
             seats,
-            options: self
-                .run_rules()
-                .match_options(record, cpu, self.current_sandbox()?),
+            options: self.run_rules().match_options(record, cpu, sandbox),
             stderr_cap: arena_core::process::DEFAULT_STDERR_CAP,
             prepared: Default::default(),
         };
-        let result = local.block_on(arena_core::registry::play_in_own_folders(
-            self.game.as_ref(),
-            request,
-        ))?;
+        let ready = arena_core::registry::ready_game(self.game.as_ref(), request, pool)?;
+        let result = local.block_on(arena_core::registry::play_ready(self.game.as_ref(), ready))?;
         let faults = result
             .faults
             .iter()

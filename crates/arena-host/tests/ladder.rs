@@ -6,7 +6,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use arena_host::config::LadderOptions;
 use arena_host::ladder::{self, Rating};
+use arena_host::records::Submission;
+use arena_host::store::{Finished, Promotion};
 use arena_host::{Contest, Host, HostOptions};
 
 /// A host on SQLite (a file in `dir`), or on the real PostgreSQL in a fresh schema.
@@ -219,6 +222,151 @@ async fn promotion_on(postgres: bool) {
     if postgres {
         drop_schemas_of_this_process().await;
     }
+}
+
+/// The scheduler keeps more than `queue_per_worker` games queued per job ahead of the workers
+/// (refilled to twice that in one turn), and games claimed (played, not yet recorded: a worker
+/// claims its next game before it records the last) do not count against it. Turns are called
+/// here where the scheduler's loop would run them, so nothing depends on timing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_scheduler_keeps_the_queue_full_ahead_of_the_workers() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut contest = String::from(
+        "name = \"queue\"\ngame = \"spring2021\"\nformat = \"ladder\"\nseed = 4\nworkers = 2\n\
+         [ladder]\nqueue_per_worker = 2\nmax_games = 10\n",
+    );
+    for index in 0..6 {
+        contest.push_str(&format!(
+            "[[bots]]\nname = \"b{index}\"\nbot = \"builtin:random\"\n"
+        ));
+    }
+    let host = host(&contest, dir.path()).await;
+    // 2 jobs × 2, refilled to twice that; the ladder gives 6 bots × 10 games / 2 seats (a few
+    // more: an opponent may be drawn past its `max_games`).
+    let (low, high, total) = (4, 8, 30);
+    let queued = async || host.store.count_games("queued").await.expect("count");
+    let before = host.store.counter("game").await.expect("counter");
+    let scheduled = async || host.store.counter("game").await.expect("counter") - before;
+    assert_eq!(host.schedule().await.expect("a turn"), high as usize);
+    let finished = Finished {
+        entry: "{}".into(),
+        ranks: vec![1, 2],
+        replay: None,
+    };
+    let mut done = 0;
+    loop {
+        // Two workers each claim their next game.
+        let mut claimed = Vec::new();
+        for worker in ["w0", "w1"] {
+            if let Some(game) = host.store.claim(worker).await.expect("a claim") {
+                claimed.push(game);
+            }
+        }
+        if claimed.is_empty() {
+            break;
+        }
+        if scheduled().await < total {
+            assert!(queued().await > 0, "the claims emptied the queue");
+        }
+        // The scheduler's turn, before the claimed games are recorded: more than the low mark
+        // is queued again, unless the ladder has no more games to give (another turn finds none).
+        host.schedule().await.expect("a turn");
+        let (now_queued, now_scheduled) = (queued().await, scheduled().await);
+        assert!(
+            now_queued <= high,
+            "{now_queued} games queued, above {high}"
+        );
+        if now_queued <= low {
+            let players = host.store.players().await.expect("players");
+            let pending = host.store.pending_per_submission().await.expect("pending");
+            let more = ladder::next_game(
+                &players,
+                &pending,
+                &host.contest.ladder,
+                2,
+                &[None],
+                &mut rand_pcg::Pcg64::new(1, 1),
+            );
+            assert!(
+                more.is_none(),
+                "after a turn only {now_queued} games are queued (low mark {low}), \
+                 {now_scheduled} scheduled, and the ladder had more to give"
+            );
+        }
+        for game in &claimed {
+            assert!(
+                host.store
+                    .complete(game, &finished, &Promotion::default())
+                    .await
+                    .expect("a completion")
+            );
+            done += 1;
+        }
+    }
+    assert!(done >= total, "every game the ladder gives was played");
+    assert_eq!(
+        done,
+        scheduled().await,
+        "every game the ladder gives was played"
+    );
+    assert_eq!(host.schedule().await.expect("a turn"), 0);
+    host.store.close().await;
+}
+
+/// Games drawn together (one turn of the scheduler) are those drawn one by one, each counted
+/// pending for the next, with the generator of its own place in the schedule.
+#[test]
+fn games_drawn_together_are_those_drawn_one_by_one() {
+    let player = |id: i64, games: i64| Submission {
+        id,
+        user_id: id,
+        user: format!("u{id}"),
+        kind: "builtin".into(),
+        source_name: String::new(),
+        source_sha256: String::new(),
+        state: "ready".into(),
+        build_log: String::new(),
+        active: true,
+        league: 0,
+        mu: id as f64,
+        sigma: 1.0,
+        games,
+        created_at: 0,
+    };
+    let players: Vec<Submission> = (0..9).map(|id| player(id, 3 * id % 7 + 8)).collect();
+    let options = LadderOptions {
+        placement_games: 10,
+        window: 3,
+        max_games: Some(14),
+        ..LadderOptions::default()
+    };
+    let rng = |n: usize| rand_pcg::Pcg64::new(0x51 << 64 | (40 + n) as u128, 7);
+    let mut pending = HashMap::from([(2, 1), (5, 2)]);
+    let mut one_by_one = Vec::new();
+    let mut sequential = pending.clone();
+    while let Some(game) = ladder::next_game(
+        &players,
+        &sequential,
+        &options,
+        3,
+        &[None],
+        &mut rng(one_by_one.len()),
+    ) {
+        for seat in &game.seats {
+            *sequential.entry(*seat).or_default() += 1;
+        }
+        one_by_one.push(game);
+    }
+    assert!(one_by_one.len() > 10, "a schedule worth comparing");
+    let together = ladder::next_games(&players, &mut pending, &options, 3, &[None], 1000, rng);
+    let key = |games: &[arena_host::store::NewGame]| -> Vec<(Vec<i64>, String)> {
+        games
+            .iter()
+            .map(|g| (g.seats.clone(), g.kind.clone()))
+            .collect()
+    };
+    assert_eq!(key(&together), key(&one_by_one));
+    assert_eq!(pending, sequential, "the drawn games counted pending");
 }
 
 /// Drops the PostgreSQL schemas this test process made.

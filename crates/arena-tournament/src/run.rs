@@ -25,8 +25,6 @@ use arena_core::runner::RulesOptions as _;
 /// replayed identically on resume). Process games are sent one by one.
 const BATCH_GAMES: usize = 256;
 const BATCH_AGE: Duration = Duration::from_millis(100);
-/// Idle sandboxes a worker keeps for its bots' next games, on top of one game's seats.
-const POOLED_SANDBOXES: usize = 16;
 
 /// Indices a worker claims at a time for games of built-in bots.
 const BUILTIN_CLAIM: u64 = 64;
@@ -360,10 +358,7 @@ impl Worker<'_> {
         // last one, emptied, instead of a new one. Made and used on this thread, which outlives them.
         let pool = self.pooled().then(|| {
             self.sandbox.clone().and_then(|sandbox| {
-                arena_core::sandbox::SandboxPool::new(
-                    sandbox,
-                    POOLED_SANDBOXES + self.entry.players(),
-                )
+                arena_core::sandbox::SandboxPool::for_worker(sandbox, self.entry.players())
             })
         });
         let pool = pool.flatten();

@@ -14,7 +14,12 @@
 //! - `batches`: a worker's database cycle alone, without games: claim 4096 queued games, complete
 //!   them (no replays, as built-in games), again and again; wall time and PostgreSQL's CPU per game.
 //!
-//! Run: `cargo bench -p arena --bench workers [-- throughput|pinned|queries|batches]`.
+//! - `ladder`: process bots (four trivial C bots of Lang Wars 2, four of its Python starter)
+//!   uploaded to a ladder capped at a run's games, hosted on one machine (SQLite, 2 workers of the
+//!   host's own) and as a `--workers 0` host with 2 `arena worker`s on PostgreSQL, against `arena
+//!   tournament --jobs 2` of the same bots (bar: 0.9x); with the queue's depth as the bench sees it.
+//!
+//! Run: `cargo bench -p arena --bench workers [-- throughput|pinned|queries|batches|ladder]`.
 //! `WORKERS_BENCH_DEFAULT_ROUNDS` (default 60) and `WORKERS_BENCH_ROUNDS` (default 600) set the
 //! rounds of every ordered pair of each lineup; `WORKERS_BENCH_BOTS` (comma-separated built-in
 //! bots) measures that lineup alone, `WORKERS_BENCH_ROUNDS` rounds. PostgreSQL:
@@ -163,6 +168,9 @@ fn main() {
     }
     if run("batches") {
         runtime.block_on(batches());
+    }
+    if run("ladder") {
+        runtime.block_on(ladder(dir.path()));
     }
 }
 
@@ -875,4 +883,422 @@ async fn batches() {
     );
     store.close().await;
     drop_db(&name).await;
+}
+
+/// Process bots of a `ladder` run: the game, the bot's source (uploaded by four contestants,
+/// one copy each) and the games a run plays.
+struct ProcessLineup {
+    label: &'static str,
+    game: &'static str,
+    /// The source, relative to this crate's folder.
+    source: &'static str,
+    extension: &'static str,
+    games: u32,
+}
+
+impl ProcessLineup {
+    /// Four trivial C bots of Lang Wars 2 (`c/lw2_bot.c`, a few ms a game: the ladder's own cost
+    /// per game at its largest) and four of its Python starter (tens of ms a game: process start
+    /// dominates). `WORKERS_BENCH_LADDER` (`c`, `python`) picks one; `WORKERS_BENCH_LADDER_GAMES`
+    /// sets the games of a run.
+    fn all() -> Vec<ProcessLineup> {
+        let games = |default| rounds_from_env("WORKERS_BENCH_LADDER_GAMES", default);
+        let lineups = vec![
+            ProcessLineup {
+                label: "c",
+                game: "langwars2",
+                source: "benches/c/lw2_bot.c",
+                extension: "c",
+                games: games(600),
+            },
+            ProcessLineup {
+                label: "python",
+                game: "langwars2",
+                source: "../arena-langwars/starters/bot.py",
+                extension: "py",
+                games: games(150),
+            },
+        ];
+        match std::env::var("WORKERS_BENCH_LADDER") {
+            Ok(wanted) if !wanted.trim().is_empty() => lineups
+                .into_iter()
+                .filter(|l| wanted.split(',').any(|w| w.trim() == l.label))
+                .collect(),
+            _ => lineups,
+        }
+    }
+
+    /// The four bots' files in `folder`.
+    fn bots(&self, folder: &Path) -> Vec<std::path::PathBuf> {
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(self.source);
+        (0..4)
+            .map(|index| {
+                let path = folder.join(format!("p{index}.{}", self.extension));
+                std::fs::copy(&source, &path).expect("a bot's copy");
+                path
+            })
+            .collect()
+    }
+}
+
+/// Where a hosted ladder runs.
+#[derive(Clone, Copy)]
+enum Hosting {
+    /// One machine: `arena host --db sqlite://...` with 2 workers of its own.
+    Sqlite,
+    /// `arena host --workers 0` on PostgreSQL and 2 `arena worker --jobs 1`.
+    Postgres,
+}
+
+/// One hosted ladder run's figures (play phase: first result to last).
+struct LadderRun {
+    rate: f64,
+    /// CPU seconds per game of the host, the workers and their bots (a cgroup of theirs).
+    cpu_ms: f64,
+    /// PostgreSQL's CPU per game (0 on SQLite).
+    postgres_cpu_ms: f64,
+    /// Share of the bench's looks that found the queue empty, and the mean of the games running.
+    empty: f64,
+    running: f64,
+}
+
+fn token(index: usize) -> String {
+    format!("bench-contestant-token-{index:04}")
+}
+
+fn ladder_contest(lineup: &ProcessLineup, folder: &Path, workers: usize) {
+    let mut text = format!(
+        "name = \"bench ladder\"\ngame = \"{}\"\nformat = \"ladder\"\nseed = 5\nworkers = {workers}\n\
+         [ladder]\nmax_games = {}\n",
+        lineup.game, lineup.games
+    );
+    for index in 0..4 {
+        text.push_str(&format!(
+            "[[contestants]]\nname = \"p{index}\"\ntoken = \"{}\"\n",
+            token(index)
+        ));
+    }
+    std::fs::write(folder.join("contest.toml"), text).expect("contest file");
+}
+
+/// `arena tournament GAME --jobs 2` of the four bots: its play phase's games/s (as it prints them),
+/// its whole command's games/s and CPU ms per game of its whole tree.
+fn process_tournament(lineup: &ProcessLineup, dir: &Path, round: usize) -> (f64, f64, f64) {
+    let folder = dir.join(format!("pt-{}-{round}", lineup.label));
+    std::fs::create_dir_all(&folder).expect("folder");
+    let bots = lineup.bots(&folder);
+    // Built (and cached) before the timed run, as the ladder's uploads are built before it plays.
+    let mut warm = Command::new(ARENA);
+    warm.args(["tournament", lineup.game, "--games", "4", "--jobs", "2"]);
+    for bot in &bots {
+        warm.arg("--bot").arg(bot);
+    }
+    let warmed = warm
+        .arg("--out")
+        .arg(folder.join("warm"))
+        .output()
+        .expect("arena tournament");
+    assert!(warmed.status.success(), "{warmed:?}");
+    let group = common::cpu_group::CpuGroup::new(&format!("ladder-t-{}-{round}", lineup.label));
+    let mut command = Command::new(ARENA);
+    command.args(["tournament", lineup.game, "--jobs", "2", "--seed", "5"]);
+    command.args(["--games", &lineup.games.to_string()]);
+    for bot in &bots {
+        command.arg("--bot").arg(bot);
+    }
+    command.arg("--out").arg(folder.join("out"));
+    group.enter(&mut command);
+    let started = Instant::now();
+    let output = command.output().expect("arena tournament");
+    let wall = started.elapsed().as_secs_f64();
+    assert!(output.status.success(), "{output:?}");
+    let cpu_ms = group.seconds() / f64::from(lineup.games) * 1e3;
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let rate = text
+        .split(['\n', '\r'])
+        .find_map(|line| {
+            let (_, rest) = line.split_once(" s: ")?;
+            rest.trim_end()
+                .trim_end_matches(')')
+                .strip_suffix(" games/s")?
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
+        .expect("the tournament's games/s line");
+    let _ = std::fs::remove_dir_all(&folder);
+    (rate, f64::from(lineup.games) / wall, cpu_ms)
+}
+
+/// Starts `arena ARGS` in `folder`, in `group`: the child and its first line (after `prefix`).
+fn start_in_group(
+    binary: &str,
+    args: &[&str],
+    folder: &Path,
+    group: &common::cpu_group::CpuGroup,
+    prefix: &str,
+) -> (Child, String) {
+    let mut command = Command::new(binary);
+    command
+        .args(args)
+        .current_dir(folder)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    group.enter(&mut command);
+    let mut child = command.spawn().expect("arena starts");
+    use std::io::BufRead;
+    let mut line = String::new();
+    let mut reader = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let _ = reader.read_line(&mut line);
+    // The rest of its output is read and dropped, so that it never blocks on a full pipe.
+    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+    let first = line
+        .trim()
+        .strip_prefix(prefix)
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .trim_end_matches('/')
+        .to_string();
+    (child, first)
+}
+
+/// A ladder of the four bots, capped at the lineup's games, hosted as `hosting` says.
+async fn ladder_run(
+    lineup: &ProcessLineup,
+    dir: &Path,
+    round: usize,
+    hosting: Hosting,
+    binary: &str,
+) -> LadderRun {
+    let label = match hosting {
+        Hosting::Sqlite => "sqlite",
+        Hosting::Postgres => "pg",
+    };
+    let folder = dir.join(format!("pl-{}-{label}-{round}", lineup.label));
+    std::fs::create_dir_all(&folder).expect("folder");
+    let bots = lineup.bots(&folder);
+    let group =
+        common::cpu_group::CpuGroup::new(&format!("ladder-{}-{label}-{round}", lineup.label));
+    let name = format!("arena_bench_l_{}_{round}", std::process::id());
+    let (db, workers) = match hosting {
+        Hosting::Sqlite => (
+            format!("sqlite://{}", folder.join("contest.db").display()),
+            2,
+        ),
+        Hosting::Postgres => {
+            create(&name).await;
+            (url_of(&name), 0)
+        }
+    };
+    ladder_contest(lineup, &folder, workers);
+    let workers_text = workers.to_string();
+    let (mut host, url) = start_in_group(
+        binary,
+        &[
+            "host",
+            "contest.toml",
+            "--listen",
+            "127.0.0.1:0",
+            "--workers",
+            &workers_text,
+            "--db",
+            &db,
+        ],
+        &folder,
+        &group,
+        "arena host: ",
+    );
+    for (index, bot) in bots.iter().enumerate() {
+        let out = Command::new(ARENA)
+            .args([
+                "submit",
+                "--server",
+                &url,
+                "--token",
+                &token(index),
+                "--wait",
+            ])
+            .arg(bot)
+            .output()
+            .expect("arena submit runs");
+        assert!(
+            out.status.success() && String::from_utf8_lossy(&out.stdout).contains(": ready"),
+            "arena submit: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let mut children = Vec::new();
+    if let Hosting::Postgres = hosting {
+        for index in 0..2 {
+            let data = folder.join(format!("w{index}"));
+            let data = data.to_string_lossy().into_owned();
+            children.push(
+                start_in_group(
+                    binary,
+                    &["worker", "--db", &db, "--jobs", "1", "--data", &data],
+                    &folder,
+                    &group,
+                    "arena worker: ",
+                )
+                .0,
+            );
+        }
+    }
+    let reader = match hosting {
+        Hosting::Sqlite => format!("{db}?mode=ro"),
+        Hosting::Postgres => db.clone(),
+    };
+    let pool = sqlx::AnyPool::connect(&reader).await.expect("the database");
+    let total = i64::from(lineup.games);
+    let look = "SELECT COALESCE((SELECT MAX(completion) FROM results), 0), \
+                (SELECT COUNT(*) FROM games WHERE state = 'queued'), \
+                (SELECT COUNT(*) FROM games WHERE state = 'running')";
+    let mut first: Option<(Instant, i64, f64, f64)> = None;
+    let (mut looks, mut empty, mut running) = (0u32, 0u32, 0i64);
+    loop {
+        let row = sqlx::query(look).fetch_one(&pool).await.expect("a look");
+        let done: i64 = row.try_get(0).expect("done");
+        if done >= total {
+            break;
+        }
+        if done > 0 {
+            if first.is_none() {
+                first = Some((
+                    Instant::now(),
+                    done,
+                    group.seconds(),
+                    postgres_cpu_seconds(),
+                ));
+            }
+            looks += 1;
+            if row.try_get::<i64, _>(1).expect("queued") == 0 {
+                empty += 1;
+            }
+            running += row.try_get::<i64, _>(2).expect("running");
+        }
+        // Looked at less and less often, as `contest_run` does: the looks cost the database too.
+        let so_far = first.map_or(Duration::ZERO, |(at, ..)| at.elapsed());
+        tokio::time::sleep(look_every(so_far)).await;
+    }
+    let (started, at_start, cpu_start, postgres_start) = first.expect("a first result");
+    let played = (total - at_start) as f64;
+    let run = LadderRun {
+        rate: played / started.elapsed().as_secs_f64(),
+        cpu_ms: (group.seconds() - cpu_start) / played * 1e3,
+        postgres_cpu_ms: match hosting {
+            Hosting::Sqlite => 0.0,
+            Hosting::Postgres => (postgres_cpu_seconds() - postgres_start) / played * 1e3,
+        },
+        empty: f64::from(empty) / f64::from(looks.max(1)),
+        running: running as f64 / f64::from(looks.max(1)),
+    };
+    pool.close().await;
+    for child in children.iter_mut().chain(std::iter::once(&mut host)) {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    if let Hosting::Postgres = hosting {
+        drop_db(&name).await;
+    }
+    let _ = std::fs::remove_dir_all(&folder);
+    run
+}
+
+/// The hosted ladder of process bots against `arena tournament --jobs 2` of the same bots on the
+/// same cores, runs interleaved; medians of the rounds (`WORKERS_BENCH_LADDER_ROUNDS`, default 3).
+async fn ladder(dir: &Path) {
+    let rounds = rounds_from_env("WORKERS_BENCH_LADDER_ROUNDS", 3) as usize;
+    for lineup in ProcessLineup::all() {
+        let mut tournament_rates = Vec::new();
+        let mut tournament_cpu = Vec::new();
+        // `WORKERS_BENCH_BEFORE`: another build of arena whose hosted ladder runs beside this
+        // one's in every round (before and after a change, side by side).
+        let before = std::env::var("WORKERS_BENCH_BEFORE").ok();
+        let mut runs: Vec<(String, Hosting, String, Vec<LadderRun>)> = Vec::new();
+        for (label, hosting) in [
+            ("host on SQLite, 2 workers of its own", Hosting::Sqlite),
+            ("host + 2 arena workers, PostgreSQL", Hosting::Postgres),
+        ] {
+            if let Some(before) = &before {
+                runs.push((
+                    format!("{label} (before)"),
+                    hosting,
+                    before.clone(),
+                    Vec::new(),
+                ));
+            }
+            runs.push((label.to_string(), hosting, ARENA.to_string(), Vec::new()));
+        }
+        println!(
+            "ladder: 4 {} bots of {} ({} games a run), {rounds} interleaved rounds:",
+            lineup.label, lineup.game, lineup.games
+        );
+        for round in 0..rounds {
+            let (rate, whole, cpu) = process_tournament(&lineup, dir, round);
+            println!(
+                "  round {round}: tournament --jobs 2: {rate:.1} games/s (whole command {whole:.1}), {cpu:.2} ms CPU a game  [load {}]",
+                load_average()
+            );
+            tournament_rates.push(rate);
+            tournament_cpu.push(cpu);
+            for (label, hosting, binary, results) in &mut runs {
+                let run = ladder_run(&lineup, dir, round, *hosting, binary).await;
+                println!(
+                    "  round {round}: {label}: {:.1} games/s ({:.2}x), {:.2} ms CPU a game (+ PostgreSQL {:.2}); queue empty at {:.0} % of looks, {:.2} games running on average  [load {}]",
+                    run.rate,
+                    run.rate / rate,
+                    run.cpu_ms,
+                    run.postgres_cpu_ms,
+                    run.empty * 100.0,
+                    run.running,
+                    load_average()
+                );
+                results.push(run);
+            }
+        }
+        let median = |mut values: Vec<f64>| {
+            values.sort_by(f64::total_cmp);
+            values[values.len() / 2]
+        };
+        let reference = median(tournament_rates.clone());
+        println!(
+            "  tournament --jobs 2 (play phase)          {reference:7.1} games/s, {:.2} ms CPU a game (median)",
+            median(tournament_cpu.clone())
+        );
+        for (label, _, _, results) in &runs {
+            // Each run against the tournament of its own round: neighbours share the load.
+            let ratios: Vec<f64> = results
+                .iter()
+                .zip(&tournament_rates)
+                .map(|(run, t)| run.rate / t)
+                .collect();
+            let cpu_ratios: Vec<f64> = results
+                .iter()
+                .zip(&tournament_cpu)
+                .map(|(run, t)| t / (run.cpu_ms + run.postgres_cpu_ms))
+                .collect();
+            println!(
+                "  {label:45} {:7.1} games/s: {:.2}x the tournament on wall time (median of rounds; runs {}), {:.2}x on CPU time (tournament's CPU a game / the ladder's, PostgreSQL included; bar 0.9x)",
+                median(results.iter().map(|r| r.rate).collect()),
+                median(ratios.clone()),
+                ratios
+                    .iter()
+                    .map(|r| format!("{r:.2}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                median(cpu_ratios)
+            );
+        }
+    }
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .trim()
+        .to_string()
 }

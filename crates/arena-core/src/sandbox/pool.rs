@@ -15,6 +15,10 @@ use super::sys::{chown_tree, copy_entries, fresh_scratch_dir, pipe, wait_pid};
 /// How long a reused sandbox may take to end a game and empty itself before it is thrown away.
 const RESET_WAIT: Duration = Duration::from_secs(5);
 
+/// Idle sandboxes a worker keeps for its bots' next games, on top of one game's seats
+/// ([`SandboxPool::for_worker`]).
+pub const SPARE_SANDBOXES: usize = 16;
+
 /// Sandboxes kept between games by one tournament worker, so that a bot's next game starts with a
 /// fork and an exec in a sandbox already set up instead of a new one (bwrap, namespaces, cgroups:
 /// milliseconds of CPU per bot and game). Between games the sandbox's helper kills everything the
@@ -42,6 +46,15 @@ impl SandboxPool {
             capacity: capacity.max(1),
             idle: std::sync::Mutex::new(Vec::new()),
         }))
+    }
+
+    /// The pool of one worker thread playing games of `seats` seats (a tournament's job, a contest
+    /// server's worker): a game's seats and [`SPARE_SANDBOXES`] idle ones more.
+    pub fn for_worker(
+        sandbox: std::sync::Arc<Sandbox>,
+        seats: usize,
+    ) -> Option<std::sync::Arc<Self>> {
+        Self::new(sandbox, SPARE_SANDBOXES + seats)
     }
 
     pub fn sandbox(&self) -> &std::sync::Arc<Sandbox> {

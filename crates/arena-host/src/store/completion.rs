@@ -231,42 +231,54 @@ impl Store {
         // promoted while the game was played starts afresh in its new league: rating the others
         // against that fresh rating (or against a guess of the old one) would be wrong, so such a
         // game rates nobody. Its result is kept.
-        let mut current = Vec::new();
+        // Read and written with one statement each for all the seats (ids are integers from the
+        // database: written into the statements), not two per seat.
+        let ids: Vec<String> = claimed.seats.iter().map(|s| s.id.to_string()).collect();
+        let ids = ids.join(",");
+        let rows = sqlx::query(&format!(
+            "SELECT id, league, mu, sigma FROM submissions WHERE id IN ({ids})"
+        ))
+        .fetch_all(&mut **tx)
+        .await
+        .map_err(db)?;
+        let mut current = std::collections::HashMap::with_capacity(rows.len());
+        for row in &rows {
+            let id: i64 = row.try_get(0).map_err(db)?;
+            let league: i64 = row.try_get(1).map_err(db)?;
+            let rating = Rating {
+                mu: row.try_get(2).map_err(db)?,
+                sigma: row.try_get(3).map_err(db)?,
+            };
+            current.insert(id, (league == claimed.league, rating));
+        }
+        let mut before = Vec::with_capacity(claimed.seats.len());
         for seat in &claimed.seats {
-            let row = sqlx::query(
-                "SELECT league, mu, sigma, games, user_id FROM submissions WHERE id = $1",
-            )
-            .bind(seat.id)
-            .fetch_one(&mut **tx)
-            .await
-            .map_err(db)?;
-            let league: i64 = row.try_get(0).map_err(db)?;
-            current.push((
-                league == claimed.league,
-                Rating {
-                    mu: row.try_get(1).map_err(db)?,
-                    sigma: row.try_get(2).map_err(db)?,
-                },
-                row.try_get::<i64, _>(3).map_err(db)?,
-                row.try_get::<i64, _>(4).map_err(db)?,
-            ));
+            let Some(&(in_league, rating)) = current.get(&seat.id) else {
+                return Err(HostError::Database(format!(
+                    "game {} has a seat of a missing submission {}",
+                    claimed.id, seat.id
+                )));
+            };
+            if !in_league {
+                return Ok(true);
+            }
+            before.push(rating);
         }
-        if current.iter().any(|(in_league, ..)| !in_league) {
-            return Ok(true);
-        }
-        let before: Vec<Rating> = current.iter().map(|c| c.1).collect();
         let after = ladder::rate(&before, &finished.ranks);
+        let (mut mu, mut sigma) = (String::from("CASE id"), String::from("CASE id"));
         for (index, seat) in claimed.seats.iter().enumerate() {
-            sqlx::query(
-                "UPDATE submissions SET mu = $1, sigma = $2, games = games + 1 WHERE id = $3",
-            )
-            .bind(after[index].mu)
-            .bind(after[index].sigma)
-            .bind(seat.id)
-            .execute(&mut **tx)
-            .await
-            .map_err(db)?;
+            mu.push_str(&format!(" WHEN {} THEN ${}", seat.id, 2 * index + 1));
+            sigma.push_str(&format!(" WHEN {} THEN ${}", seat.id, 2 * index + 2));
         }
+        let sql = format!(
+            "UPDATE submissions SET mu = {mu} END, sigma = {sigma} END, games = games + 1 \
+             WHERE id IN ({ids})"
+        );
+        let mut query = sqlx::query(&sql);
+        for rating in &after {
+            query = query.bind(rating.mu).bind(rating.sigma);
+        }
+        query.execute(&mut **tx).await.map_err(db)?;
         Self::promote(tx, claimed, promotion, completion).await?;
         Ok(true)
     }

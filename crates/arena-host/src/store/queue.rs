@@ -185,6 +185,15 @@ impl Store {
             .map_err(db)
     }
 
+    /// Games queued or running, in one look.
+    pub async fn count_unfinished(&self) -> Result<i64, HostError> {
+        let row = sqlx::query("SELECT COUNT(*) FROM games WHERE state IN ('queued', 'running')")
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db)?;
+        row.try_get(0).map_err(db)
+    }
+
     pub async fn count_games(&self, state: &str) -> Result<i64, HostError> {
         let row = sqlx::query("SELECT COUNT(*) FROM games WHERE state = $1")
             .bind(state)
