@@ -794,9 +794,17 @@ fn write_launcher(recipe: &Recipe, built: &Path, launcher: &str) -> Result<(), S
 /// The launcher: finds its folder, puts the interpreter shims first on the PATH, sets the manifest's
 /// environment, then starts the bot.
 fn launcher_text(recipe: &Recipe) -> String {
+    // `$bot` from the launcher's own path by the shell alone: the usual `$(cd "$(dirname "$0")/.."
+    // && pwd)` forks twice and execs `dirname` at every start of the bot (most of a trivial
+    // bot's start). Only a launcher started by another path takes that way.
     let mut text = format!(
-        "# Written by arena: starts the bot ({}).\nbot=$(cd \"$(dirname \"$0\")/..\" && pwd) || exit 127\n",
-        recipe.kind
+        "# Written by arena: starts the bot ({kind}).\n\
+         case $0 in\n\
+         \x20 {LAUNCHER} | ./{LAUNCHER}) bot=$PWD ;;\n\
+         \x20 /*/{LAUNCHER}) bot=${{0%/{LAUNCHER}}} ;;\n\
+         \x20 *) bot=$(cd \"$(dirname \"$0\")/..\" && pwd) || exit 127 ;;\n\
+         esac\n",
+        kind = recipe.kind
     );
     if !recipe.shims.is_empty() {
         text.push_str("PATH=\"$bot/.arena/bin:$PATH\"; export PATH\n");
