@@ -105,6 +105,9 @@ pub struct TreeCopy {
     /// Give the owner full rights on every copied folder, so that arena can fill and remove the
     /// copy of a read-only source (a submission unpacked read-only).
     pub owner_writable: bool,
+    /// Leave out FIFOs, sockets and devices (a bot's folder copied back) instead of refusing the
+    /// copy with [`copy_file`]'s error.
+    pub skip_special: bool,
 }
 
 /// Copies the folder `from` to `to` (made): files, subfolders, symbolic links (as links) and
@@ -118,27 +121,35 @@ pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 pub fn copy_tree_with(from: &Path, to: &Path, how: TreeCopy) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::create_dir(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        if how.skip_git && entry.file_name() == ".git" {
-            continue;
-        }
-        let kind = entry.file_type()?;
-        let target = to.join(entry.file_name());
-        if kind.is_dir() {
-            copy_tree_with(&entry.path(), &target, how)?;
-        } else if kind.is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
-        } else {
-            copy_file(&entry.path(), &target)?;
-        }
-    }
+    copy_entries_with(from, to, how)?;
     // Last, so that a read-only source folder can still be filled.
     let mut mode = std::fs::metadata(from)?.permissions().mode();
     if how.owner_writable {
         mode |= 0o700;
     }
     std::fs::set_permissions(to, std::fs::Permissions::from_mode(mode))
+}
+
+/// The entries of the folder `from` copied into the existing folder `into`, as [`copy_tree_with`]
+/// copies them: subfolders whole, symbolic links as links, regular files with [`copy_file`] (never
+/// through a link).
+pub fn copy_entries_with(from: &Path, into: &Path, how: TreeCopy) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        if how.skip_git && entry.file_name() == ".git" {
+            continue;
+        }
+        let kind = entry.file_type()?;
+        let target = into.join(entry.file_name());
+        if kind.is_dir() {
+            copy_tree_with(&entry.path(), &target, how)?;
+        } else if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
+        } else if kind.is_file() || !how.skip_special {
+            copy_file(&entry.path(), &target)?;
+        }
+    }
+    Ok(())
 }
 
 /// Opens `path` for reading as a file a bot could have made or replaced (its folder, a build's

@@ -1030,6 +1030,7 @@ fn copy_submission(from: &Path, to: &Path) -> std::io::Result<()> {
         arena_core::folders::TreeCopy {
             skip_git: true,
             owner_writable: true,
+            ..Default::default()
         },
     )
 }

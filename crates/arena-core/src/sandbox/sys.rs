@@ -220,25 +220,15 @@ pub(super) fn find_in(path: impl AsRef<OsStr>, program: &str) -> Option<PathBuf>
 }
 
 /// Copies the entries of the folder `from` into the folder `into` as files a bot could have made
-/// are copied: folders (with their permissions), regular files never through a link
-/// ([`crate::folders::copy_file`]), symbolic links as links; a FIFO, socket or device is left out
-/// rather than blocking or streaming.
+/// are copied ([`crate::folders::copy_entries_with`]): regular files never through a link, links as
+/// links, folders with their permissions; a FIFO, socket or device is left out rather than
+/// blocking or streaming.
 pub(super) fn copy_entries(from: &Path, into: &Path) -> io::Result<()> {
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = into.join(entry.file_name());
-        let kind = entry.file_type()?;
-        if kind.is_dir() {
-            std::fs::create_dir(&target)?;
-            copy_entries(&entry.path(), &target)?;
-            std::fs::set_permissions(&target, entry.metadata()?.permissions())?;
-        } else if kind.is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
-        } else if kind.is_file() {
-            crate::folders::copy_file(&entry.path(), &target)?;
-        }
-    }
-    Ok(())
+    let how = crate::folders::TreeCopy {
+        skip_special: true,
+        ..Default::default()
+    };
+    crate::folders::copy_entries_with(from, into, how)
 }
 
 pub(super) fn chown_tree(path: &Path, uid: u32, gid: u32) -> io::Result<()> {
