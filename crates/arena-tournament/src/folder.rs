@@ -130,24 +130,32 @@ pub fn write_replay(dir: &Path, relative: &str, compressed: &[u8]) -> Result<(),
 /// folder opened from disk), each rewritten whole.
 fn write_replay_bundles(dir: &Path, games: &[Entry]) -> Result<(), TournamentError> {
     use arena_formats::layout::replay_bundle_path;
-    let mut bundles: std::collections::BTreeMap<String, Vec<(u64, Vec<u8>)>> = Default::default();
+    // The games by bundle first, then each bundle's replays read and written: a bundle's hundred
+    // replays are held at once, not the report's thousands.
+    let mut bundles: std::collections::BTreeMap<String, Vec<(u64, &str)>> = Default::default();
     for game in games {
-        let Some(relative) = game.replay.as_deref() else {
-            continue;
-        };
-        let path = dir.join(relative);
-        match std::fs::read(&path) {
-            Ok(compressed) => bundles
+        if let Some(relative) = game.replay.as_deref() {
+            bundles
                 .entry(replay_bundle_path(game.index))
                 .or_default()
-                .push((game.index, compressed)),
-            // A replay lost since (a folder copied in part): the viewer says what is missing.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(TournamentError::io(&path, e)),
+                .push((game.index, relative));
         }
     }
-    for (relative, replays) in bundles {
-        let path = dir.join(relative);
+    for (bundle, members) in bundles {
+        let mut replays = Vec::with_capacity(members.len());
+        for (index, relative) in members {
+            let path = dir.join(relative);
+            match std::fs::read(&path) {
+                Ok(compressed) => replays.push((index, compressed)),
+                // A replay lost since (a folder copied in part): the viewer says what is missing.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(TournamentError::io(&path, e)),
+            }
+        }
+        if replays.is_empty() {
+            continue;
+        }
+        let path = dir.join(bundle);
         std::fs::write(&path, replay_bundle_script(&replays))
             .map_err(|e| TournamentError::io(&path, e))?;
     }
