@@ -175,6 +175,27 @@ fn main() {
 }
 
 /// One tournament's games/s (its play phase) and its whole process's CPU per game in µs.
+/// The games/s of a tournament's play phase, from its own line ("720 played now in 0.12 s: 6087
+/// games/s"): process start and the report are left out.
+fn play_rate(output: &std::process::Output) -> f64 {
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    text.split(['\n', '\r'])
+        .find_map(|line| {
+            let (_, rest) = line.split_once(" s: ")?;
+            rest.trim_end()
+                .trim_end_matches(')')
+                .strip_suffix(" games/s")?
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
+        .expect("the tournament's games/s line")
+}
+
 fn tournament(lineup: &Lineup, dir: &Path, round: usize, replays: &str) -> (f64, f64) {
     tournament_on(lineup, dir, round, replays, "2", None)
 }
@@ -207,23 +228,7 @@ fn tournament_on(
     let _ = std::fs::remove_dir_all(&out);
     // Its own figure of the play phase ("720 played now in 0.12 s: 6087 games/s"): process start
     // and the report are left out, as the workers' start is below.
-    let text = format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let rate = text
-        .split(['\n', '\r'])
-        .find_map(|line| {
-            let (_, rest) = line.split_once(" s: ")?;
-            rest.trim_end()
-                .trim_end_matches(')')
-                .strip_suffix(" games/s")?
-                .trim()
-                .parse::<f64>()
-                .ok()
-        })
-        .expect("the tournament's games/s line");
+    let rate = play_rate(&output);
     (rate, cpu_per_game)
 }
 
@@ -1013,23 +1018,7 @@ fn process_tournament(lineup: &ProcessLineup, dir: &Path, round: usize) -> (f64,
     let wall = started.elapsed().as_secs_f64();
     assert!(output.status.success(), "{output:?}");
     let cpu_ms = group.seconds() / f64::from(lineup.games) * 1e3;
-    let text = format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let rate = text
-        .split(['\n', '\r'])
-        .find_map(|line| {
-            let (_, rest) = line.split_once(" s: ")?;
-            rest.trim_end()
-                .trim_end_matches(')')
-                .strip_suffix(" games/s")?
-                .trim()
-                .parse::<f64>()
-                .ok()
-        })
-        .expect("the tournament's games/s line");
+    let rate = play_rate(&output);
     let _ = std::fs::remove_dir_all(&folder);
     (rate, f64::from(lineup.games) / wall, cpu_ms)
 }
