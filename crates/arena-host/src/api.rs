@@ -14,13 +14,15 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::HostError;
+use crate::auth::{self, AuthError};
 use crate::host::{Host, gunzip, sha256_hex};
+use crate::leaderboard;
 use crate::records::Submission;
 use crate::store::{Role, User};
 
@@ -40,6 +42,7 @@ impl From<HostError> for ApiError {
         let status = match &error {
             HostError::Refused(_) | HostError::Config(_) => StatusCode::BAD_REQUEST,
             HostError::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
+            HostError::Conflict(_) => StatusCode::CONFLICT,
             HostError::Database(_) | HostError::Io(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
         ApiError(status, error.to_string())
@@ -65,11 +68,12 @@ pub fn router(host: Shared) -> Router {
     // 413 before anything is stored); every other route keeps axum's small default.
     let upload_limit = usize::try_from(host.contest.limits.upload_bytes).unwrap_or(usize::MAX);
     Router::new()
-        .route("/", get(index))
-        .route("/games/{id}", get(viewer))
         .route("/api/contest", get(contest))
         .route("/api/register", post(register))
         .route("/api/me", get(me))
+        .route("/api/token/rotate", post(rotate_token))
+        .route("/api/users", get(accounts))
+        .route("/api/users/{name}/{action}", post(account_action))
         .route(
             "/api/submissions",
             get(list_submissions)
@@ -92,37 +96,26 @@ pub fn router(host: Shared) -> Router {
         .route("/api/export/results.jsonl", get(export_results))
         .route("/api/export/leaderboard.csv", get(export_csv))
         .route("/api/workers", get(workers))
+        .merge(crate::site::routes())
+        .fallback(crate::site::fallback)
+        .layer(axum::middleware::from_fn(crate::site::security_headers))
         .with_state(host)
 }
 
-/// The user a request is made by. The cookie counts for reading only.
+impl From<AuthError> for ApiError {
+    fn from(error: AuthError) -> Self {
+        let status = match &error {
+            AuthError::Missing | AuthError::Unknown => StatusCode::UNAUTHORIZED,
+            AuthError::Disabled | AuthError::BadCsrf => StatusCode::FORBIDDEN,
+            AuthError::Host(e) => return ApiError::from(HostError::Io(e.to_string())),
+        };
+        ApiError(status, error.to_string())
+    }
+}
+
+/// The user a request is made by: its bearer token, or the pages' session for reading only.
 async fn user(host: &Host, method: &Method, headers: &HeaderMap) -> ApiResult<User> {
-    let bearer = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim);
-    let cookie = (method == Method::GET)
-        .then(|| {
-            headers
-                .get_all(header::COOKIE)
-                .iter()
-                .filter_map(|v| v.to_str().ok())
-                .flat_map(|v| v.split(';'))
-                .find_map(|pair| pair.trim().strip_prefix("arena_token="))
-        })
-        .flatten();
-    let Some(token) = bearer.or(cookie).filter(|t| !t.is_empty()) else {
-        return Err(ApiError(
-            StatusCode::UNAUTHORIZED,
-            "sign in: send `Authorization: Bearer TOKEN` with the token the organiser gave you"
-                .into(),
-        ));
-    };
-    host.store
-        .user_by_token(&sha256_hex(token.as_bytes()))
-        .await?
-        .ok_or_else(|| ApiError(StatusCode::UNAUTHORIZED, "unknown token".into()))
+    Ok(auth::api_user(host, headers, method == Method::GET).await?)
 }
 
 fn is_organiser(user: &User) -> bool {
@@ -158,10 +151,6 @@ fn submission_json(s: &Submission, with_log: bool) -> Value {
     value
 }
 
-async fn index() -> Html<&'static str> {
-    Html(include_str!("page.html"))
-}
-
 async fn contest(State(host): State<Shared>) -> axum::Json<Value> {
     let c = &host.contest;
     axum::Json(json!({
@@ -182,45 +171,78 @@ struct Registration {
 
 async fn register(
     State(host): State<Shared>,
+    headers: HeaderMap,
+    peer: Peer,
     axum::Json(body): axum::Json<Registration>,
 ) -> ApiResult<axum::Json<Value>> {
-    if !host.contest.open_registration {
-        return Err(ApiError(
-            StatusCode::FORBIDDEN,
-            "this contest has no open registration: ask the organiser for a token".into(),
-        ));
-    }
-    crate::config::check_name(&body.name)
-        .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?;
-    let token = fresh_token(&body.name);
-    match host
-        .store
-        .register(&body.name, &sha256_hex(token.as_bytes()))
-        .await?
-    {
-        Some(_) => Ok(axum::Json(json!({ "name": body.name, "token": token }))),
-        None => Err(ApiError(
-            StatusCode::CONFLICT,
-            format!("the name {} is taken: choose another", body.name),
-        )),
+    let address = auth::client_address(&host, &headers, peer.0);
+    let token = auth::register(&host, &body.name, &address)
+        .await
+        .map_err(|e| match e {
+            HostError::Refused(m) if !host.contest.open_registration => {
+                ApiError(StatusCode::FORBIDDEN, m)
+            }
+            other => other.into(),
+        })?;
+    Ok(axum::Json(json!({ "name": body.name, "token": token })))
+}
+
+/// The connection's address, when the server was started with it (tests call the router
+/// without one).
+pub struct Peer(pub Option<std::net::SocketAddr>);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Peer {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(Peer(
+            parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|c| c.0),
+        ))
     }
 }
 
-/// A token nobody can guess: 256 bits from the operating system's generator (a secret, not a
-/// game's randomness, so nothing to replay).
-fn fresh_token(name: &str) -> String {
-    let mut bytes = [0u8; 32];
-    let random = std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes));
-    if random.is_err() {
-        // No /dev/urandom: the clock and the name hashed (weaker; said nowhere else, so here).
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        return sha256_hex(format!("{name}{now}{:p}", &bytes).as_bytes());
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+/// The caller's new token: the old one stops working at once, and so do its sessions.
+async fn rotate_token(
+    State(host): State<Shared>,
+    headers: HeaderMap,
+) -> ApiResult<axum::Json<Value>> {
+    // A write: the bearer token only.
+    let user = auth::api_user(&host, &headers, false).await?;
+    let token = auth::fresh_secret()?;
+    host.store
+        .rotate_token(user.id, &sha256_hex(token.as_bytes()), None)
+        .await?;
+    Ok(axum::Json(json!({ "name": user.name, "token": token })))
+}
+
+/// The accounts (organisers only).
+async fn accounts(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+) -> ApiResult<axum::Json<Value>> {
+    organiser(&host, &method, &headers).await?;
+    Ok(axum::Json(json!({ "users": host.store.accounts().await? })))
+}
+
+/// What an organiser does to an account: `disable`, `enable`, `revoke` (its token stops
+/// working) or `token` (a new token for it, returned: to hand over).
+async fn account_action(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    Path((name, action)): Path<(String, String)>,
+) -> ApiResult<axum::Json<Value>> {
+    organiser(&host, &method, &headers).await?;
+    Ok(axum::Json(
+        crate::site::account_action(&host, &name, &action).await?,
+    ))
 }
 
 async fn me(
@@ -364,64 +386,6 @@ async fn rerun(
     Ok(axum::Json(json!({ "id": id, "rerun": true })))
 }
 
-/// The leaderboard as it is now, per league (best first). Rows: rank, user, submission, score
-/// (the ladder's Weng-Lin μ, the qualifier's Elo, points in the final and KotH) and games.
-async fn live_leaderboard(host: &Host) -> ApiResult<Value> {
-    let mut leagues = Vec::new();
-    if host.contest.format == crate::config::Format::Ladder {
-        let players = host.store.players().await?;
-        for (index, league) in host.contest.leagues.iter().enumerate() {
-            let mut rows: Vec<&Submission> = players
-                .iter()
-                .filter(|s| s.league == index as i64)
-                .collect();
-            rows.sort_by(|a, b| b.mu.total_cmp(&a.mu).then(a.id.cmp(&b.id)));
-            leagues.push(json!({
-                "name": league.name,
-                "measure": "Weng-Lin rating",
-                "rows": rows.iter().enumerate().map(|(rank, s)| json!({
-                    "rank": rank + 1,
-                    "user": s.user,
-                    "submission": s.id,
-                    "score": s.mu,
-                    "sigma": s.sigma,
-                    "games": s.games,
-                })).collect::<Vec<_>>(),
-            }));
-        }
-        return Ok(json!({ "leagues": leagues }));
-    }
-    let names: std::collections::HashMap<i64, String> = host
-        .store
-        .submissions(None)
-        .await?
-        .into_iter()
-        .map(|s| (s.id, s.user))
-        .collect();
-    let tables: &[(&str, &str)] = match host.contest.format {
-        crate::config::Format::Koth => &[("koth", "points")],
-        _ => &[("final", "points"), ("qualifier", "4-player Elo")],
-    };
-    for (kind, measure) in tables {
-        let rows = host.standings(kind).await?;
-        if rows.is_empty() && *kind == "final" {
-            continue;
-        }
-        leagues.push(json!({
-            "name": kind,
-            "measure": measure,
-            "rows": rows.iter().enumerate().map(|(rank, (id, standing))| json!({
-                "rank": rank + 1,
-                "user": names.get(id).cloned().unwrap_or_default(),
-                "submission": id,
-                "score": standing.value,
-                "games": standing.games,
-            })).collect::<Vec<_>>(),
-        }));
-    }
-    Ok(json!({ "leagues": leagues }))
-}
-
 #[derive(Deserialize)]
 struct Rounds {
     rounds: Option<u32>,
@@ -455,20 +419,9 @@ async fn leaderboard(
     State(host): State<Shared>,
     method: Method,
     headers: HeaderMap,
-) -> ApiResult<axum::Json<Value>> {
+) -> ApiResult<axum::Json<leaderboard::Board>> {
     let user = user(&host, &method, &headers).await?;
-    let frozen = host.store.setting("frozen_leaderboard").await?;
-    let mut board = match (&frozen, is_organiser(&user)) {
-        (Some(text), false) => serde_json::from_str(text).map_err(|e| {
-            ApiError(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                format!("frozen board: {e}"),
-            )
-        })?,
-        _ => live_leaderboard(&host).await?,
-    };
-    board["frozen"] = Value::Bool(frozen.is_some());
-    Ok(axum::Json(board))
+    Ok(axum::Json(leaderboard::for_user(&host, &user).await?))
 }
 
 #[derive(Deserialize)]
@@ -483,14 +436,7 @@ async fn freeze(
     axum::Json(body): axum::Json<Freeze>,
 ) -> ApiResult<axum::Json<Value>> {
     organiser(&host, &method, &headers).await?;
-    if body.frozen {
-        let board = live_leaderboard(&host).await?;
-        host.store
-            .set_setting("frozen_leaderboard", Some(&board.to_string()))
-            .await?;
-    } else {
-        host.store.set_setting("frozen_leaderboard", None).await?;
-    }
+    leaderboard::set_frozen(&host, body.frozen).await?;
     Ok(axum::Json(json!({ "frozen": body.frozen })))
 }
 
@@ -522,7 +468,7 @@ async fn games(
 }
 
 /// A replay as `user` may see it: other contestants' stderr removed (whole-game and per answer).
-async fn visible_replay(host: &Shared, user: &User, id: i64) -> ApiResult<Value> {
+pub(crate) async fn visible_replay(host: &Shared, user: &User, id: i64) -> ApiResult<Value> {
     let gz = host.replay(id).await?.ok_or_else(not_found)?;
     let json = gunzip(&gz, 256 << 20).map_err(|e| {
         ApiError(
@@ -584,20 +530,6 @@ async fn replay(
 ) -> ApiResult<axum::Json<Value>> {
     let user = user(&host, &method, &headers).await?;
     Ok(axum::Json(visible_replay(&host, &user, id).await?))
-}
-
-/// The game in arena's viewer (the page `arena export` writes), with the same visibility.
-async fn viewer(
-    State(host): State<Shared>,
-    method: Method,
-    headers: HeaderMap,
-    Path(id): Path<i64>,
-) -> ApiResult<Html<String>> {
-    let user = user(&host, &method, &headers).await?;
-    let replay = visible_replay(&host, &user, id).await?;
-    let page = arena_viewer::export_html(&replay.to_string(), &host.viewer_games())
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
-    Ok(Html(page))
 }
 
 /// Writes the results as an `arena tournament` folder (report, summary, CSV, journal, replays)
@@ -676,7 +608,6 @@ async fn export_results(
     Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], text).into_response())
 }
 
-/// The live leaderboard as CSV.
 /// The workers of every machine: health (state, last heartbeat, alive), capabilities, the games
 /// each holds now and has done.
 async fn workers(
@@ -695,24 +626,10 @@ async fn export_csv(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     organiser(&host, &method, &headers).await?;
-    let board = live_leaderboard(&host).await?;
-    let mut text = String::from("league,rank,user,submission,score,sigma,games\n");
-    for league in board["leagues"].as_array().into_iter().flatten() {
-        for row in league["rows"].as_array().into_iter().flatten() {
-            text.push_str(&format!(
-                "{},{},{},{},{:.6},{},{}\n",
-                league["name"].as_str().unwrap_or(""),
-                row["rank"],
-                row["user"].as_str().unwrap_or(""),
-                row["submission"],
-                row["score"].as_f64().unwrap_or(0.0),
-                row["sigma"]
-                    .as_f64()
-                    .map(|s| format!("{s:.6}"))
-                    .unwrap_or_default(),
-                row["games"],
-            ));
-        }
-    }
-    Ok(([(header::CONTENT_TYPE, "text/csv")], text).into_response())
+    let board = leaderboard::live(&host).await?;
+    Ok((
+        [(header::CONTENT_TYPE, "text/csv")],
+        leaderboard::csv(&board),
+    )
+        .into_response())
 }

@@ -124,7 +124,7 @@ pub struct HouseBot {
     pub league: Option<String>,
 }
 
-/// What an upload may be.
+/// What contestants may do: uploads, registrations, sign-ins.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct Limits {
@@ -138,6 +138,17 @@ pub struct Limits {
     pub archive_bytes: u64,
     /// Largest ratio of unpacked to packed size of any entry (zip bombs compress by 1000×).
     pub archive_ratio: u32,
+    /// Open registration: accounts made per hour from one address.
+    pub registrations_per_address_per_hour: u32,
+    /// Open registration: accounts made per hour from anywhere.
+    pub registrations_per_hour: u32,
+    /// Hours a sign-in on the pages lasts (the token itself does not expire; it is rotated).
+    pub session_hours: u32,
+    /// The request header that carries the client's address when the server is behind a proxy
+    /// (`X-Forwarded-For`: its first address; `X-Real-IP`). Without it, the connection's address:
+    /// behind a proxy every registration would then seem to come from the proxy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address_header: Option<String>,
 }
 
 impl Default for Limits {
@@ -148,6 +159,10 @@ impl Default for Limits {
             archive_entries: 1000,
             archive_bytes: 32 << 20,
             archive_ratio: 100,
+            registrations_per_address_per_hour: 3,
+            registrations_per_hour: 60,
+            session_hours: 24 * 7,
+            address_header: None,
         }
     }
 }
@@ -359,15 +374,23 @@ impl Contest {
                 ));
             }
             check_name(&person.name).map_err(|e| HostError::Config(e.to_string()))?;
-            if names.contains(&person.name.as_str()) {
-                return bad(format!("{} is listed twice", person.name));
+            if let Some(other) = names.iter().find(|n| same_name(n, &person.name)) {
+                return bad(format!(
+                    "{} is listed twice (as {other}: names differing only in case or by \
+                     look-alike letters are one name)",
+                    person.name
+                ));
             }
             names.push(&person.name);
         }
         for bot in &self.bots {
             check_name(&bot.name).map_err(|e| HostError::Config(e.to_string()))?;
-            if names.contains(&bot.name.as_str()) {
-                return bad(format!("{} is listed twice", bot.name));
+            if let Some(other) = names.iter().find(|n| same_name(n, &bot.name)) {
+                return bad(format!(
+                    "{} is listed twice (as {other}: names differing only in case or by \
+                     look-alike letters are one name)",
+                    bot.name
+                ));
             }
             names.push(&bot.name);
             let Some(builtin) = bot.bot.strip_prefix("builtin:") else {
@@ -410,10 +433,55 @@ impl Contest {
         Ok(())
     }
 
+    /// Why the contest's tokens are not fit for a server others can reach, one line per person:
+    /// a token from arena's examples (published, so anyone knows it) or shorter than
+    /// [`SAFE_TOKEN_CHARS`]. `arena host` refuses to listen beyond the loopback with any.
+    pub fn weak_tokens(&self) -> Vec<String> {
+        self.contestants
+            .iter()
+            .chain(&self.organisers)
+            .filter_map(|person| {
+                if EXAMPLE_TOKENS.contains(&person.token.as_str())
+                    || person.token.starts_with("change-me")
+                {
+                    Some(format!(
+                        "the token of {} is an example's, published with arena",
+                        person.name
+                    ))
+                } else if person.token.chars().count() < SAFE_TOKEN_CHARS {
+                    Some(format!(
+                        "the token of {} is shorter than {SAFE_TOKEN_CHARS} characters",
+                        person.name
+                    ))
+                } else {
+                    None
+                }
+            })
+            .collect()
+    }
+
     /// Index of the league called `name`.
     pub fn league_index(&self, name: &str) -> Option<usize> {
         self.leagues.iter().position(|l| l.name == name)
     }
+}
+
+/// Tokens of the contest files in `examples/`: anyone who read them knows them.
+const EXAMPLE_TOKENS: &[&str] = &[
+    "change-me-organiser-0000",
+    "change-me-alice-00000000",
+    "change-me-bob-0000000000",
+];
+
+/// The shortest token a server reachable by others accepts: 32 characters, 128 bits as hex
+/// (`arena token` makes 64).
+pub const SAFE_TOKEN_CHARS: usize = 32;
+
+/// Whether two names are one (the same ignoring case and look-alike letters).
+fn same_name(a: &str, b: &str) -> bool {
+    let (a1, a2) = crate::store::name_keys(a);
+    let (b1, b2) = crate::store::name_keys(b);
+    a1 == b1 || a1 == b2 || a2 == b1 || a2 == b2
 }
 
 /// A built-in bot of the game, possibly with a handicap (`planner@30`).

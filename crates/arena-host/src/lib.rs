@@ -13,20 +13,26 @@
 //! - `scheduling`: what each format queues, and the scheduler;
 //! - `workers`: threads that claim, play and record games, and their heartbeats;
 //! - `publishing`: replays, and the export of a contest as a tournament folder;
-//! - [`api`]: the JSON API and the web pages.
+//! - [`api`]: the JSON API;
+//! - [`auth`]: who asks: bearer tokens, the pages' sessions, registration;
+//! - [`leaderboard`]: the board, one for the API, the CSV and the pages;
+//! - [`site`]: the web pages, server-rendered, with their security headers and live updates.
 //!
 //! It prints nothing: errors are values, and the front end says them.
 
 pub mod api;
 pub mod archive;
+pub mod auth;
 mod builds;
 pub mod config;
 pub mod formats;
 pub mod host;
 pub mod ladder;
+pub mod leaderboard;
 mod publishing;
 pub mod records;
 mod scheduling;
+pub mod site;
 pub mod store;
 mod workers;
 
@@ -49,4 +55,7 @@ pub enum HostError {
     /// Over a rate limit.
     #[error("{0}")]
     TooMany(String),
+    /// A name or thing that is already there.
+    #[error("{0}")]
+    Conflict(String),
 }

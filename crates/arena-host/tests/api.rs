@@ -98,6 +98,44 @@ async fn call(
     (status, bytes.to_vec())
 }
 
+/// A page as the holder of `token` sees it after signing in on the page (pages take the session
+/// cookie, not the bearer token).
+async fn page_as(host: &Arc<Host>, uri: &str, token: &str) -> (StatusCode, Vec<u8>) {
+    let signed_in = arena_host::api::router(Arc::clone(host))
+        .oneshot(
+            Request::builder()
+                .method("POST")
+                .uri("/signin")
+                .header("content-type", "application/x-www-form-urlencoded")
+                .body(Body::from(format!("token={token}&next=/")))
+                .expect("request"),
+        )
+        .await
+        .expect("response");
+    let cookie = signed_in
+        .headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .expect("a session cookie")
+        .to_string();
+    let response = arena_host::api::router(Arc::clone(host))
+        .oneshot(
+            Request::builder()
+                .uri(uri)
+                .header("cookie", cookie)
+                .body(Body::empty())
+                .expect("request"),
+        )
+        .await
+        .expect("response");
+    let status = response.status();
+    let bytes = axum::body::to_bytes(response.into_body(), 64 << 20)
+        .await
+        .expect("body");
+    (status, bytes.to_vec())
+}
+
 fn json(bytes: &[u8]) -> Value {
     serde_json::from_slice(bytes)
         .unwrap_or_else(|_| panic!("JSON: {}", String::from_utf8_lossy(bytes)))
@@ -382,14 +420,7 @@ async fn a_contestant_never_reads_another_contestants_code_log_or_stderr() {
     let org_view = replay_as(ORG).await;
     assert!(org_view.contains("bob-secret-stderr") && org_view.contains("alice-secret-stderr"));
     // The viewer page applies the same rule.
-    let (status, page) = call(
-        &f.host,
-        "GET",
-        &format!("/games/{game}"),
-        Some(ALICE),
-        vec![],
-    )
-    .await;
+    let (status, page) = page_as(&f.host, &format!("/games/{game}"), ALICE).await;
     assert_eq!(status, StatusCode::OK);
     let page = String::from_utf8(page).expect("html");
     assert!(page.contains("<html") || page.contains("<!doctype") || page.contains("<!DOCTYPE"));

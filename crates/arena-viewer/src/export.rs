@@ -77,7 +77,7 @@ pub fn published_viewer_page(games: &ViewerGames) -> String {
 
 /// One replay record (the JSON `arena play --replay` writes) → a self-contained viewer page.
 pub fn export_html(replay_json: &str, games: &ViewerGames) -> Result<String, ViewerError> {
-    viewer_page(replay_json, None, games)
+    viewer_html(replay_json, None, games)
 }
 
 /// A link back to where the game was opened from (server pages only).
@@ -88,8 +88,9 @@ pub struct Back {
     pub command: Option<String>,
 }
 
-/// Checks the record enough to be sure the page will draw it, then fills the template.
-pub(crate) fn viewer_page(
+/// The page of one game, with a link back to where it was opened from on a server's pages: checks
+/// the record enough to be sure the page will draw it, then fills the template.
+pub fn viewer_html(
     replay_json: &str,
     back: Option<&Back>,
     games: &ViewerGames,

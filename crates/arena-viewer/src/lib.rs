@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use export::{ViewerGames, export_html, published_viewer_page};
+pub use export::{Back, ViewerGames, export_html, published_viewer_page, viewer_html};
 pub use server::router;
 
 /// Why the viewer could not do what it was asked.

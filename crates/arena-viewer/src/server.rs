@@ -16,7 +16,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 
-use crate::export::{Back, viewer_page};
+use crate::export::{Back, viewer_html};
 use crate::pages::{self, GameFilter};
 use crate::store::{self, REPORT_FILE, Refusal, is_replay_name, resolve_under};
 use crate::{HostCheck, Rebuilder, ServeOptions, ViewerError, ViewerGames};
@@ -412,7 +412,7 @@ fn game_command(dir: &store::TournamentDir, path: &str) -> Option<String> {
 }
 
 fn viewer(served: &Served, text: &str, back: &Back) -> Result<Response, Problem> {
-    let page = viewer_page(text, Some(back), &served.games)?;
+    let page = viewer_html(text, Some(back), &served.games)?;
     Ok(Html(page).into_response())
 }
 

@@ -132,6 +132,8 @@ pub enum Command {
     /// Host a contest on this machine: submissions, a live ladder with leagues and bosses, web
     /// pages and a JSON API (see docs/contest.md).
     Host(Box<crate::contest::HostArgs>),
+    /// Print a new secret token for a person of a contest file (`token = "..."`).
+    Token,
     /// Upload a bot to a contest server (`arena host`): a source file, a .zip or a folder.
     Submit(crate::contest::SubmitArgs),
     /// Play a contest's games on this machine, claimed from its PostgreSQL database (any number

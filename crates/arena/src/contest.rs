@@ -100,6 +100,32 @@ fn beside(contest: &Path, suffix: &str) -> PathBuf {
     contest.with_file_name(format!("{stem}{suffix}"))
 }
 
+/// A server others can reach does not start with tokens anyone could know (the examples') or
+/// guess (short ones); on the loopback, for trying a contest file, they are fine.
+fn refuse_weak_tokens(contest: &Contest, listen: &str) -> Result<()> {
+    use std::net::ToSocketAddrs;
+    let reachable = listen
+        .to_socket_addrs()
+        .map(|mut addresses| addresses.any(|a| !a.ip().is_loopback()))
+        .unwrap_or(true);
+    let weak = contest.weak_tokens();
+    if reachable && !weak.is_empty() {
+        bail!(
+            "refusing to listen on {listen}, where others can reach the server: {}. Make a token \
+             with `arena token` for each person, put it in the contest file and start again (any \
+             token is accepted on 127.0.0.1)",
+            weak.join("; ")
+        );
+    }
+    Ok(())
+}
+
+/// `arena token`: a new secret for a contest file's `token = "..."` (256 bits, as hex).
+pub fn token() -> Result<ExitCode> {
+    println!("{}", arena_host::auth::fresh_secret()?);
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn host(args: HostArgs) -> Result<ExitCode> {
     // What a predecessor killed with -9 left (its games' and sandboxes' folders).
     arena_core::folders::sweep_stale();
@@ -114,6 +140,7 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
         )
         .map_err(|e| anyhow::anyhow!("{}: [options]: {e}", args.contest.display()))?,
     );
+    refuse_weak_tokens(&contest, &args.listen)?;
     let contest_path = std::path::absolute(&args.contest).context("the contest file's path")?;
     let db = args
         .db
@@ -179,7 +206,10 @@ pub fn host(args: HostArgs) -> Result<ExitCode> {
         let threads = host.spawn_workers(workers, false);
         let scheduler_ended = watch(&host, &scheduler, workers);
         let app = arena_host::api::router(Arc::clone(&host));
-        let served = axum::serve(listener, app)
+        let served = axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+        )
             .with_graceful_shutdown(async move {
                 // Ctrl-C, SIGTERM, or a scheduler or worker that stopped (its error is reported
                 // below).

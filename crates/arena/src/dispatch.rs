@@ -97,6 +97,7 @@ pub fn run(cli: Cli, matches: &clap::ArgMatches) -> Result<ExitCode> {
             crate::tournament::tournament(*args)
         }
         Command::Host(args) => crate::contest::host(*args),
+        Command::Token => crate::contest::token(),
         Command::Submit(args) => crate::contest::submit(args),
         Command::Worker(args) => crate::contest::worker(*args),
     }

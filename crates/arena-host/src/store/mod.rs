@@ -17,6 +17,7 @@
 //! promotions), `games` (reading what was played), `workers`, `leases` and `settings`. This file
 //! holds the connection, the migrations, the notices and what the others share.
 
+mod accounts;
 mod completion;
 mod games;
 mod leases;
@@ -34,6 +35,7 @@ use crate::records::Submission;
 // Outside the crate, games are queued as `store::NewGame` (as before records.rs).
 pub use crate::records::NewGame;
 
+pub use accounts::{Account, Session, name_keys};
 pub use completion::{Finished, Promotion};
 pub use games::GameRow;
 pub use queue::{Claimed, DEFAULT_LEASE_MS};
@@ -216,12 +218,14 @@ impl Store {
             .run(&pool)
             .await
             .map_err(|e| HostError::Database(format!("cannot migrate the database: {e}")))?;
-        Ok(Store {
+        let store = Store {
             pool,
             backend,
             url,
             schema: kept_schema,
-        })
+        };
+        store.backfill_name_keys().await?;
+        Ok(store)
     }
 
     /// This contest's channel for `notice`.
@@ -305,6 +309,31 @@ impl Store {
             .await
             .map_err(db)?;
         row.try_get(0).map_err(db)
+    }
+
+    /// A text that changes whenever what the pages show may have: games scheduled, completed or
+    /// started, submissions uploaded or built, accounts made or disabled. Cheap (counters and two
+    /// indexed counts), for the pages' live updates.
+    pub async fn change_marker(&self) -> Result<String, HostError> {
+        let row = sqlx::query(
+            "SELECT (SELECT CAST(COALESCE(SUM(value), 0) AS BIGINT) FROM counters), \
+             (SELECT COUNT(*) FROM games WHERE state = 'running'), \
+             (SELECT COUNT(*) FROM submissions WHERE state = 'building'), \
+             (SELECT CAST(COALESCE(SUM(disabled), 0) AS BIGINT) FROM users)",
+        )
+        .fetch_one(&self.pool)
+        .await
+        .map_err(db)?;
+        let parts: [i64; 4] = [
+            row.try_get(0).map_err(db)?,
+            row.try_get(1).map_err(db)?,
+            row.try_get(2).map_err(db)?,
+            row.try_get(3).map_err(db)?,
+        ];
+        Ok(format!(
+            "{}-{}-{}-{}",
+            parts[0], parts[1], parts[2], parts[3]
+        ))
     }
 
     /// The database's clock in milliseconds since 1970, as SQL: leases are judged on one clock,

@@ -99,7 +99,8 @@ impl Store {
         sqlx::query(
             "UPDATE games SET state = 'cancelled' WHERE state = 'queued' AND id IN \
              (SELECT gs.game_id FROM game_seats gs JOIN submissions s ON s.id = gs.submission_id \
-              WHERE s.active = 0 OR s.state <> 'ready')",
+              JOIN users u ON u.id = s.user_id \
+              WHERE s.active = 0 OR s.state <> 'ready' OR u.disabled = 1)",
         )
         .execute(&mut **tx)
         .await
@@ -194,7 +195,7 @@ impl Store {
     pub async fn players(&self) -> Result<Vec<Submission>, HostError> {
         let rows = sqlx::query(&format!(
             "SELECT {SUBMISSION_COLUMNS} FROM submissions s JOIN users u ON u.id = s.user_id \
-             WHERE s.active = 1 AND s.state = 'ready' ORDER BY s.id"
+             WHERE s.active = 1 AND s.state = 'ready' AND u.disabled = 0 ORDER BY s.id"
         ))
         .fetch_all(&self.pool)
         .await

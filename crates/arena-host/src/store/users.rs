@@ -2,6 +2,7 @@
 
 use sqlx::Row;
 
+use super::accounts::name_keys;
 use super::{Store, db, now};
 use crate::HostError;
 
@@ -21,7 +22,7 @@ impl Role {
             Role::House => "house",
         }
     }
-    fn parse(text: &str) -> Role {
+    pub(crate) fn parse(text: &str) -> Role {
         match text {
             "organiser" => Role::Organiser,
             "house" => Role::House,
@@ -35,6 +36,8 @@ pub struct User {
     pub id: i64,
     pub name: String,
     pub role: Role,
+    /// The organiser disabled the account: it may not sign in, its bots do not play.
+    pub disabled: bool,
 }
 
 impl Store {
@@ -47,26 +50,34 @@ impl Store {
     ) -> Result<i64, HostError> {
         let mut tx = self.pool.begin().await.map_err(db)?;
         // A write first: SQLite takes its write lock here, not halfway through.
-        let updated =
-            sqlx::query("UPDATE users SET token_hash = $1, role = $2, from_file = 1 WHERE name = $3 RETURNING id")
-                .bind(token_hash)
-                .bind(role.as_str())
-                .bind(name)
-                .fetch_optional(&mut *tx)
-                .await
-                .map_err(db)?;
+        // A token the person rotated since (see `rotate_token`) stands until the file's own token
+        // changes: the file gives the first token, not every later one.
+        let updated = sqlx::query(
+            "UPDATE users SET token_hash = CASE WHEN file_token_hash = $1 THEN token_hash ELSE $1 END, \
+             file_token_hash = $1, role = $2, from_file = 1 WHERE name = $3 RETURNING id",
+        )
+        .bind(token_hash)
+        .bind(role.as_str())
+        .bind(name)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(db)?;
         let id = match updated {
             Some(row) => row.try_get(0).map_err(db)?,
             None => {
                 let id = Self::next_id(&mut tx, "user").await?;
+                let (key, key2) = name_keys(name);
                 sqlx::query(
-                    "INSERT INTO users (id, name, token_hash, role, created_at, from_file) VALUES ($1, $2, $3, $4, $5, 1)",
+                    "INSERT INTO users (id, name, token_hash, role, created_at, from_file, \
+                     file_token_hash, name_key, name_key2) VALUES ($1, $2, $3, $4, $5, 1, $3, $6, $7)",
                 )
                 .bind(id)
                 .bind(name)
                 .bind(token_hash)
                 .bind(role.as_str())
                 .bind(now())
+                .bind(key)
+                .bind(key2)
                 .execute(&mut *tx)
                 .await
                 .map_err(db)?;
@@ -93,7 +104,10 @@ impl Store {
             }
             let mut tx = self.pool.begin().await.map_err(db)?;
             // No SHA-256 looks like this: the old token no longer matches anything.
-            sqlx::query("UPDATE users SET token_hash = $1, from_file = 0 WHERE id = $2")
+            // Listed again later, the file's token counts again (`file_token_hash` forgotten).
+            sqlx::query(
+                "UPDATE users SET token_hash = $1, from_file = 0, file_token_hash = NULL WHERE id = $2",
+            )
                 .bind(format!("revoked:{name}"))
                 .bind(id)
                 .execute(&mut *tx)
@@ -111,35 +125,43 @@ impl Store {
         Ok(revoked)
     }
 
-    /// A new contestant (open registration); `None` when the name is taken.
-    pub async fn register(&self, name: &str, token_hash: &str) -> Result<Option<i64>, HostError> {
+    /// A new contestant (open registration) registering from `address`: its id, or the name
+    /// already there that `name` would pass for (the same ignoring case and look-alikes).
+    pub async fn register(
+        &self,
+        name: &str,
+        token_hash: &str,
+        address: &str,
+    ) -> Result<Result<i64, String>, HostError> {
         let mut tx = self.pool.begin().await.map_err(db)?;
+        // The counter's update comes first: it takes the write lock (SQLite) or the counter row's
+        // lock (PostgreSQL), so two registrations of look-alike names cannot both pass the check.
         let id = Self::next_id(&mut tx, "user").await?;
-        let taken = sqlx::query("SELECT id FROM users WHERE name = $1")
-            .bind(name)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(db)?;
-        if taken.is_some() {
-            return Ok(None);
+        if let Some(taken) = Self::look_alike(&mut tx, name).await? {
+            return Ok(Err(taken));
         }
+        let (key, key2) = name_keys(name);
         sqlx::query(
-            "INSERT INTO users (id, name, token_hash, role, created_at) VALUES ($1, $2, $3, 'contestant', $4)",
+            "INSERT INTO users (id, name, token_hash, role, created_at, name_key, name_key2, \
+             registered_from) VALUES ($1, $2, $3, 'contestant', $4, $5, $6, $7)",
         )
         .bind(id)
         .bind(name)
         .bind(token_hash)
         .bind(now())
+        .bind(key)
+        .bind(key2)
+        .bind(address)
         .execute(&mut *tx)
         .await
         .map_err(db)?;
         tx.commit().await.map_err(db)?;
-        Ok(Some(id))
+        Ok(Ok(id))
     }
 
     pub async fn user_by_token(&self, token_hash: &str) -> Result<Option<User>, HostError> {
         let row = sqlx::query(
-            "SELECT id, name, role FROM users WHERE token_hash = $1 AND role <> 'house'",
+            "SELECT id, name, role, disabled FROM users WHERE token_hash = $1 AND role <> 'house'",
         )
         .bind(token_hash)
         .fetch_optional(&self.pool)
@@ -150,6 +172,7 @@ impl Store {
                 id: row.try_get(0).map_err(db)?,
                 name: row.try_get(1).map_err(db)?,
                 role: Role::parse(&row.try_get::<String, _>(2).map_err(db)?),
+                disabled: row.try_get::<i64, _>(3).map_err(db)? != 0,
             })
         })
         .transpose()

@@ -1,0 +1,344 @@
+//! Accounts that hold: names no one can pass off as another's, sessions of the pages with an
+//! expiry, tokens rotated and revoked, accounts the organiser disables (`users`, `sessions`).
+
+use sqlx::{Any, Row, Transaction};
+
+use super::users::{Role, User};
+use super::{Store, db, now};
+use crate::HostError;
+
+/// The two folded forms of a name that decide whether it passes for another: UTS #39's skeleton
+/// (confusables.txt: `1`, `I` and `l` alike, `0` and `O`, `rn` and `m`, Cyrillic `а` and Latin
+/// `a`, ...) of the name lowercased, and the lowercase of the name's skeleton. Both are needed
+/// because case and look-alikes mix: `AIice` (capital i) is `alice` only through its skeleton
+/// taken before lowercasing, `ALICE` only through lowercasing first. A name is refused when either
+/// of its forms equals either form of a name already there.
+pub fn name_keys(name: &str) -> (String, String) {
+    let lower = name.to_lowercase();
+    let first: String = unicode_security::skeleton(&lower).collect();
+    let second: String = unicode_security::skeleton(name)
+        .collect::<String>()
+        .to_lowercase();
+    // Lowercasing can make new look-alikes (`İ`): a last skeleton settles both forms.
+    (
+        unicode_security::skeleton(&first).collect(),
+        unicode_security::skeleton(&second).collect(),
+    )
+}
+
+/// A signed-in browser, as its cookie finds it.
+#[derive(Clone, Debug)]
+pub struct Session {
+    pub user: User,
+    /// What the session's forms carry and must give back (cross-site request forgery).
+    pub csrf: String,
+    pub expires_at: i64,
+}
+
+/// An account as the organiser's page lists it.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Account {
+    pub id: i64,
+    pub name: String,
+    pub role: String,
+    pub disabled: bool,
+    /// From the contest file (its token is the file's until rotated) or registered.
+    pub from_file: bool,
+    pub created_at: i64,
+    pub registered_from: Option<String>,
+    pub sessions: i64,
+}
+
+impl Store {
+    /// The name already there that `name` would pass for, if any.
+    pub(super) async fn look_alike(
+        tx: &mut Transaction<'_, Any>,
+        name: &str,
+    ) -> Result<Option<String>, HostError> {
+        let (key, key2) = name_keys(name);
+        let row = sqlx::query(
+            "SELECT name FROM users WHERE name_key IN ($1, $2) OR name_key2 IN ($1, $2) LIMIT 1",
+        )
+        .bind(key)
+        .bind(key2)
+        .fetch_optional(&mut **tx)
+        .await
+        .map_err(db)?;
+        row.map(|r| r.try_get(0)).transpose().map_err(db)
+    }
+
+    /// The name already there that `name` would pass for, if any (outside a registration: the
+    /// contest file's check).
+    pub async fn name_taken(&self, name: &str) -> Result<Option<String>, HostError> {
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        let taken = Self::look_alike(&mut tx, name).await?;
+        tx.rollback().await.map_err(db)?;
+        Ok(taken)
+    }
+
+    /// Fills the folded names of rows made before they existed (once, when the store opens).
+    pub(super) async fn backfill_name_keys(&self) -> Result<(), HostError> {
+        let rows = sqlx::query("SELECT id, name FROM users WHERE name_key IS NULL")
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+        for row in rows {
+            let id: i64 = row.try_get(0).map_err(db)?;
+            let name: String = row.try_get(1).map_err(db)?;
+            let (key, key2) = name_keys(&name);
+            sqlx::query("UPDATE users SET name_key = $1, name_key2 = $2 WHERE id = $3")
+                .bind(key)
+                .bind(key2)
+                .bind(id)
+                .execute(&self.pool)
+                .await
+                .map_err(db)?;
+        }
+        Ok(())
+    }
+
+    /// Registrations since `since` (seconds since 1970): from `address`, or from anywhere.
+    pub async fn registrations_since(
+        &self,
+        address: Option<&str>,
+        since: i64,
+    ) -> Result<i64, HostError> {
+        let row = match address {
+            Some(address) => {
+                sqlx::query(
+                    "SELECT COUNT(*) FROM users WHERE registered_from = $1 AND created_at >= $2",
+                )
+                .bind(address)
+                .bind(since)
+                .fetch_one(&self.pool)
+                .await
+            }
+            None => sqlx::query(
+                "SELECT COUNT(*) FROM users WHERE registered_from IS NOT NULL AND created_at >= $1",
+            )
+            .bind(since)
+            .fetch_one(&self.pool)
+            .await,
+        }
+        .map_err(db)?;
+        row.try_get(0).map_err(db)
+    }
+
+    /// A session for `user` that ends `seconds` from now, under the cookie whose SHA-256 is
+    /// `id_hash`; `csrf` is what its forms carry. Sessions that ended are removed on the way.
+    pub async fn create_session(
+        &self,
+        user: i64,
+        id_hash: &str,
+        csrf: &str,
+        seconds: i64,
+    ) -> Result<i64, HostError> {
+        let now = now();
+        let expires = now.saturating_add(seconds);
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        sqlx::query("DELETE FROM sessions WHERE expires_at <= $1")
+            .bind(now)
+            .execute(&mut *tx)
+            .await
+            .map_err(db)?;
+        sqlx::query(
+            "INSERT INTO sessions (id_hash, user_id, csrf, created_at, expires_at) \
+             VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(id_hash)
+        .bind(user)
+        .bind(csrf)
+        .bind(now)
+        .bind(expires)
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?;
+        tx.commit().await.map_err(db)?;
+        Ok(expires)
+    }
+
+    /// The session whose cookie hashes to `id_hash`, unless it ended (expired, signed out) or its
+    /// account may no longer sign in (house bots never may).
+    pub async fn session(&self, id_hash: &str) -> Result<Option<Session>, HostError> {
+        let row = sqlx::query(
+            "SELECT u.id, u.name, u.role, u.disabled, s.csrf, s.expires_at FROM sessions s \
+             JOIN users u ON u.id = s.user_id \
+             WHERE s.id_hash = $1 AND s.expires_at > $2 AND u.role <> 'house'",
+        )
+        .bind(id_hash)
+        .bind(now())
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db)?;
+        row.map(|row| {
+            Ok(Session {
+                user: User {
+                    id: row.try_get(0).map_err(db)?,
+                    name: row.try_get(1).map_err(db)?,
+                    role: Role::parse(&row.try_get::<String, _>(2).map_err(db)?),
+                    disabled: row.try_get::<i64, _>(3).map_err(db)? != 0,
+                },
+                csrf: row.try_get(4).map_err(db)?,
+                expires_at: row.try_get(5).map_err(db)?,
+            })
+        })
+        .transpose()
+    }
+
+    /// Ends one session (signing out).
+    pub async fn end_session(&self, id_hash: &str) -> Result<(), HostError> {
+        sqlx::query("DELETE FROM sessions WHERE id_hash = $1")
+            .bind(id_hash)
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
+
+    /// Ends every session of `user` but `keep` (the one asking, when it asks to stay signed in).
+    pub async fn end_sessions_of(&self, user: i64, keep: Option<&str>) -> Result<u64, HostError> {
+        let done = sqlx::query("DELETE FROM sessions WHERE user_id = $1 AND id_hash <> $2")
+            .bind(user)
+            .bind(keep.unwrap_or(""))
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(done.rows_affected())
+    }
+
+    /// A new token for `user` (its SHA-256): the old one stops working at once, and so does every
+    /// session but `keep`.
+    pub async fn rotate_token(
+        &self,
+        user: i64,
+        token_hash: &str,
+        keep: Option<&str>,
+    ) -> Result<bool, HostError> {
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        let changed =
+            sqlx::query("UPDATE users SET token_hash = $1 WHERE id = $2 AND role <> 'house'")
+                .bind(token_hash)
+                .bind(user)
+                .execute(&mut *tx)
+                .await
+                .map_err(db)?
+                .rows_affected();
+        sqlx::query("DELETE FROM sessions WHERE user_id = $1 AND id_hash <> $2")
+            .bind(user)
+            .bind(keep.unwrap_or(""))
+            .execute(&mut *tx)
+            .await
+            .map_err(db)?;
+        tx.commit().await.map_err(db)?;
+        Ok(changed == 1)
+    }
+
+    /// The organiser revokes `user`'s token: it no longer signs in anywhere until it is given a
+    /// new one (rotated by the organiser, or a changed token in the contest file).
+    pub async fn revoke_token(&self, user: i64) -> Result<bool, HostError> {
+        // No SHA-256 looks like this: nothing matches it.
+        self.rotate_token(user, &format!("revoked:{user}:{}", now()), None)
+            .await
+    }
+
+    /// The organiser disables an account (it cannot sign in, its sessions end, its queued games
+    /// are cancelled and none are scheduled for it) or enables it again.
+    pub async fn set_disabled(&self, user: i64, disabled: bool) -> Result<bool, HostError> {
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        let changed = sqlx::query(
+            "UPDATE users SET disabled = $1 WHERE id = $2 AND disabled <> $1 AND role <> 'organiser'",
+        )
+        .bind(i64::from(disabled))
+        .bind(user)
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?
+        .rows_affected();
+        if disabled {
+            sqlx::query("DELETE FROM sessions WHERE user_id = $1")
+                .bind(user)
+                .execute(&mut *tx)
+                .await
+                .map_err(db)?;
+            Self::cancel_queued_of_inactive(&mut tx).await?;
+        }
+        tx.commit().await.map_err(db)?;
+        Ok(changed == 1)
+    }
+
+    /// Every account, by name, with its live sessions counted.
+    pub async fn accounts(&self) -> Result<Vec<Account>, HostError> {
+        let rows = sqlx::query(
+            "SELECT u.id, u.name, u.role, u.disabled, u.from_file, u.created_at, u.registered_from, \
+             (SELECT COUNT(*) FROM sessions s WHERE s.user_id = u.id AND s.expires_at > $1) \
+             FROM users u ORDER BY u.name",
+        )
+        .bind(now())
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        rows.iter()
+            .map(|row| {
+                Ok(Account {
+                    id: row.try_get(0)?,
+                    name: row.try_get(1)?,
+                    role: row.try_get(2)?,
+                    disabled: row.try_get::<i64, _>(3)? != 0,
+                    from_file: row.try_get::<i64, _>(4)? != 0,
+                    created_at: row.try_get(5)?,
+                    registered_from: row.try_get(6)?,
+                    sessions: row.try_get(7)?,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(db)
+    }
+
+    /// The account called `name` (exactly), if any.
+    pub async fn account(&self, name: &str) -> Result<Option<User>, HostError> {
+        let row = sqlx::query("SELECT id, name, role, disabled FROM users WHERE name = $1")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+        row.map(|row| {
+            Ok(User {
+                id: row.try_get(0).map_err(db)?,
+                name: row.try_get(1).map_err(db)?,
+                role: Role::parse(&row.try_get::<String, _>(2).map_err(db)?),
+                disabled: row.try_get::<i64, _>(3).map_err(db)? != 0,
+            })
+        })
+        .transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::name_keys;
+
+    fn same(a: &str, b: &str) -> bool {
+        let (a1, a2) = name_keys(a);
+        let (b1, b2) = name_keys(b);
+        a1 == b1 || a1 == b2 || a2 == b1 || a2 == b2
+    }
+
+    #[test]
+    fn names_that_pass_for_others_fold_together() {
+        for (a, b) in [
+            ("alice", "Alice"),
+            ("alice", "ALICE"),
+            ("alice", "a1ice"),
+            ("alice", "AIice"),
+            ("alice", "aIice"),
+            ("bob0", "bobO"),
+            ("modern", "rnodern"),
+            ("alice", "\u{0430}lice"), // Cyrillic а
+        ] {
+            assert!(same(a, b), "{a} and {b} should pass for each other");
+        }
+        for (a, b) in [("alice", "alicia"), ("bob", "rob"), ("ann", "anna")] {
+            assert!(!same(a, b), "{a} and {b} are different names");
+        }
+    }
+}
