@@ -2,13 +2,11 @@
 -- rotated and revoked, sessions with an expiry for the pages, accounts the organiser can disable,
 -- registrations counted per address.
 
--- Two folded forms of the name (see store/accounts.rs `name_keys`): a name is refused when either
--- of its forms equals either form of a name already there. Filled for older rows when the store
--- opens.
+-- The name folded (see store/accounts.rs `name_key`): a name is refused when its key is already
+-- there. Filled for older rows when the store opens.
 ALTER TABLE users ADD COLUMN name_key TEXT;
-ALTER TABLE users ADD COLUMN name_key2 TEXT;
-CREATE INDEX users_name_key ON users (name_key);
-CREATE INDEX users_name_key2 ON users (name_key2);
+-- (Not `users_name_key`: PostgreSQL named the UNIQUE constraint of `name` so.)
+CREATE INDEX users_by_name_key ON users (name_key);
 -- 1: the organiser disabled the account: it cannot sign in and its bots do not play.
 ALTER TABLE users ADD COLUMN disabled BIGINT NOT NULL DEFAULT 0;
 -- The hash of the token the contest file last gave (people of the file): a token the person

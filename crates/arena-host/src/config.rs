@@ -479,9 +479,7 @@ pub const SAFE_TOKEN_CHARS: usize = 32;
 
 /// Whether two names are one (the same ignoring case and look-alike letters).
 fn same_name(a: &str, b: &str) -> bool {
-    let (a1, a2) = crate::store::name_keys(a);
-    let (b1, b2) = crate::store::name_keys(b);
-    a1 == b1 || a1 == b2 || a2 == b1 || a2 == b2
+    crate::store::name_key(a) == crate::store::name_key(b)
 }
 
 /// A built-in bot of the game, possibly with a handicap (`planner@30`).

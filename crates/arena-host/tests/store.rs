@@ -1064,3 +1064,178 @@ async fn other_processes_hear_games_queued_and_ended() {
         drop_schema(&schema).await;
     }
 }
+
+/// Accounts on both databases: look-alike names refused in one registration's transaction,
+/// sessions that expire and end, rotation that ends the other sessions, a rotated token kept when
+/// the contest file's token is unchanged, disabling that cancels queued games and removes the
+/// account's bots from the players, and the pages' change marker moving with all of it.
+#[tokio::test]
+async fn accounts_sessions_tokens_and_disabling() {
+    for (label, store, _dir, schema) in stores().await {
+        let alice = store
+            .ensure_user("alice", "file-hash-a", Role::Contestant)
+            .await
+            .expect("alice");
+        let marker = store.change_marker().await.expect("marker");
+        assert_eq!(
+            store.register("ALICE", "h1", "10.0.0.1").await.expect("db"),
+            Err("alice".to_string()),
+            "{label}"
+        );
+        assert_eq!(
+            store.register("a1ice", "h1", "10.0.0.1").await.expect("db"),
+            Err("alice".to_string()),
+            "{label}"
+        );
+        let bob = store
+            .register("bob", "bob-hash", "10.0.0.1")
+            .await
+            .expect("db")
+            .expect("bob registers");
+        assert_eq!(
+            store
+                .registrations_since(Some("10.0.0.1"), 0)
+                .await
+                .expect("count"),
+            1,
+            "{label}: refused names are not counted"
+        );
+        assert_eq!(store.registrations_since(None, 0).await.expect("n"), 1);
+        assert_ne!(store.change_marker().await.expect("marker"), marker);
+
+        // Sessions: live, expired, ended; rotation ends all but the one kept.
+        store
+            .create_session(alice, "s1", "c1", 3600)
+            .await
+            .expect("s1");
+        store
+            .create_session(alice, "s2", "c2", 3600)
+            .await
+            .expect("s2");
+        store
+            .create_session(alice, "old", "c3", -5)
+            .await
+            .expect("old");
+        let s1 = store.session("s1").await.expect("db").expect("s1 is live");
+        assert_eq!((s1.user.name.as_str(), s1.csrf.as_str()), ("alice", "c1"));
+        assert!(store.session("old").await.expect("db").is_none(), "{label}");
+        assert!(
+            store
+                .rotate_token(alice, "rotated-a", Some("s1"))
+                .await
+                .expect("rotate")
+        );
+        assert!(store.session("s1").await.expect("db").is_some());
+        assert!(store.session("s2").await.expect("db").is_none(), "{label}");
+        assert!(
+            store
+                .user_by_token("file-hash-a")
+                .await
+                .expect("db")
+                .is_none()
+        );
+        // The file's unchanged token does not undo the rotation; a changed one does.
+        store
+            .ensure_user("alice", "file-hash-a", Role::Contestant)
+            .await
+            .expect("again");
+        assert!(
+            store
+                .user_by_token("rotated-a")
+                .await
+                .expect("db")
+                .is_some(),
+            "{label}"
+        );
+        store
+            .ensure_user("alice", "file-hash-b", Role::Contestant)
+            .await
+            .expect("changed");
+        assert!(
+            store
+                .user_by_token("rotated-a")
+                .await
+                .expect("db")
+                .is_none()
+        );
+        assert!(
+            store
+                .user_by_token("file-hash-b")
+                .await
+                .expect("db")
+                .is_some()
+        );
+        store.end_session("s1").await.expect("end");
+        assert!(store.session("s1").await.expect("db").is_none());
+
+        // Disabling bob: his queued game is cancelled, he is no player, his sessions end.
+        let house = store
+            .ensure_user("house", "house-hash", Role::House)
+            .await
+            .expect("house");
+        let bots: Vec<i64> = {
+            let mut ids = Vec::new();
+            for user in [bob, house] {
+                let id = store
+                    .add_submission(user, "builtin", "random", None, "-", 0)
+                    .await
+                    .expect("bot");
+                store.activate(user, id).await.expect("active");
+                ids.push(id);
+            }
+            ids
+        };
+        let game = store
+            .schedule(
+                &NewGame {
+                    kind: "ladder".into(),
+                    league: 0,
+                    variant: None,
+                    seats: bots.clone(),
+                    round: 0,
+                },
+                7,
+            )
+            .await
+            .expect("game");
+        store
+            .create_session(bob, "b1", "c", 3600)
+            .await
+            .expect("b1");
+        assert!(
+            store.set_disabled(bob, true).await.expect("disable"),
+            "{label}"
+        );
+        assert!(!store.set_disabled(bob, true).await.expect("again"), "once");
+        assert!(store.session("b1").await.expect("db").is_none());
+        let players = store.players().await.expect("players");
+        assert_eq!(
+            players.iter().map(|s| s.id).collect::<Vec<_>>(),
+            vec![bots[1]]
+        );
+        let state = store
+            .games(None, 10)
+            .await
+            .expect("games")
+            .into_iter()
+            .find(|g| g.id == game)
+            .map(|g| g.state);
+        assert_eq!(state.as_deref(), Some("cancelled"), "{label}");
+        let user = store
+            .user_by_token("bob-hash")
+            .await
+            .expect("db")
+            .expect("bob");
+        assert!(user.disabled);
+        let accounts = store.accounts().await.expect("accounts");
+        let listed = accounts.iter().find(|a| a.name == "bob").expect("listed");
+        assert!(listed.disabled && !listed.from_file);
+        assert_eq!(listed.registered_from.as_deref(), Some("10.0.0.1"));
+        assert!(store.set_disabled(bob, false).await.expect("enable"));
+        assert_eq!(store.players().await.expect("players").len(), 2, "{label}");
+        // Revoking: no token signs in.
+        assert!(store.revoke_token(bob).await.expect("revoke"));
+        assert!(store.user_by_token("bob-hash").await.expect("db").is_none());
+        close(store, schema).await;
+    }
+}

@@ -7,23 +7,18 @@ use super::users::{Role, User};
 use super::{Store, db, now};
 use crate::HostError;
 
-/// The two folded forms of a name that decide whether it passes for another: UTS #39's skeleton
-/// (confusables.txt: `1`, `I` and `l` alike, `0` and `O`, `rn` and `m`, Cyrillic `а` and Latin
-/// `a`, ...) of the name lowercased, and the lowercase of the name's skeleton. Both are needed
-/// because case and look-alikes mix: `AIice` (capital i) is `alice` only through its skeleton
-/// taken before lowercasing, `ALICE` only through lowercasing first. A name is refused when either
-/// of its forms equals either form of a name already there.
-pub fn name_keys(name: &str) -> (String, String) {
-    let lower = name.to_lowercase();
-    let first: String = unicode_security::skeleton(&lower).collect();
-    let second: String = unicode_security::skeleton(name)
-        .collect::<String>()
-        .to_lowercase();
-    // Lowercasing can make new look-alikes (`İ`): a last skeleton settles both forms.
-    (
-        unicode_security::skeleton(&first).collect(),
-        unicode_security::skeleton(&second).collect(),
-    )
+/// A name folded so that names that pass for each other fold alike: lowercased, then UTS #39's
+/// skeleton (confusables.txt: `1` and `l`, `0` and `O`, `rn` and `m`, Cyrillic `а` and Latin
+/// `a`, ...), lowercased again, and `i` taken as `l`: case and look-alikes mix (`AIice` with a
+/// capital i passes for `alice`, and `ALlCE` for `ALICE`), so once case is gone `i` and `l` are one
+/// letter. It refuses a few honest pairs (`bill` and `blil`), which is the safe side.
+pub fn name_key(name: &str) -> String {
+    let skeleton: String = unicode_security::skeleton(&name.to_lowercase()).collect();
+    skeleton
+        .to_lowercase()
+        .chars()
+        .map(|c| if c == 'i' { 'l' } else { c })
+        .collect()
 }
 
 /// A signed-in browser, as its cookie finds it.
@@ -55,15 +50,11 @@ impl Store {
         tx: &mut Transaction<'_, Any>,
         name: &str,
     ) -> Result<Option<String>, HostError> {
-        let (key, key2) = name_keys(name);
-        let row = sqlx::query(
-            "SELECT name FROM users WHERE name_key IN ($1, $2) OR name_key2 IN ($1, $2) LIMIT 1",
-        )
-        .bind(key)
-        .bind(key2)
-        .fetch_optional(&mut **tx)
-        .await
-        .map_err(db)?;
+        let row = sqlx::query("SELECT name FROM users WHERE name_key = $1 LIMIT 1")
+            .bind(name_key(name))
+            .fetch_optional(&mut **tx)
+            .await
+            .map_err(db)?;
         row.map(|r| r.try_get(0)).transpose().map_err(db)
     }
 
@@ -85,10 +76,8 @@ impl Store {
         for row in rows {
             let id: i64 = row.try_get(0).map_err(db)?;
             let name: String = row.try_get(1).map_err(db)?;
-            let (key, key2) = name_keys(&name);
-            sqlx::query("UPDATE users SET name_key = $1, name_key2 = $2 WHERE id = $3")
-                .bind(key)
-                .bind(key2)
+            sqlx::query("UPDATE users SET name_key = $1 WHERE id = $2")
+                .bind(name_key(&name))
                 .bind(id)
                 .execute(&self.pool)
                 .await
@@ -315,12 +304,10 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use super::name_keys;
+    use super::name_key;
 
     fn same(a: &str, b: &str) -> bool {
-        let (a1, a2) = name_keys(a);
-        let (b1, b2) = name_keys(b);
-        a1 == b1 || a1 == b2 || a2 == b1 || a2 == b2
+        name_key(a) == name_key(b)
     }
 
     #[test]
@@ -331,6 +318,8 @@ mod tests {
             ("alice", "a1ice"),
             ("alice", "AIice"),
             ("alice", "aIice"),
+            ("ALICE", "ALlCE"),
+            ("alice", "ALlCE"),
             ("bob0", "bobO"),
             ("modern", "rnodern"),
             ("alice", "\u{0430}lice"), // Cyrillic а

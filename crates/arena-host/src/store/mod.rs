@@ -35,7 +35,7 @@ use crate::records::Submission;
 // Outside the crate, games are queued as `store::NewGame` (as before records.rs).
 pub use crate::records::NewGame;
 
-pub use accounts::{Account, Session, name_keys};
+pub use accounts::{Account, Session, name_key};
 pub use completion::{Finished, Promotion};
 pub use games::GameRow;
 pub use queue::{Claimed, DEFAULT_LEASE_MS};

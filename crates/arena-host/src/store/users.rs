@@ -2,7 +2,7 @@
 
 use sqlx::Row;
 
-use super::accounts::name_keys;
+use super::accounts::name_key;
 use super::{Store, db, now};
 use crate::HostError;
 
@@ -66,18 +66,16 @@ impl Store {
             Some(row) => row.try_get(0).map_err(db)?,
             None => {
                 let id = Self::next_id(&mut tx, "user").await?;
-                let (key, key2) = name_keys(name);
                 sqlx::query(
                     "INSERT INTO users (id, name, token_hash, role, created_at, from_file, \
-                     file_token_hash, name_key, name_key2) VALUES ($1, $2, $3, $4, $5, 1, $3, $6, $7)",
+                     file_token_hash, name_key) VALUES ($1, $2, $3, $4, $5, 1, $3, $6)",
                 )
                 .bind(id)
                 .bind(name)
                 .bind(token_hash)
                 .bind(role.as_str())
                 .bind(now())
-                .bind(key)
-                .bind(key2)
+                .bind(name_key(name))
                 .execute(&mut *tx)
                 .await
                 .map_err(db)?;
@@ -140,17 +138,15 @@ impl Store {
         if let Some(taken) = Self::look_alike(&mut tx, name).await? {
             return Ok(Err(taken));
         }
-        let (key, key2) = name_keys(name);
         sqlx::query(
-            "INSERT INTO users (id, name, token_hash, role, created_at, name_key, name_key2, \
-             registered_from) VALUES ($1, $2, $3, 'contestant', $4, $5, $6, $7)",
+            "INSERT INTO users (id, name, token_hash, role, created_at, name_key, \
+             registered_from) VALUES ($1, $2, $3, 'contestant', $4, $5, $6)",
         )
         .bind(id)
         .bind(name)
         .bind(token_hash)
         .bind(now())
-        .bind(key)
-        .bind(key2)
+        .bind(name_key(name))
         .bind(address)
         .execute(&mut *tx)
         .await
