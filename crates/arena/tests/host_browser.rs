@@ -1,13 +1,16 @@
-//! The contest server in headless Chromium, as people use it: the organiser's contest file, two
-//! contestants who sign in on the page and upload bots (one that fails to build, with its build
-//! log shown), games run, the leaderboard fills, a game opens in the viewer, and a contestant
-//! cannot read the other's code or stderr.
+//! The contest site in headless Chromium, walked as two contestants and an organiser use it:
+//! registering, uploading (one build fails, its log on the page), reading a build log while the
+//! page updates live, promotion past a league's boss, a scrimmage, a player page with its rating
+//! chart, a game in the viewer and back, token rotation, and the organiser disabling an account.
+//! A contestant never reads the other's code or stderr; no page logs a console error (a blocked
+//! script or style would); the pages fit a phone's width. A screenshot of each page is kept in
+//! `CARGO_TARGET_TMPDIR/site-screenshots` (and in `$ARENA_HOST_SCREENSHOTS` when set).
 
 #[path = "../../arena-viewer/tests/webdriver/mod.rs"]
 mod webdriver;
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -15,9 +18,8 @@ use serde_json::{Value, json};
 use webdriver::Driver;
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
-const ORG: &str = "organiser-token-0123456789";
-const ALICE: &str = "alice-token-0123456789ab";
-const BOB: &str = "bob-token-0123456789abcd";
+const ORG: &str = "organiser-token-0123456789abcdef";
+const BOB: &str = "bob-token-0123456789abcdef012345";
 
 struct Server(Child);
 
@@ -50,29 +52,87 @@ fn start(dir: &Path) -> (Server, String) {
     (Server(child), url)
 }
 
-/// Polls `script` (JavaScript returning a boolean) until it is true, for at most two minutes
-/// (games with Python bots run meanwhile).
+/// Polls `script` (JavaScript returning a boolean) until it is true, for at most three minutes
+/// (games with Python bots run meanwhile, on a machine that may be loaded).
 fn wait_until(driver: &Driver, script: &str) {
-    let deadline = Instant::now() + Duration::from_secs(120);
+    let deadline = Instant::now() + Duration::from_secs(180);
     while driver.eval(script) != Value::Bool(true) {
-        assert!(Instant::now() < deadline, "timed out waiting for {script}");
-        std::thread::sleep(Duration::from_millis(200));
+        if Instant::now() > deadline {
+            // What the page showed, for whoever reads the failure.
+            let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("site-timeout.png");
+            driver.screenshot(&shot);
+            panic!("timed out waiting for {script} (the page: {})", shot.display());
+        }
+        std::thread::sleep(Duration::from_millis(250));
     }
 }
 
-fn sign_in(driver: &Driver, token: &str) {
+/// Reloads the page until `script` is true (for pages without a live part to wait on).
+fn reload_until(driver: &Driver, url: &str, script: &str) {
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        driver.goto(url);
+        if driver.eval(script) == Value::Bool(true) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {script} on {url}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// Screenshots kept as the test's artefacts.
+struct Shots {
+    dirs: Vec<PathBuf>,
+}
+
+impl Shots {
+    fn new() -> Shots {
+        let mut dirs = vec![PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("site-screenshots")];
+        if let Some(extra) = std::env::var_os("ARENA_HOST_SCREENSHOTS") {
+            dirs.push(PathBuf::from(extra));
+        }
+        for dir in &dirs {
+            std::fs::create_dir_all(dir).expect("screenshot folder");
+        }
+        Shots { dirs }
+    }
+    fn take(&self, driver: &Driver, name: &str) {
+        for dir in &self.dirs {
+            driver.screenshot(&dir.join(format!("{name}.png")));
+        }
+    }
+}
+
+fn click(driver: &Driver, selector: &str) {
     driver.eval(&format!(
-        "document.getElementById('signout').click(); \
-         document.getElementById('token').value = {}; \
-         document.querySelector('#signin-form button').click(); return true;",
+        "document.querySelector({}).click(); return true;",
+        json!(selector)
+    ));
+}
+
+fn sign_in(driver: &Driver, url: &str, token: &str) {
+    driver.goto(&format!("{url}/signin"));
+    driver.eval(&format!(
+        "document.getElementById('token').value = {}; \
+         document.querySelector('form[action=\"/signin\"]').submit(); return true;",
         json!(token)
     ));
     wait_until(
         driver,
-        "return !document.getElementById('app').classList.contains('hidden')",
+        "return location.pathname === '/' && !!document.getElementById('board')",
     );
 }
 
+fn sign_out(driver: &Driver, url: &str) {
+    driver.goto(&format!("{url}/account"));
+    click(driver, "#signout");
+    wait_until(driver, "return location.pathname === '/signin'");
+}
+
+/// Uploads `file` with the page's form and waits for the submission's page.
 fn upload(driver: &Driver, file: &Path) {
     let element = driver.call(
         "POST",
@@ -90,25 +150,44 @@ fn upload(driver: &Driver, file: &Path) {
         &format!("/element/{id}/value"),
         Some(json!({"text": file.display().to_string()})),
     );
-    driver.eval("document.querySelector('#upload-form button').click(); return true;");
+    click(driver, "form.upload button");
+    wait_until(
+        driver,
+        "return location.pathname.startsWith('/submissions/') && !!document.getElementById('submission-live')",
+    );
 }
 
-/// A synchronous request from the page, with the signed-in token: (status, text).
-fn fetch(driver: &Driver, path: &str) -> (u64, String) {
-    let result = driver.eval(&format!(
-        "const x = new XMLHttpRequest(); x.open('GET', {}, false); \
-         x.setRequestHeader('Authorization', 'Bearer ' + localStorage.getItem('arena_token')); \
-         x.send(); return [x.status, x.responseText];",
-        json!(path)
-    ));
-    (
-        result[0].as_u64().expect("status"),
-        result[1].as_str().unwrap_or("").to_string(),
-    )
+/// A request from the page with a bearer token: its status.
+fn status_with_token(driver: &Driver, path: &str, token: &str) -> u64 {
+    driver
+        .eval(&format!(
+            "const x = new XMLHttpRequest(); x.open('GET', {}, false); \
+             x.setRequestHeader('Authorization', 'Bearer ' + {}); x.send(); return x.status;",
+            json!(path),
+            json!(token)
+        ))
+        .as_u64()
+        .expect("status")
+}
+
+/// A same-origin GET with the page's session: its status.
+fn status_of(driver: &Driver, path: &str) -> u64 {
+    driver
+        .eval(&format!(
+            "const x = new XMLHttpRequest(); x.open('GET', {}, false); x.send(); return x.status;",
+            json!(path)
+        ))
+        .as_u64()
+        .expect("status")
+}
+
+fn no_console_errors(driver: &Driver, page: &str) {
+    let errors = driver.console_errors();
+    assert!(errors.is_empty(), "console errors on {page}: {errors:?}");
 }
 
 #[test]
-fn contestants_submit_play_and_watch_in_the_browser_and_see_only_their_own_stderr() {
+fn two_contestants_and_an_organiser_walk_the_contest_site() {
     let Some((chromedriver, chromium)) = webdriver::browser() else {
         return;
     };
@@ -122,10 +201,16 @@ game = "spring2021"
 format = "ladder"
 workers = 2
 time_scale = 50.0
+open_registration = true
 
 [ladder]
-placement_games = 2
-max_games = 6
+placement_games = 4
+promotion_games = 6
+max_games = 20
+
+[[leagues]]
+name = "wood1"
+boss = "sparring"
 
 [[leagues]]
 name = "bronze"
@@ -135,16 +220,13 @@ name = "org"
 token = "{ORG}"
 
 [[contestants]]
-name = "alice"
-token = "{ALICE}"
-
-[[contestants]]
 name = "bob"
 token = "{BOB}"
 
 [[bots]]
-name = "house"
-bot = "builtin:planner@50"
+name = "sparring"
+bot = "builtin:random"
+league = "wood1"
 "#
         ),
     )
@@ -155,94 +237,269 @@ bot = "builtin:planner@50"
     };
     let alice_bot = dir.path().join("alice.py");
     std::fs::write(&alice_bot, with_secret("alice-secret-stderr")).expect("bot");
-    let bob_broken = dir.path().join("broken.cpp");
-    std::fs::write(&bob_broken, "int main() { this does not compile; }").expect("bot");
+    let broken = dir.path().join("broken.cpp");
+    std::fs::write(&broken, "int main() { this does not compile; }").expect("bot");
     let bob_bot = dir.path().join("bob.py");
     std::fs::write(&bob_bot, with_secret("bob-secret-stderr")).expect("bot");
 
+    let shots = Shots::new();
     let (_server, url) = start(dir.path());
     let driver = Driver::start(&chromedriver, &chromium);
-    driver.goto(&format!("{url}/"));
-    wait_until(
-        &driver,
-        "return document.getElementById('title').textContent === 'Browser cup'",
-    );
 
-    // Bob: a bot that does not build, its compiler's output on the page; then one that does.
-    sign_in(&driver, BOB);
-    upload(&driver, &bob_broken);
+    // Alice registers on the page: her token is shown once, and she is signed in.
+    driver.goto(&format!("{url}/"));
+    wait_until(&driver, "return location.pathname === '/signin'");
+    shots.take(&driver, "signin");
+    click(&driver, "a[href='/register']");
+    wait_until(&driver, "return !!document.getElementById('name')");
+    driver.eval(
+        "document.getElementById('name').value = 'alice'; \
+         document.querySelector('form[action=\"/register\"]').submit(); return true;",
+    );
+    wait_until(&driver, "return !!document.getElementById('new-token')");
+    let alice_token = driver
+        .eval("return document.getElementById('new-token').textContent")
+        .as_str()
+        .expect("token")
+        .to_string();
+    assert_eq!(alice_token.len(), 64);
+    shots.take(&driver, "registered");
+    // Someone else cannot take her name with other letter case.
+    sign_out_via_cookie(&driver);
+    driver.goto(&format!("{url}/register"));
+    driver.eval(
+        "document.getElementById('name').value = 'ALICE'; \
+         document.querySelector('form[action=\"/register\"]').submit(); return true;",
+    );
     wait_until(
         &driver,
-        "return [...document.querySelectorAll('#submissions tbody tr')].some((tr) => \
-         tr.textContent.includes('broken.cpp') && tr.textContent.includes('failed') && \
-         tr.querySelector('pre') && tr.querySelector('pre').textContent.includes('error'))",
+        "return !!document.querySelector('.error-text') && \
+         document.querySelector('.error-text').textContent.includes('passes for alice')",
     );
+    // (The refusal's 400 is in the console: expected.)
+    let _ = driver.console_errors();
+    sign_in(&driver, &url, &alice_token);
+
+    // A bot that does not build: the compiler's output is on its page.
+    upload(&driver, &broken);
+    wait_until(
+        &driver,
+        "return document.querySelector('#submission-live .state.failed') !== null && \
+         document.getElementById('build-log').open && \
+         document.querySelector('#build-log pre').textContent.includes('error')",
+    );
+    let log = driver
+        .eval("return document.querySelector('#build-log pre').textContent")
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        !log.contains(dir.path().to_str().expect("path")),
+        "no server path in {log}"
+    );
+    shots.take(&driver, "build-failed");
+    no_console_errors(&driver, "a failed build");
+
+    // One that builds: the page turns to ready by itself; the reader opens the build log and it
+    // stays open while the page updates around it.
+    driver.goto(&format!("{url}/"));
+    upload(&driver, &alice_bot);
+    let alice_submission = driver
+        .eval("return location.pathname.split('/')[2]")
+        .as_str()
+        .expect("id")
+        .to_string();
+    wait_until(
+        &driver,
+        "return document.querySelector('#submission-live .state.ready') !== null",
+    );
+    // Her games go on (placement, then rated games until her promotion): the part of the page
+    // holding the log is replaced as they finish.
+    let before = driver
+        .eval(
+            "document.getElementById('build-log').open = true; \
+             return document.querySelector('#submission-live p').textContent",
+        )
+        .as_str()
+        .expect("the summary")
+        .to_string();
+    wait_until(
+        &driver,
+        &format!(
+            "return document.querySelector('#submission-live p').textContent !== {} && \
+             document.querySelectorAll('#games-live a.game').length > 0",
+            json!(before)
+        ),
+    );
+    assert_eq!(
+        driver.eval("return document.getElementById('build-log').open"),
+        json!(true),
+        "the build log the reader opened stays open"
+    );
+    shots.take(&driver, "submission");
+    no_console_errors(&driver, "a submission");
+
+    // Bob (from the contest file) signs in with his token and uploads.
+    sign_out(&driver, &url);
+    sign_in(&driver, &url, BOB);
     upload(&driver, &bob_bot);
     wait_until(
         &driver,
-        "return [...document.querySelectorAll('#submissions tbody tr')].some((tr) => \
-         tr.textContent.includes('bob.py') && tr.textContent.includes('ready'))",
+        "return document.querySelector('#submission-live .state.ready') !== null",
     );
-    let bob_id = driver.eval(
-        "return Number([...document.querySelectorAll('#submissions tbody tr')] \
-         .find((tr) => tr.textContent.includes('bob.py')).dataset.id)",
+    let bob_submission = driver
+        .eval("return location.pathname.split('/')[2]")
+        .as_str()
+        .expect("id")
+        .to_string();
+    // Alice's code and her failed build are not his to read.
+    assert_eq!(
+        status_of(&driver, &format!("/submissions/{alice_submission}/source")),
+        404
+    );
+    assert_eq!(
+        status_with_token(
+            &driver,
+            &format!("/api/submissions/{alice_submission}/source"),
+            BOB
+        ),
+        404
     );
 
-    // Alice: her bot builds, games run, the leaderboard fills.
-    sign_in(&driver, ALICE);
-    upload(&driver, &alice_bot);
+    // Both beat the wood1 boss and are promoted to bronze: the leaderboard says so.
+    driver.goto(&format!("{url}/"));
     wait_until(
         &driver,
-        "return [...document.querySelectorAll('#submissions tbody tr')].some((tr) => \
-         tr.textContent.includes('alice.py') && tr.textContent.includes('ready'))",
+        "const rows = [...document.querySelectorAll('#board h2')].find((h) => h.textContent.startsWith('bronze')); \
+         if (!rows) return false; \
+         const table = rows.nextElementSibling; \
+         return !!table && ['alice', 'bob'].every((n) => table.textContent.includes(n))",
     );
-    wait_until(
-        &driver,
-        "return [...document.querySelectorAll('#leaderboard tr')].some((tr) => \
-         tr.textContent.includes('alice') && Number(tr.lastChild.textContent) >= 2)",
-    );
-    let names =
-        driver.eval("return [...document.querySelectorAll('#submissions tbody tr')].length");
-    assert_eq!(names, json!(1), "Alice lists only her own submission");
+    shots.take(&driver, "leaderboard");
+    no_console_errors(&driver, "the leaderboard");
 
-    // Bob's code and build logs are not hers to read.
-    let (status, _) = fetch(&driver, &format!("/api/submissions/{bob_id}/source"));
-    assert_eq!(status, 404);
-    let (status, _) = fetch(&driver, &format!("/api/submissions/{bob_id}"));
-    assert_eq!(status, 404);
-
-    // A game between Alice and Bob opens in the viewer, with her stderr and not his.
+    // Bob asks for a scrimmage against Alice and watches it finish.
+    driver.goto(&format!("{url}/scrimmages"));
+    driver.eval(
+        "document.getElementById('opponent').value = 'alice'; \
+         document.querySelector('form[action=\"/scrimmages\"] input[name=games]').value = '2'; \
+         document.querySelector('form[action=\"/scrimmages\"]').submit(); return true;",
+    );
     wait_until(
         &driver,
-        "return [...document.querySelectorAll('#games tbody tr')].some((tr) => \
-         tr.textContent.includes('alice') && tr.textContent.includes('bob') && tr.querySelector('a'))",
+        "return location.pathname === '/scrimmages' && \
+         [...document.querySelectorAll('#scrimmages-live tbody tr')].filter((tr) => \
+           tr.textContent.includes('alice') && tr.textContent.includes('done')).length >= 2",
     );
-    let link = driver.eval(
-        "return [...document.querySelectorAll('#games tbody tr')].find((tr) => \
-         tr.textContent.includes('alice') && tr.textContent.includes('bob') && tr.querySelector('a')) \
-         .querySelector('a').href",
+    shots.take(&driver, "scrimmages");
+    no_console_errors(&driver, "the scrimmages");
+
+    // Alice's page from the leaderboard: her rating chart and games; a game in the viewer, with
+    // Bob's stderr hidden from him... and back.
+    driver.goto(&format!("{url}/"));
+    click(&driver, "#board a[href='/players/alice']");
+    wait_until(&driver, "return location.pathname === '/players/alice'");
+    wait_until(
+        &driver,
+        "return !!document.querySelector('figure.chart svg polyline')",
     );
-    let link = link.as_str().expect("a viewer link").to_string();
-    // The refused requests above are in the console; the viewer's page must add none.
-    let _ = driver.console_errors();
+    shots.take(&driver, "player");
+    no_console_errors(&driver, "a player");
+    driver.goto(&format!("{url}/submissions/{bob_submission}"));
+    let link = driver
+        .eval(
+            "const a = [...document.querySelectorAll('#games-live tbody tr')].find((tr) => \
+               tr.textContent.includes('alice') && tr.textContent.includes('done')); \
+             return a ? a.querySelector('a.game').href : null",
+        )
+        .as_str()
+        .expect("a finished game against alice")
+        .to_string();
     driver.goto(&link);
     driver.wait_for("return !!window.arenaViewer && arenaViewer.count > 0");
-    let page = driver.eval("return document.documentElement.outerHTML");
-    let page = page.as_str().expect("html");
+    let page = driver
+        .eval("return document.documentElement.outerHTML")
+        .as_str()
+        .expect("html")
+        .to_string();
     assert!(
-        page.contains("alice-secret-stderr"),
-        "her own stderr is in her replay"
+        page.contains("bob-secret-stderr"),
+        "his own stderr is in his replay"
     );
-    assert!(!page.contains("bob-secret-stderr"), "his stderr is not");
-    let errors = driver.console_errors();
-    assert!(errors.is_empty(), "console errors {errors:?}");
-    if let Some(shots) = std::env::var_os("ARENA_HOST_SCREENSHOTS") {
-        driver.screenshot(&Path::new(&shots).join("viewer.png"));
-        driver.goto(&format!("{url}/"));
-        wait_until(
-            &driver,
-            "return document.querySelectorAll('#games tbody tr').length > 0",
-        );
-        driver.screenshot(&Path::new(&shots).join("page.png"));
+    assert!(!page.contains("alice-secret-stderr"), "hers is not");
+    shots.take(&driver, "viewer");
+    no_console_errors(&driver, "the viewer");
+    click(&driver, "a.back");
+    wait_until(
+        &driver,
+        &format!("return location.pathname === '/submissions/{bob_submission}'"),
+    );
+
+    // Bob rotates his token: the old one stops working at once, the new one works.
+    driver.goto(&format!("{url}/account"));
+    click(&driver, "#rotate");
+    wait_until(&driver, "return !!document.getElementById('new-token')");
+    let new_token = driver
+        .eval("return document.getElementById('new-token').textContent")
+        .as_str()
+        .expect("token")
+        .to_string();
+    shots.take(&driver, "account");
+    assert_eq!(status_with_token(&driver, "/api/me", BOB), 401);
+    assert_eq!(status_with_token(&driver, "/api/me", &new_token), 200);
+
+    // The organiser's dashboard; Bob's account disabled from it.
+    sign_out(&driver, &url);
+    sign_in(&driver, &url, ORG);
+    driver.goto(&format!("{url}/organiser"));
+    wait_until(&driver, "return !!document.getElementById('accounts')");
+    shots.take(&driver, "organiser");
+    no_console_errors(&driver, "the organiser's dashboard");
+    click(&driver, "button[data-name='bob'][value='disable']");
+    wait_until(
+        &driver,
+        "return location.pathname === '/organiser' && \
+         [...document.querySelectorAll('#accounts tr')].some((tr) => \
+           tr.textContent.includes('bob') && tr.textContent.includes('disabled'))",
+    );
+    assert_eq!(status_with_token(&driver, "/api/me", &new_token), 403);
+    // His bot leaves the leaderboard.
+    reload_until(
+        &driver,
+        &format!("{url}/"),
+        "return !document.querySelector('#board a[href=\"/players/bob\"]')",
+    );
+
+    // A phone: the pages fit its width (tables scroll inside their box).
+    driver.call(
+        "POST",
+        "/window/rect",
+        Some(json!({"width": 390, "height": 844})),
+    );
+    for page in [
+        "/",
+        "/players/alice",
+        &format!("/submissions/{alice_submission}"),
+        "/organiser",
+    ] {
+        driver.goto(&format!("{url}{page}"));
+        let fits =
+            driver.eval("return document.documentElement.scrollWidth <= window.innerWidth + 1");
+        assert_eq!(fits, json!(true), "{page} is wider than a phone");
     }
+    driver.goto(&format!("{url}/"));
+    shots.take(&driver, "phone-leaderboard");
+    // A missing page is a page.
+    driver.goto(&format!("{url}/games/999999"));
+    wait_until(
+        &driver,
+        "return document.querySelector('h1').textContent === 'Not found'",
+    );
+    shots.take(&driver, "not-found");
+}
+
+/// Drops the session cookie (the page's own sign-out needs a session; after registering, the
+/// test goes on as a stranger).
+fn sign_out_via_cookie(driver: &Driver) {
+    driver.call("DELETE", "/cookie", None);
 }

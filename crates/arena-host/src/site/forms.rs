@@ -273,7 +273,7 @@ pub async fn scrimmages_page(
             }
         }
         section #scrimmages-live data-live {
-            (super::pages::games_table(&host, &games, Some(&reader.user().name)))
+            (super::pages::games_table(&host, &games, Some(&reader.user().name), "/scrimmages"))
         }
     };
     Ok(layout("Scrimmages", Some(&reader), body))

@@ -68,6 +68,7 @@ pub fn routes() -> Router<Shared> {
         .route("/events", get(pages::events))
         .route("/static/site.css", get(style))
         .route("/static/site.js", get(script))
+        .route("/favicon.ico", get(icon))
 }
 
 /// Paths nothing answers: a page for people, JSON for the API.
@@ -89,6 +90,19 @@ async fn style() -> impl IntoResponse {
             (header::CACHE_CONTROL, "max-age=300"),
         ],
         include_str!("site.css"),
+    )
+}
+
+/// The pages' icon (browsers ask for `/favicon.ico` whatever the page says).
+async fn icon() -> impl IntoResponse {
+    (
+        [
+            (header::CONTENT_TYPE, "image/svg+xml"),
+            (header::CACHE_CONTROL, "max-age=86400"),
+        ],
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\">\
+         <rect width=\"16\" height=\"16\" rx=\"3\" fill=\"#15253f\"/>\
+         <path d=\"M4 12 8 3l4 9M5.5 9h5\" stroke=\"#e8eefb\" stroke-width=\"1.6\" fill=\"none\"/></svg>",
     )
 }
 
@@ -290,6 +304,7 @@ pub fn layout(title: &str, reader: Option<&Reader>, body: Markup) -> Markup {
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { (title) " · arena" }
                 link rel="stylesheet" href="/static/site.css";
+                link rel="icon" href="/favicon.ico" type="image/svg+xml";
                 script src="/static/site.js" defer {}
             }
             body {

@@ -243,7 +243,7 @@ pub async fn player(
                 } }
             }
             h2 { "Latest games" }
-            (games_table(&host, &games, Some(&account.name)))
+            (games_table(&host, &games, Some(&account.name), &format!("/players/{}", account.name)))
             p { a href={ "/games?player=" (account.name) } { "All of " (account.name) "'s games, with filters" } }
         }
     };
@@ -310,7 +310,7 @@ pub async fn submission(
         h2 { "Games" }
         (filter_form(&format!("/submissions/{}", s.id), &filter, false))
         section #games-live data-live {
-            (games_table(&host, &games, Some(&s.user)))
+            (games_table(&host, &games, Some(&s.user), &format!("/submissions/{}", s.id)))
             (pager(&format!("/submissions/{}", s.id), &filter, &games))
         }
     };
@@ -376,7 +376,7 @@ pub async fn games(
         h1 { "Games" }
         (filter_form("/games", &filter, true))
         section #games-live data-live {
-            (games_table(&host, &games, filter.player.as_deref()))
+            (games_table(&host, &games, filter.player.as_deref(), "/games"))
             (pager("/games", &filter, &games))
         }
     };
@@ -461,8 +461,14 @@ fn pager(action: &str, filter: &Filter, games: &[GameView]) -> Markup {
     }
 }
 
-/// Games as a table: players by name (`subject`'s seat marked), their ranks and faults.
-pub(super) fn games_table(host: &Host, games: &[GameView], subject: Option<&str>) -> Markup {
+/// Games as a table: players by name (`subject`'s seat marked), their ranks and faults; each
+/// game opens in the viewer, whose way back leads to `back` (this page).
+pub(super) fn games_table(
+    host: &Host,
+    games: &[GameView],
+    subject: Option<&str>,
+    back: &str,
+) -> Markup {
     html! {
         @if games.is_empty() {
             p.muted { "No games here." }
@@ -472,7 +478,7 @@ pub(super) fn games_table(host: &Host, games: &[GameView], subject: Option<&str>
                 tbody {
                     @for g in games {
                         tr {
-                            td { a href={ "/games/" (g.id) } { "#" (g.id) } }
+                            td { a.game href={ "/games/" (g.id) "?back=" (super::encode_query(back)) } { "#" (g.id) } }
                             td { (g.kind) }
                             td { (league_name(host, g.league)) }
                             td {
@@ -567,7 +573,7 @@ pub async fn viewer(
                 h1 { "Game " (id) }
                 section #game-live data-live {
                     p { "This game is " strong { (game.state) } "; its replay shows here once it is played." }
-                    (games_table(&host, std::slice::from_ref(&game), None))
+                    (games_table(&host, std::slice::from_ref(&game), None, &back_href))
                 }
                 p { a href=(back_href) { "← back" } }
             };

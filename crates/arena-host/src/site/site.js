@@ -41,9 +41,11 @@
     }
   }
 
+  // The first event refreshes too: what changed between the page's rendering and the stream's
+  // start would otherwise wait for the next change.
   const events = new EventSource('/events');
   events.addEventListener('change', function (event) {
-    if (last !== null && event.data !== last) refresh();
+    if (event.data !== last) refresh();
     last = event.data;
   });
 })();
