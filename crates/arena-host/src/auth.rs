@@ -104,17 +104,27 @@ pub async fn api_user(
     Err(AuthError::Missing)
 }
 
-/// Signs `user` in on the pages: a new session; returns the cookie's value and its
-/// `Set-Cookie` header.
-pub async fn sign_in(host: &Host, user: &User) -> Result<String, AuthError> {
+/// Whether the request reached the server over HTTPS (a reverse proxy terminating TLS says so in
+/// `X-Forwarded-Proto`): its cookie is then `Secure`, never sent over plain HTTP.
+pub fn over_https(headers: &HeaderMap) -> bool {
+    headers
+        .get("x-forwarded-proto")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("https"))
+}
+
+/// Signs `user` in on the pages: a new session; returns its `Set-Cookie` header (`Secure` when
+/// the request came over HTTPS).
+pub async fn sign_in(host: &Host, user: &User, headers: &HeaderMap) -> Result<String, AuthError> {
     let cookie = fresh_secret()?;
     let csrf = fresh_secret()?;
     let seconds = i64::from(host.contest.limits.session_hours) * 3600;
     host.store
         .create_session(user.id, &sha256_hex(cookie.as_bytes()), &csrf, seconds)
         .await?;
+    let secure = if over_https(headers) { "; Secure" } else { "" };
     Ok(format!(
-        "{SESSION_COOKIE}={cookie}; Path=/; HttpOnly; SameSite=Strict; Max-Age={seconds}"
+        "{SESSION_COOKIE}={cookie}; Path=/; HttpOnly; SameSite=Strict; Max-Age={seconds}{secure}"
     ))
 }
 

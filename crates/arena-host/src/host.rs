@@ -178,6 +178,9 @@ pub struct Host {
     pub(crate) unprepared: std::sync::Mutex<std::collections::HashMap<i64, std::time::Instant>>,
     /// The last database error the workers met and retried, for the front end to say.
     pub last_error: std::sync::Mutex<Option<String>>,
+    /// The pages' live feed: the store's change marker, looked at once a second by one task
+    /// while anyone listens (see `site::pages::events`), however many pages are open.
+    pub(crate) live: std::sync::OnceLock<tokio::sync::watch::Receiver<String>>,
 }
 
 /// How to run a worker process (`arena worker`).
@@ -431,6 +434,7 @@ impl Host {
             prepared: Default::default(),
             unprepared: Default::default(),
             last_error: std::sync::Mutex::new(None),
+            live: Default::default(),
         })
     }
 

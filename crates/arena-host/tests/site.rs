@@ -245,7 +245,21 @@ async fn sessions_expire_end_and_need_their_csrf_token_and_this_sites_origin() {
             && set.contains("Max-Age=604800"),
         "{set}"
     );
+    assert!(!set.contains("Secure"), "plain HTTP: {set}");
     assert_eq!(signed_in.header("location"), "/players/alice");
+    // Behind a proxy that terminates HTTPS, the cookie never travels over plain HTTP.
+    let proxied = send(
+        &host,
+        Request::builder()
+            .method("POST")
+            .uri("/signin")
+            .header("content-type", "application/x-www-form-urlencoded")
+            .header("x-forwarded-proto", "https")
+            .body(Body::from(format!("token={ALICE}")))
+            .expect("r"),
+    )
+    .await;
+    assert!(proxied.header("set-cookie").contains("; Secure"));
     let cookie = signed_in.cookie();
     // The cookie is not the token: the token is never stored in the browser.
     assert!(!cookie.contains(ALICE));
@@ -659,4 +673,86 @@ fn example_and_short_tokens_are_weak() {
     assert_eq!(weak.len(), 1, "{weak:?}");
     assert!(weak[0].contains("bob") && weak[0].contains("shorter than 32"));
     assert!(contest("", BOB).weak_tokens().is_empty());
+}
+
+/// The pages' live feed: a first event at once, then one when the contest changes (a game queued
+/// here), with a new marker; without a session, the sign-in page.
+#[tokio::test]
+async fn the_live_feed_says_when_the_contest_changed() {
+    use futures::StreamExt;
+    let dir = tempfile::tempdir().expect("dir");
+    let host = open(dir.path(), contest("", BOB)).await;
+    assert_eq!(
+        get(&host, "/events", None).await.status,
+        StatusCode::SEE_OTHER
+    );
+    let cookie = sign_in(&host, ALICE).await;
+    let response = arena_host::api::router(Arc::clone(&host))
+        .oneshot(
+            Request::builder()
+                .uri("/events")
+                .header("cookie", &cookie)
+                .body(Body::empty())
+                .expect("r"),
+        )
+        .await
+        .expect("response");
+    assert_eq!(
+        response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok()),
+        Some("text/event-stream")
+    );
+    let mut body = response.into_body().into_data_stream();
+    // The next `change` event's data (keep-alive comments skipped), waiting at most a minute.
+    async fn next_change(
+        body: &mut (impl futures::Stream<Item = Result<axum::body::Bytes, axum::Error>> + Unpin),
+    ) -> String {
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+        let mut text = String::new();
+        loop {
+            let chunk = tokio::time::timeout_at(deadline, body.next())
+                .await
+                .expect("an event within a minute")
+                .expect("the stream goes on")
+                .expect("bytes");
+            text.push_str(&String::from_utf8_lossy(&chunk));
+            if let Some(at) = text.find("event: change\ndata: ") {
+                let rest = &text[at + "event: change\ndata: ".len()..];
+                if let Some(end) = rest.find('\n') {
+                    return rest[..end].to_string();
+                }
+            }
+        }
+    }
+    let mut marker = next_change(&mut body).await;
+    // The feed starts empty and looks at the store within a second.
+    if marker.is_empty() {
+        marker = next_change(&mut body).await;
+    }
+    assert!(!marker.is_empty());
+    let house = host
+        .store
+        .players()
+        .await
+        .expect("players")
+        .into_iter()
+        .find(|s| s.user == "house")
+        .expect("the house bot");
+    host.store
+        .schedule(
+            &NewGame {
+                kind: "ladder".into(),
+                league: 0,
+                variant: None,
+                seats: vec![house.id, house.id],
+                round: 0,
+            },
+            3,
+        )
+        .await
+        .expect("game");
+    let moved = next_change(&mut body).await;
+    assert_ne!(moved, marker, "a queued game moves the marker");
 }

@@ -61,7 +61,10 @@ fn wait_until(driver: &Driver, script: &str) {
             // What the page showed, for whoever reads the failure.
             let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("site-timeout.png");
             driver.screenshot(&shot);
-            panic!("timed out waiting for {script} (the page: {})", shot.display());
+            panic!(
+                "timed out waiting for {script} (the page: {})",
+                shot.display()
+            );
         }
         std::thread::sleep(Duration::from_millis(250));
     }

@@ -84,7 +84,7 @@ pub async fn signin(
             return Ok((StatusCode::UNAUTHORIZED, page).into_response());
         }
     };
-    let cookie = auth::sign_in(&host, &user)
+    let cookie = auth::sign_in(&host, &user, &headers)
         .await
         .map_err(|e| PageError::Server(e.to_string()))?;
     Ok(redirect_with_cookie(&next, &cookie))
@@ -157,7 +157,7 @@ pub async fn register(
     let user = auth::by_token(&host, &token)
         .await
         .map_err(|e| PageError::Server(e.to_string()))?;
-    let cookie = auth::sign_in(&host, &user)
+    let cookie = auth::sign_in(&host, &user, &headers)
         .await
         .map_err(|e| PageError::Server(e.to_string()))?;
     let page = layout(

@@ -583,29 +583,53 @@ pub async fn viewer(
 }
 
 /// Server-sent events: `change` whenever the contest changed (games queued, started or
-/// finished, submissions built), looked at once a second; the pages' script then refreshes
-/// their live parts. Needs a session, as the pages do.
+/// finished, submissions built, accounts disabled), with the store's change marker as its data; the
+/// pages' script then refreshes their live parts. The first event comes at once. Needs a session,
+/// as the pages do.
 pub async fn events(
     State(host): State<Shared>,
     headers: HeaderMap,
     uri: Uri,
 ) -> PageResult<Sse<impl futures::Stream<Item = Result<Event, Infallible>>>> {
     reader(&host, &headers, &uri).await?;
-    let stream = futures::stream::unfold((host, None::<String>), |(host, mut last)| async move {
+    let feed = host
+        .live
+        .get_or_init(|| live_feed(std::sync::Arc::downgrade(&host)))
+        .clone();
+    let stream = futures::stream::unfold((feed, true), |(mut feed, first)| async move {
+        if !first && feed.changed().await.is_err() {
+            return None;
+        }
+        let marker = feed.borrow_and_update().clone();
+        let event = Event::default().event("change").data(marker);
+        Some((Ok(event), (feed, false)))
+    });
+    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+}
+
+/// One task per host that looks at the store's change marker once a second while a page listens,
+/// and tells every listener when it moved. It holds the host weakly: it ends with it.
+fn live_feed(host: std::sync::Weak<Host>) -> tokio::sync::watch::Receiver<String> {
+    let (tell, feed) = tokio::sync::watch::channel(String::new());
+    tokio::spawn(async move {
         loop {
             tokio::time::sleep(Duration::from_secs(1)).await;
-            // A database error is skipped: the next look may do better.
-            let Ok(marker) = host.store.change_marker().await else {
-                continue;
+            let Some(host) = host.upgrade() else {
+                return;
             };
-            let changed = last.as_ref().is_some_and(|l| *l != marker);
-            let first = last.is_none();
-            last = Some(marker.clone());
-            if changed || first {
-                let event = Event::default().event("change").data(marker);
-                return Some((Ok(event), (host, last)));
+            // The host keeps one receiver: more means a page listens.
+            if tell.receiver_count() <= 1 {
+                continue;
+            }
+            // A database error is skipped: the next look may do better.
+            if let Ok(marker) = host.store.change_marker().await {
+                tell.send_if_modified(|last| {
+                    let moved = *last != marker;
+                    *last = marker;
+                    moved
+                });
             }
         }
     });
-    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+    feed
 }
