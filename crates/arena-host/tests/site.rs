@@ -46,6 +46,13 @@ bot = "builtin:random"
 }
 
 async fn open(dir: &std::path::Path, contest: Contest) -> Arc<Host> {
+    try_open(dir, contest).await.expect("host")
+}
+
+async fn try_open(
+    dir: &std::path::Path,
+    contest: Contest,
+) -> Result<Arc<Host>, arena_host::HostError> {
     Host::open(HostOptions {
         contest,
         db: format!("sqlite://{}", dir.join("c.db").display()),
@@ -60,7 +67,6 @@ async fn open(dir: &std::path::Path, contest: Contest) -> Arc<Host> {
         workers: Default::default(),
     })
     .await
-    .expect("host")
 }
 
 /// One request through the router: its status, headers and body.
@@ -524,23 +530,11 @@ async fn names_that_pass_for_another_are_refused_and_registration_is_limited() {
     ))
     .expect("parsed");
     let other = tempfile::tempdir().expect("dir");
-    let error = Host::open(HostOptions {
-        contest: twice,
-        db: format!("sqlite://{}", other.path().join("c.db").display()),
-        schema: None,
-        data_dir: other.path().join("data"),
-        game: Arc::from(arena_core::registry::stream_entry(
-            arena_spring2021::definition(),
-        )),
-        sandbox: None,
-        sandbox_factory: None,
-        pin_cpus: false,
-        workers: Default::default(),
-    })
-    .await
-    .err()
-    .map(|e| e.to_string())
-    .unwrap_or_default();
+    let error = try_open(other.path(), twice)
+        .await
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
     assert!(error.contains("listed twice"), "{error}");
 }
 

@@ -15,14 +15,24 @@ use super::{
 use crate::host::Host;
 use crate::leaderboard;
 
-async fn organiser_reader(host: &Host, headers: &HeaderMap, uri: &Uri) -> PageResult<Reader> {
-    let reader = reader(host, headers, uri).await?;
+/// The reader, if an organiser.
+fn organisers_only(reader: Reader) -> PageResult<Reader> {
     if !reader.is_organiser() {
         return Err(PageError::Forbidden(
-            "only the contest's organisers may see this page".into(),
+            "only the contest's organisers may see this page or do that".into(),
         ));
     }
     Ok(reader)
+}
+
+/// An organiser's form post (see [`poster`]).
+async fn organiser_poster(
+    host: &Host,
+    headers: &HeaderMap,
+    uri: &Uri,
+    csrf: &str,
+) -> PageResult<Reader> {
+    organisers_only(poster(host, headers, uri, csrf).await?)
 }
 
 /// Free and total bytes of the filesystem holding `path` (statvfs: std has no call for it).
@@ -47,7 +57,7 @@ pub async fn dashboard(
     headers: HeaderMap,
     uri: Uri,
 ) -> PageResult<Markup> {
-    let reader = organiser_reader(&host, &headers, &uri).await?;
+    let reader = organisers_only(reader(&host, &headers, &uri).await?)?;
     let started = Instant::now();
     let queued = host.store.count_games("queued").await?;
     let database_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -178,12 +188,7 @@ pub async fn user_action(
     Path(name): Path<String>,
     Form(form): Form<Action>,
 ) -> PageResult<Response> {
-    let reader = poster(&host, &headers, &uri, &form.csrf).await?;
-    if !reader.is_organiser() {
-        return Err(PageError::Forbidden(
-            "only the contest's organisers may do that".into(),
-        ));
-    }
+    let reader = organiser_poster(&host, &headers, &uri, &form.csrf).await?;
     let done = account_action(&host, &name, &form.action).await?;
     if let Some(token) = done.get("token").and_then(|t| t.as_str()) {
         return Ok(layout(
@@ -208,12 +213,7 @@ pub async fn submission_action(
     Path(id): Path<i64>,
     Form(form): Form<Action>,
 ) -> PageResult<Response> {
-    let reader = poster(&host, &headers, &uri, &form.csrf).await?;
-    if !reader.is_organiser() {
-        return Err(PageError::Forbidden(
-            "only the contest's organisers may do that".into(),
-        ));
-    }
+    organiser_poster(&host, &headers, &uri, &form.csrf).await?;
     match form.action.as_str() {
         "stop" => {
             host.store.set_stopped(id, true).await?;
@@ -242,12 +242,7 @@ pub async fn freeze(
     uri: Uri,
     Form(form): Form<Freeze>,
 ) -> PageResult<Response> {
-    let reader = poster(&host, &headers, &uri, &form.csrf).await?;
-    if !reader.is_organiser() {
-        return Err(PageError::Forbidden(
-            "only the contest's organisers may do that".into(),
-        ));
-    }
+    organiser_poster(&host, &headers, &uri, &form.csrf).await?;
     leaderboard::set_frozen(&host, form.frozen).await?;
     Ok(Redirect::to("/organiser").into_response())
 }

@@ -3,7 +3,7 @@
 
 use sqlx::{Any, Row, Transaction};
 
-use super::users::{Role, User};
+use super::users::{User, user_of};
 use super::{Store, db, now};
 use crate::HostError;
 
@@ -161,17 +161,13 @@ impl Store {
         .map_err(db)?;
         row.map(|row| {
             Ok(Session {
-                user: User {
-                    id: row.try_get(0).map_err(db)?,
-                    name: row.try_get(1).map_err(db)?,
-                    role: Role::parse(&row.try_get::<String, _>(2).map_err(db)?),
-                    disabled: row.try_get::<i64, _>(3).map_err(db)? != 0,
-                },
-                csrf: row.try_get(4).map_err(db)?,
-                expires_at: row.try_get(5).map_err(db)?,
+                user: user_of(&row)?,
+                csrf: row.try_get(4)?,
+                expires_at: row.try_get(5)?,
             })
         })
         .transpose()
+        .map_err(db)
     }
 
     /// Ends one session (signing out).
@@ -290,15 +286,7 @@ impl Store {
             .fetch_optional(&self.pool)
             .await
             .map_err(db)?;
-        row.map(|row| {
-            Ok(User {
-                id: row.try_get(0).map_err(db)?,
-                name: row.try_get(1).map_err(db)?,
-                role: Role::parse(&row.try_get::<String, _>(2).map_err(db)?),
-                disabled: row.try_get::<i64, _>(3).map_err(db)? != 0,
-            })
-        })
-        .transpose()
+        row.map(|row| user_of(&row)).transpose().map_err(db)
     }
 }
 

@@ -31,6 +31,16 @@ impl Role {
     }
 }
 
+/// A user from a row whose first columns are `id, name, role, disabled`.
+pub(super) fn user_of(row: &sqlx::any::AnyRow) -> Result<User, sqlx::Error> {
+    Ok(User {
+        id: row.try_get(0)?,
+        name: row.try_get(1)?,
+        role: Role::parse(&row.try_get::<String, _>(2)?),
+        disabled: row.try_get::<i64, _>(3)? != 0,
+    })
+}
+
 #[derive(Clone, Debug)]
 pub struct User {
     pub id: i64,
@@ -163,15 +173,7 @@ impl Store {
         .fetch_optional(&self.pool)
         .await
         .map_err(db)?;
-        row.map(|row| {
-            Ok(User {
-                id: row.try_get(0).map_err(db)?,
-                name: row.try_get(1).map_err(db)?,
-                role: Role::parse(&row.try_get::<String, _>(2).map_err(db)?),
-                disabled: row.try_get::<i64, _>(3).map_err(db)? != 0,
-            })
-        })
-        .transpose()
+        row.map(|row| user_of(&row)).transpose().map_err(db)
     }
 
     pub async fn user_by_name(&self, name: &str) -> Result<Option<i64>, HostError> {
