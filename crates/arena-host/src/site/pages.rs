@@ -307,11 +307,18 @@ pub async fn submission(
                 (chart::rating_chart(&history))
             }
         }
-        h2 { "Games" }
-        (filter_form(&format!("/submissions/{}", s.id), &filter, false))
+        @if own && s.state == "failed" {
+            p { a href="/" { "Upload a fixed version" } }
+        }
+        // A submission that never played has no games to filter (live: a build that ends well
+        // brings them).
         section #games-live data-live {
-            (games_table(&host, &games, Some(&s.user), &format!("/submissions/{}", s.id)))
-            (pager(&format!("/submissions/{}", s.id), &filter, &games))
+            @if played || !games.is_empty() {
+                h2 { "Games" }
+                (filter_form(&format!("/submissions/{}", s.id), &filter, false))
+                (games_table(&host, &games, Some(&s.user), &format!("/submissions/{}", s.id)))
+                (pager(&format!("/submissions/{}", s.id), &filter, &games))
+            }
         }
     };
     Ok(layout(&format!("Submission {}", s.id), Some(&reader), body))
