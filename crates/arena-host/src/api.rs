@@ -41,6 +41,8 @@ impl From<HostError> for ApiError {
             HostError::Refused(_) | HostError::Config(_) => StatusCode::BAD_REQUEST,
             HostError::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
             HostError::Database(_) | HostError::Io(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            HostError::DiskFull(_) => StatusCode::INSUFFICIENT_STORAGE,
+            HostError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         };
         ApiError(status, error.to_string())
     }

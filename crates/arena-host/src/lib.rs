@@ -49,4 +49,13 @@ pub enum HostError {
     /// Over a rate limit.
     #[error("{0}")]
     TooMany(String),
+    /// The database's disk is full (SQLite's `SQLITE_FULL`, PostgreSQL's `disk_full`): what was
+    /// being written was not stored. It works again by itself once space is freed.
+    #[error("{0}")]
+    DiskFull(String),
+    /// The database cannot serve now: locked by another connection for longer than the wait
+    /// (`SQLITE_BUSY`, `SQLITE_LOCKED`), its files failing (`SQLITE_IOERR`), no connection free.
+    /// Nothing was stored; the same request later may succeed.
+    #[error("{0}")]
+    Unavailable(String),
 }
