@@ -107,10 +107,28 @@ pub fn machine_name() -> String {
         .unwrap_or_else(|| "localhost".into())
 }
 
-/// Whether process `pid` of this machine still runs (this process's own pid is not a
-/// predecessor's: a registration under it is from an earlier run in this process, or reused).
-fn process_alive(pid: i64) -> bool {
-    pid != i64::from(std::process::id()) && Path::new(&format!("/proc/{pid}")).exists()
+/// Whether the process of this machine registered as `id` (`MACHINE:PID:START_MS`, a worker's id
+/// or the scheduler lease's holder) still runs: its pid is a running process (not gone, not a
+/// zombie killed and not yet reaped) that started before `START_MS` (a process started after it
+/// has the id again: [`arena_core::folders::owner_gone`]). This process's own pid is not a
+/// predecessor's: a registration under it is from an earlier run in this process, or reused.
+fn process_alive(id: &str) -> bool {
+    let mut parts = id.rsplitn(3, ':');
+    let (start_ms, pid) = (parts.next(), parts.next());
+    let Some(pid) = pid.and_then(|pid| pid.parse::<u32>().ok()) else {
+        // Not an id of this format: nothing to judge it by but its lease.
+        return true;
+    };
+    if pid == std::process::id() {
+        return false;
+    }
+    // An id without its start: only whether the pid runs.
+    let made = start_ms
+        .and_then(|ms| ms.parse::<u64>().ok())
+        .map_or_else(std::time::SystemTime::now, |ms| {
+            std::time::UNIX_EPOCH + Duration::from_millis(ms)
+        });
+    !arena_core::folders::owner_gone(pid, made)
 }
 
 /// The contest as workers of other machines read it from the database: the contest file without
@@ -201,13 +219,8 @@ async fn requeue_lost(store: &Store) -> Result<u64, HostError> {
     // A scheduler lease left by a dead process of this machine (a host killed and started again)
     // is free at once rather than when it runs out.
     if let Some(holder) = store.lease_holder(SCHEDULER_LEASE).await? {
-        let mut parts = holder.rsplitn(3, ':');
-        let (_, pid, machine) = (parts.next(), parts.next(), parts.next());
-        let pid = pid.and_then(|p| p.parse::<i64>().ok());
-        if let (Some(pid), Some(machine)) = (pid, machine)
-            && machine == machine_name()
-            && !process_alive(pid)
-        {
+        let machine = holder.rsplitn(3, ':').nth(2);
+        if machine == Some(machine_name().as_str()) && !process_alive(&holder) {
             store.release_lease(SCHEDULER_LEASE, &holder).await?;
         }
     }
