@@ -611,3 +611,47 @@ pub fn gunzip(bytes: &[u8], cap: u64) -> std::io::Result<Vec<u8>> {
         .read_to_end(&mut out)?;
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::process_alive;
+
+    fn now_ms() -> u128 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis())
+    }
+
+    /// A registration is its process's while that process runs; a zombie's, a gone process's or
+    /// one whose pid now belongs to a process started after it registered is a dead one's.
+    #[test]
+    fn a_registration_is_alive_by_pid_and_start_time() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("60")
+            .spawn()
+            .expect("sleep runs");
+        let pid = child.id();
+        let registered = now_ms();
+        assert!(process_alive(&format!("machine:{pid}:{registered}")));
+        // Registered long before this process started: its pid was used again since.
+        assert!(!process_alive(&format!("machine:{pid}:1000")));
+        // Machine names may hold colons.
+        assert!(process_alive(&format!("a:b:{pid}:{registered}")));
+        assert!(!process_alive(&format!(
+            "machine:{}:{registered}",
+            std::process::id()
+        )));
+        let _ = child.kill();
+        // Killed, not reaped: a zombie, dead all the same.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while process_alive(&format!("machine:{pid}:{registered}")) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the zombie counts as alive"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        child.wait().expect("reaped");
+        assert!(!process_alive(&format!("machine:{pid}:{registered}")));
+    }
+}
