@@ -76,6 +76,43 @@ fn write_bot(dir: &Path, padding: usize) -> PathBuf {
     bot
 }
 
+/// A server of this test's, stopped however the test ends (a failed assertion included):
+/// SIGTERM (it finishes its games and removes its sandboxes and their disks), SIGKILL if it has
+/// not stopped within a minute; reaped.
+struct Server(Child);
+
+impl Server {
+    fn id(&self) -> u32 {
+        self.0.id()
+    }
+
+    fn running(&mut self) -> bool {
+        matches!(self.0.try_wait(), Ok(None))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // SAFETY: kill(2) on our own child, not yet reaped (a zombie at most).
+        unsafe {
+            libc::kill(self.0.id() as i32, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while matches!(self.0.try_wait(), Ok(None)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts a server: it and its address (its first line).
+fn serve(mut command: Command) -> (Server, String) {
+    let mut child = command.spawn().expect("arena host starts");
+    let url = address(&mut child);
+    (Server(child), url)
+}
+
 /// The server's address from its first line.
 fn address(child: &mut Child) -> String {
     let stdout = child.stdout.take().expect("stdout");
@@ -286,8 +323,7 @@ async fn a_full_disk_gives_clear_errors_and_the_server_plays_on_once_space_is_fr
         .env("TMPDIR", dir.path().join("tmp"))
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
-    let mut server = wrapped.spawn().expect("unshare runs");
-    let url = address(&mut server);
+    let (mut server, url) = serve(wrapped);
     // The tmpfs as this test sees it: through the server's root.
     let inside = PathBuf::from(format!("/proc/{}/root{}", server.id(), disk.display()));
     let pool = Database::Inside {
@@ -347,10 +383,7 @@ async fn a_full_disk_gives_clear_errors_and_the_server_plays_on_once_space_is_fr
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    assert!(
-        server.try_wait().expect("status").is_none(),
-        "the server still runs"
-    );
+    assert!(server.running(), "the server still runs");
     pool.assert_counted_once().await;
     let stored = pool.submission_ids().await;
     for id in &acknowledged {
@@ -360,8 +393,7 @@ async fn a_full_disk_gives_clear_errors_and_the_server_plays_on_once_space_is_fr
         );
     }
     pool.close().await;
-    server.kill().expect("stop");
-    server.wait().expect("reaped");
+    drop(server);
 }
 
 /// Another connection holds SQLite's write lock: an upload meanwhile gets "the database is busy"
@@ -372,8 +404,7 @@ async fn a_locked_database_gives_clear_errors_and_the_server_plays_on_once_it_is
     use sqlx::Executor;
     let dir = tempfile::tempdir().expect("temp dir");
     write_contest(dir.path());
-    let mut server = host(dir.path(), &[]).spawn().expect("arena host starts");
-    let url = address(&mut server);
+    let (server, url) = serve(host(dir.path(), &[]));
     let db = dir.path().join("contest.db");
     let pool = Database::open(&db).await;
     let bot = write_bot(dir.path(), 0);
@@ -414,8 +445,7 @@ async fn a_locked_database_gives_clear_errors_and_the_server_plays_on_once_it_is
         );
     }
     pool.close().await;
-    server.kill().expect("stop");
-    server.wait().expect("reaped");
+    drop(server);
 }
 
 /// `(pid, worker id, state)` of the server's worker rows.
@@ -456,8 +486,7 @@ async fn kill_9_and_an_immediate_restart_reclaim_the_dead_servers_games_at_once(
     let tmp = dir.path().join("tmp");
     // A lease far longer than the test: only the restart's own look can give the games back.
     let args = ["--lease", "3600"];
-    let mut server = host(dir.path(), &args).spawn().expect("arena host starts");
-    let url = address(&mut server);
+    let (mut server, url) = serve(host(dir.path(), &args));
     let db = dir.path().join("contest.db");
     let store = Store::open(&format!("sqlite://{}", db.display()), None)
         .await
@@ -509,8 +538,7 @@ async fn kill_9_and_an_immediate_restart_reclaim_the_dead_servers_games_at_once(
         let held = pool.rows(&running_of_dead).await[0][0];
         let left = scratch_folders(&tmp, pid);
 
-        let mut next = host(dir.path(), &args).spawn().expect("arena host starts");
-        let next_url = address(&mut next);
+        let (next, _) = serve(host(dir.path(), &args));
         // The first line comes after the start-up's look for dead predecessors: its outcome is in
         // the database now, without waiting for anything.
         let still = pool.rows(&running_of_dead).await[0][0];
@@ -528,9 +556,8 @@ async fn kill_9_and_an_immediate_restart_reclaim_the_dead_servers_games_at_once(
                 "the dead server's folders {left:?} are left"
             );
         }
-        server.wait().expect("the killed server reaped");
+        // The killed server is reaped (dropped) only now.
         server = next;
-        let _ = next_url;
         reclaimed += held;
         swept += left.len();
     }
@@ -540,8 +567,7 @@ async fn kill_9_and_an_immediate_restart_reclaim_the_dead_servers_games_at_once(
         pool.results().await > before + 5
     })
     .await;
-    server.kill().expect("stop");
-    server.wait().expect("reaped");
+    drop(server);
     pool.assert_counted_once().await;
     pool.close().await;
     store.close().await;
