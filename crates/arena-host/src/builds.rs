@@ -59,19 +59,17 @@ impl Host {
             .iter()
             .find(|s| s.active)
             .map_or(0, |s| s.league);
+        // Acknowledged (the caller's 202) only once committed, language and all.
         let id = self
             .store
-            .add_submission(
+            .add_upload(
                 user,
-                "upload",
                 &name,
-                Some(&bytes),
+                &bytes,
                 &sha256_hex(&bytes),
                 league,
+                &language_of("upload", &name),
             )
-            .await?;
-        self.store
-            .set_language(id, &language_of("upload", &name))
             .await?;
         self.spawn_build(id, name, bytes, league);
         Ok(id)
