@@ -77,8 +77,9 @@ impl GameFolders {
 impl Drop for GameFolders {
     fn drop(&mut self) {
         if let Some(root) = self.root.take() {
-            // Best effort: a folder a bot made read-only is left behind rather than failing the game.
-            let _ = std::fs::remove_dir_all(root);
+            // Best effort: what cannot be removed is left for the next start's sweep rather than
+            // failing the game.
+            let _ = remove_tree(&root);
         }
     }
 }
@@ -242,18 +243,19 @@ pub fn remove_untrusted(path: &Path) -> std::io::Result<()> {
     }
 }
 
-/// When process `pid` started, when it exists (`/proc/PID/stat`'s start time after boot, and the
-/// boot time of `/proc/stat`; to the second).
+/// When process `pid` started, when it runs (`/proc/PID/stat`'s start time after boot, and the
+/// boot time of `/proc/stat`; to the second). `None` for a zombie too: a process killed with -9
+/// whose parent has not reaped it yet keeps its `/proc/PID` (and its start time) but is dead, and
+/// its successor, started at once, must not wait for it.
 pub(crate) fn process_start(pid: u32) -> Option<std::time::SystemTime> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // After the command's closing parenthesis: state is field 3, the start time field 22.
-    let ticks: u64 = stat
-        .rsplit_once(')')?
-        .1
-        .split_whitespace()
-        .nth(19)?
-        .parse()
-        .ok()?;
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    // Z: a zombie, X: being reaped.
+    if matches!(fields.first(), Some(&"Z" | &"X")) {
+        return None;
+    }
+    let ticks: u64 = fields.get(19)?.parse().ok()?;
     let boot: u64 = std::fs::read_to_string("/proc/stat")
         .ok()?
         .lines()
@@ -269,8 +271,14 @@ pub(crate) fn process_start(pid: u32) -> Option<std::time::SystemTime> {
     Some(std::time::UNIX_EPOCH + std::time::Duration::from_secs(boot) + after_boot)
 }
 
+/// Whether process `pid` runs (exists and is no zombie), whenever it started.
+pub fn process_runs(pid: u32) -> bool {
+    process_start(pid).is_some()
+}
+
 /// Whether the arena process with id `pid` that made something at `made` is gone: no process has
-/// that id, or the one that has it started after `made` (the id was used again). The boot time is
+/// that id, it is a zombie (killed, not yet reaped), or the one that has it started after `made`
+/// (the id was used again). The boot time is
 /// known to the second, so a process started within two seconds of `made` counts as the owner:
 /// what is kept by mistake is removed by a later sweep, what is removed by mistake would break a
 /// running game.
@@ -306,14 +314,44 @@ pub fn sweep_stale() -> usize {
                 continue;
             }
             let made = meta.created().or_else(|_| meta.modified());
-            if made.is_ok_and(|made| owner_gone(pid, made))
-                && std::fs::remove_dir_all(entry.path()).is_ok()
-            {
+            if made.is_ok_and(|made| owner_gone(pid, made)) && remove_tree(&entry.path()).is_ok() {
                 removed += 1;
             }
         }
     }
     removed
+}
+
+/// Removes the folder tree at `path` (links are never followed), including folders a bot made
+/// unreadable or unwritable to their owner (`chmod 0` on a subfolder of its working folder): what
+/// `remove_dir_all` cannot open is given its owner's rights back and removed on a second pass.
+/// A folder of another user stays where arena is not root (the sticky temporary folder).
+pub fn remove_tree(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_dir_all(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            owner_rights(path);
+            std::fs::remove_dir_all(path)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Gives every folder under `path` (itself included) its owner's full rights, best effort.
+fn owner_rights(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return;
+    };
+    if !meta.is_dir() {
+        return;
+    }
+    let mode = meta.permissions().mode() | 0o700;
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode));
+    if let Ok(entries) = std::fs::read_dir(path) {
+        for entry in entries.flatten() {
+            owner_rights(&entry.path());
+        }
+    }
 }
 
 /// The owner's pid in the name of one of arena's scratch folders (see [`sweep_stale`]).
@@ -348,6 +386,46 @@ mod tests {
         let long_ago = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1000);
         assert!(owner_gone(std::process::id(), long_ago));
         assert!(owner_gone(u32::MAX, now));
+    }
+
+    #[test]
+    fn a_zombie_owns_nothing() {
+        // A child that exits and is not reaped yet: a zombie, still in /proc.
+        let mut child = std::process::Command::new("true")
+            .spawn()
+            .expect("true runs");
+        let pid = child.id();
+        let made = std::time::SystemTime::now();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+        }) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the child never ended"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(!process_runs(pid));
+        assert!(owner_gone(pid, made));
+        child.wait().expect("reaped");
+        assert!(process_runs(std::process::id()));
+    }
+
+    #[test]
+    fn a_tree_a_bot_made_unreadable_is_removed() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("arena-locked-tree-{}", std::process::id()));
+        let _ = remove_tree(&dir);
+        let inner = dir.join("a").join("b");
+        std::fs::create_dir_all(&inner).expect("dirs");
+        std::fs::write(inner.join("f"), "x").expect("file");
+        std::fs::set_permissions(&inner, std::fs::Permissions::from_mode(0o000)).expect("chmod");
+        std::fs::set_permissions(dir.join("a"), std::fs::Permissions::from_mode(0o500))
+            .expect("chmod");
+        remove_tree(&dir).expect("removed");
+        assert!(!dir.exists());
     }
 
     #[test]

@@ -44,6 +44,8 @@ impl From<HostError> for ApiError {
             HostError::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
             HostError::Conflict(_) => StatusCode::CONFLICT,
             HostError::Database(_) | HostError::Io(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            HostError::DiskFull(_) => StatusCode::INSUFFICIENT_STORAGE,
+            HostError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         };
         ApiError(status, error.to_string())
     }
@@ -104,10 +106,10 @@ pub fn router(host: Shared) -> Router {
 
 impl From<AuthError> for ApiError {
     fn from(error: AuthError) -> Self {
-        let status = match &error {
+        let status = match error {
+            AuthError::Host(e) => return ApiError::from(e),
             AuthError::Missing | AuthError::Unknown => StatusCode::UNAUTHORIZED,
             AuthError::Disabled | AuthError::BadCsrf => StatusCode::FORBIDDEN,
-            AuthError::Host(e) => return ApiError::from(HostError::Io(e.to_string())),
         };
         ApiError(status, error.to_string())
     }

@@ -59,19 +59,17 @@ impl Host {
             .iter()
             .find(|s| s.active)
             .map_or(0, |s| s.league);
+        // Acknowledged (the caller's 202) only once committed, language and all.
         let id = self
             .store
-            .add_submission(
+            .add_upload(
                 user,
-                "upload",
                 &name,
-                Some(&bytes),
+                &bytes,
                 &sha256_hex(&bytes),
                 league,
+                &language_of("upload", &name),
             )
-            .await?;
-        self.store
-            .set_language(id, &language_of("upload", &name))
             .await?;
         self.spawn_build(id, name, bytes, league);
         Ok(id)
@@ -90,9 +88,18 @@ impl Host {
                 Ok(Err(log)) => (false, log),
                 Err(e) => (false, format!("the build stopped: {e}")),
             };
-            // A failure to record the build leaves the submission `building`: the next start
-            // builds it again (see `resume_builds`); nothing else can be done here.
-            let _ = host.store.finish_build(id, ok, &log).await;
+            // Recording the outcome is retried (a full disk, a locked database) with a growing
+            // pause until it is stored or the server stops; a server stopped meanwhile leaves the
+            // submission `building`, and its next start builds it again (`resume_builds`).
+            let mut pause = std::time::Duration::from_millis(200);
+            while let Err(error) = host.store.finish_build(id, ok, &log).await {
+                host.note_error(&error);
+                if host.stopping() {
+                    break;
+                }
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(std::time::Duration::from_secs(5));
+            }
             host.changed.notify_waiters();
         });
     }

@@ -107,10 +107,28 @@ pub fn machine_name() -> String {
         .unwrap_or_else(|| "localhost".into())
 }
 
-/// Whether process `pid` of this machine still runs (this process's own pid is not a
-/// predecessor's: a registration under it is from an earlier run in this process, or reused).
-fn process_alive(pid: i64) -> bool {
-    pid != i64::from(std::process::id()) && Path::new(&format!("/proc/{pid}")).exists()
+/// Whether the process of this machine registered as `id` (`MACHINE:PID:START_MS`, a worker's id
+/// or the scheduler lease's holder) still runs: its pid is a running process (not gone, not a
+/// zombie killed and not yet reaped) that started before `START_MS` (a process started after it
+/// has the id again: [`arena_core::folders::owner_gone`]). This process's own pid is not a
+/// predecessor's: a registration under it is from an earlier run in this process, or reused.
+fn process_alive(id: &str) -> bool {
+    let mut parts = id.rsplitn(3, ':');
+    let (start_ms, pid) = (parts.next(), parts.next());
+    let Some(pid) = pid.and_then(|pid| pid.parse::<u32>().ok()) else {
+        // Not an id of this format: nothing to judge it by but its lease.
+        return true;
+    };
+    if pid == std::process::id() {
+        return false;
+    }
+    // An id without its start: only whether the pid runs.
+    let made = start_ms
+        .and_then(|ms| ms.parse::<u64>().ok())
+        .map_or_else(std::time::SystemTime::now, |ms| {
+            std::time::UNIX_EPOCH + Duration::from_millis(ms)
+        });
+    !arena_core::folders::owner_gone(pid, made)
 }
 
 /// The contest as workers of other machines read it from the database: the contest file without
@@ -204,13 +222,8 @@ async fn requeue_lost(store: &Store) -> Result<u64, HostError> {
     // A scheduler lease left by a dead process of this machine (a host killed and started again)
     // is free at once rather than when it runs out.
     if let Some(holder) = store.lease_holder(SCHEDULER_LEASE).await? {
-        let mut parts = holder.rsplitn(3, ':');
-        let (_, pid, machine) = (parts.next(), parts.next(), parts.next());
-        let pid = pid.and_then(|p| p.parse::<i64>().ok());
-        if let (Some(pid), Some(machine)) = (pid, machine)
-            && machine == machine_name()
-            && !process_alive(pid)
-        {
+        let machine = holder.rsplitn(3, ':').nth(2);
+        if machine == Some(machine_name().as_str()) && !process_alive(&holder) {
             store.release_lease(SCHEDULER_LEASE, &holder).await?;
         }
     }
@@ -601,4 +614,48 @@ pub fn gunzip(bytes: &[u8], cap: u64) -> std::io::Result<Vec<u8>> {
         .take(cap)
         .read_to_end(&mut out)?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::process_alive;
+
+    fn now_ms() -> u128 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis())
+    }
+
+    /// A registration is its process's while that process runs; a zombie's, a gone process's or
+    /// one whose pid now belongs to a process started after it registered is a dead one's.
+    #[test]
+    fn a_registration_is_alive_by_pid_and_start_time() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("60")
+            .spawn()
+            .expect("sleep runs");
+        let pid = child.id();
+        let registered = now_ms();
+        assert!(process_alive(&format!("machine:{pid}:{registered}")));
+        // Registered long before this process started: its pid was used again since.
+        assert!(!process_alive(&format!("machine:{pid}:1000")));
+        // Machine names may hold colons.
+        assert!(process_alive(&format!("a:b:{pid}:{registered}")));
+        assert!(!process_alive(&format!(
+            "machine:{}:{registered}",
+            std::process::id()
+        )));
+        let _ = child.kill();
+        // Killed, not reaped: a zombie, dead all the same.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while process_alive(&format!("machine:{pid}:{registered}")) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the zombie counts as alive"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        child.wait().expect("reaped");
+        assert!(!process_alive(&format!("machine:{pid}:{registered}")));
+    }
 }

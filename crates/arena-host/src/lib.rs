@@ -58,4 +58,13 @@ pub enum HostError {
     /// A name or thing that is already there.
     #[error("{0}")]
     Conflict(String),
+    /// The database's disk is full (SQLite's `SQLITE_FULL`, PostgreSQL's `disk_full`): what was
+    /// being written was not stored. It works again by itself once space is freed.
+    #[error("{0}")]
+    DiskFull(String),
+    /// The database cannot serve now: locked by another connection for longer than the wait
+    /// (`SQLITE_BUSY`, `SQLITE_LOCKED`), its files failing (`SQLITE_IOERR`), no connection free.
+    /// Nothing was stored; the same request later may succeed.
+    #[error("{0}")]
+    Unavailable(String),
 }

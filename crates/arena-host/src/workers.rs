@@ -387,6 +387,8 @@ impl Host {
         // An idle worker looks less and less often (up to every 2 s): a thousand idle workers
         // must not keep the database busy.
         let mut idle = Duration::from_millis(100);
+        // The pause after a claim the database refused.
+        let mut retry = Duration::from_millis(250);
         // Games claimed at once: games of built-in bots last a fraction of a millisecond, less
         // than a claim and a completion, so a worker whose games are that short claims (and
         // completes) them by the hundred (`next_batch`); one game at a time as soon as they take
@@ -469,10 +471,16 @@ impl Host {
                 }),
             };
             let claimed = match claimed {
-                Ok(claimed) => claimed,
+                Ok(claimed) => {
+                    retry = Duration::from_millis(250);
+                    claimed
+                }
                 Err(error) => {
+                    // A full disk or a locked database: looked at again less and less often
+                    // (up to every 4 s), and at once as usual when it answers again.
                     self.note_error(&error);
-                    std::thread::sleep(Duration::from_secs(1));
+                    std::thread::sleep(retry);
+                    retry = (retry * 2).min(Duration::from_secs(4));
                     continue;
                 }
             };

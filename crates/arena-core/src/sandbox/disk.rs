@@ -101,7 +101,8 @@ pub(super) fn sweep_stale() {
         let Some(point) = mount.split(' ').nth(4) else {
             continue;
         };
-        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+        // A zombie's disk is no one's either (its process is dead, only not reaped yet).
+        if pid != std::process::id() && !crate::folders::process_runs(pid) {
             unmount(&unescape(point));
         }
     }

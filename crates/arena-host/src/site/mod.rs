@@ -160,6 +160,8 @@ pub enum PageError {
     Forbidden(String),
     BadRequest(String),
     TooMany(String),
+    /// The database's disk is full, or it cannot serve now: nothing was stored; later may work.
+    Unavailable(StatusCode, String),
     Server(String),
 }
 
@@ -170,6 +172,8 @@ impl From<HostError> for PageError {
                 PageError::BadRequest(m)
             }
             HostError::TooMany(m) => PageError::TooMany(m),
+            HostError::DiskFull(m) => PageError::Unavailable(StatusCode::INSUFFICIENT_STORAGE, m),
+            HostError::Unavailable(m) => PageError::Unavailable(StatusCode::SERVICE_UNAVAILABLE, m),
             other => PageError::Server(other.to_string()),
         }
     }
@@ -190,6 +194,7 @@ impl IntoResponse for PageError {
             PageError::Forbidden(m) => (StatusCode::FORBIDDEN, "Not allowed", m),
             PageError::BadRequest(m) => (StatusCode::BAD_REQUEST, "That did not work", m),
             PageError::TooMany(m) => (StatusCode::TOO_MANY_REQUESTS, "Too many", m),
+            PageError::Unavailable(status, m) => (status, "The server cannot store that now", m),
             PageError::Server(m) => (
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "Something went wrong on the server",

@@ -136,8 +136,78 @@ pub fn now() -> i64 {
         .unwrap_or(0)
 }
 
+/// How long an SQLite writer waits for another connection's write lock before it fails with
+/// SQLITE_BUSY: long enough for any of the contest's own transactions, short enough that an
+/// upload behind a lock held by something else is answered (503) rather than left hanging.
+const SQLITE_BUSY_WAIT_MS: u64 = 10_000;
+
+/// SQLite's primary result codes the server tells apart (the low byte of an extended code).
+const SQLITE_BUSY: i32 = 5;
+const SQLITE_LOCKED: i32 = 6;
+const SQLITE_IOERR: i32 = 10;
+const SQLITE_FULL: i32 = 13;
+/// PostgreSQL's `disk_full` (class 53, insufficient resources).
+const PG_DISK_FULL: &str = "53100";
+
+/// What a failed database call was, as the server's clients and the organiser should hear it:
+/// by the code the database gave (never by its message's words).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Failure {
+    DiskFull,
+    Busy,
+    Storage,
+    NoConnection,
+    Other,
+}
+
+fn failure_of(error: &sqlx::Error) -> Failure {
+    match error {
+        sqlx::Error::Database(database) => {
+            if let Some(sqlite) = database.try_downcast_ref::<sqlx::sqlite::SqliteError>() {
+                let primary = sqlx::error::DatabaseError::code(sqlite)
+                    .and_then(|code| code.parse::<i32>().ok())
+                    .map(|code| code & 0xff);
+                return match primary {
+                    Some(SQLITE_FULL) => Failure::DiskFull,
+                    Some(SQLITE_BUSY | SQLITE_LOCKED) => Failure::Busy,
+                    Some(SQLITE_IOERR) => Failure::Storage,
+                    _ => Failure::Other,
+                };
+            }
+            if database.code().as_deref() == Some(PG_DISK_FULL) {
+                Failure::DiskFull
+            } else {
+                Failure::Other
+            }
+        }
+        sqlx::Error::Io(io) if io.kind() == std::io::ErrorKind::StorageFull => Failure::DiskFull,
+        sqlx::Error::PoolTimedOut => Failure::NoConnection,
+        _ => Failure::Other,
+    }
+}
+
+/// A database error as a [`HostError`]: a full disk and a database that cannot serve for now are
+/// variants of their own (the API answers 507 and 503), with what to do.
 fn db(error: sqlx::Error) -> HostError {
-    HostError::Database(error.to_string())
+    match failure_of(&error) {
+        Failure::DiskFull => HostError::DiskFull(format!(
+            "the server's disk is full: nothing was stored; the organiser must free space, then \
+             it works again by itself ({error})"
+        )),
+        Failure::Busy => HostError::Unavailable(format!(
+            "the database is busy (another connection holds its lock): nothing was stored; try \
+             again in a moment ({error})"
+        )),
+        Failure::Storage => HostError::Unavailable(format!(
+            "the database cannot read or write its files (a full or failing disk?): nothing was \
+             stored; try again in a moment ({error})"
+        )),
+        Failure::NoConnection => HostError::Unavailable(format!(
+            "the database has no connection free (all are waiting for it): try again in a moment \
+             ({error})"
+        )),
+        Failure::Other => HostError::Database(error.to_string()),
+    }
 }
 
 impl Store {
@@ -190,11 +260,20 @@ impl Store {
                 Box::pin(async move {
                     match backend {
                         Backend::Sqlite => {
-                            // WAL: readers never block the writer; waiting beats failing on a lock.
+                            // WAL: readers never block the writer. A writer waits for another's
+                            // lock for a while, then fails with SQLITE_BUSY (`Unavailable`: the
+                            // API answers 503, workers retry) rather than hang a request.
                             conn.execute("PRAGMA journal_mode = WAL").await?;
-                            conn.execute("PRAGMA busy_timeout = 30000").await?;
+                            conn.execute(
+                                format!("PRAGMA busy_timeout = {SQLITE_BUSY_WAIT_MS}").as_str(),
+                            )
+                            .await?;
                             conn.execute("PRAGMA foreign_keys = ON").await?;
-                            conn.execute("PRAGMA synchronous = NORMAL").await?;
+                            // FULL: a commit is on the disk (the WAL synced) before it returns,
+                            // so what is acknowledged (an upload's 202, a game's result)
+                            // survives a power cut as well as a crash; NORMAL kept the last
+                            // commits in the page cache only.
+                            conn.execute("PRAGMA synchronous = FULL").await?;
                         }
                         Backend::Postgres => {
                             // A worker whose link is cut in the middle of a transaction must not
@@ -211,6 +290,7 @@ impl Store {
                     Ok(())
                 })
             })
+            .after_release(move |conn, _meta| Box::pin(Self::reusable(conn, backend)))
             .connect_with(options)
             .await
             .map_err(|e| HostError::Database(format!("cannot open the database: {e}")))?;
@@ -226,6 +306,31 @@ impl Store {
         };
         store.backfill_name_keys().await?;
         Ok(store)
+    }
+
+    /// Whether a connection given back to the pool may serve again: it must be outside any
+    /// transaction, as sqlx believes it is. Otherwise it is closed (which ends whatever
+    /// transaction it was in and lets its locks go) and the pool opens another.
+    ///
+    /// SQLite rolls a transaction back by itself when a statement or the COMMIT fails on a full
+    /// disk or an I/O error; sqlx's own ROLLBACK then fails and it still counted the transaction
+    /// open. The connection's next BEGIN became a SAVEPOINT, whose failure left a real transaction
+    /// open holding the write lock ("database is locked" for every other connection, for good),
+    /// and whose "commit" released an inner savepoint only: writes acknowledged, then lost.
+    async fn reusable(
+        conn: &mut sqlx::AnyConnection,
+        backend: Backend,
+    ) -> Result<bool, sqlx::Error> {
+        use sqlx::TransactionManager;
+        if backend == Backend::Sqlite {
+            // Queued behind the rollback of a dropped transaction, so it runs after it. BEGIN
+            // fails when SQLite is still in a transaction; a deferred one takes no lock.
+            if (&mut *conn).execute("BEGIN").await.is_err() {
+                return Ok(false);
+            }
+            (&mut *conn).execute("ROLLBACK").await?;
+        }
+        Ok(<Any as sqlx::Database>::TransactionManager::get_transaction_depth(conn) == 0)
     }
 
     /// This contest's channel for `notice`.

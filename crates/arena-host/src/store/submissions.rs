@@ -20,6 +20,60 @@ impl Store {
         source_sha256: &str,
         league: i64,
     ) -> Result<i64, HostError> {
+        // Uploads get their language from their file's name (`set_language`); a zip is a folder.
+        let language = if kind == "builtin" {
+            "builtin"
+        } else {
+            "folder"
+        };
+        self.insert_submission(
+            user_id,
+            kind,
+            source_name,
+            source,
+            source_sha256,
+            league,
+            language,
+        )
+        .await
+    }
+
+    /// Records an upload (state `building`) with its language, in one transaction: when it
+    /// returns, the upload is committed whole, and an error means nothing was stored (a language
+    /// set afterwards could fail on a full disk after the upload was kept, and its caller say
+    /// "nothing was stored" of a submission left `building`).
+    pub async fn add_upload(
+        &self,
+        user_id: i64,
+        source_name: &str,
+        source: &[u8],
+        source_sha256: &str,
+        league: i64,
+        language: &str,
+    ) -> Result<i64, HostError> {
+        self.insert_submission(
+            user_id,
+            "upload",
+            source_name,
+            Some(source),
+            source_sha256,
+            league,
+            language,
+        )
+        .await
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn insert_submission(
+        &self,
+        user_id: i64,
+        kind: &str,
+        source_name: &str,
+        source: Option<&[u8]>,
+        source_sha256: &str,
+        league: i64,
+        language: &str,
+    ) -> Result<i64, HostError> {
         let mut tx = self.pool.begin().await.map_err(db)?;
         let id = Self::next_id(&mut tx, "submission").await?;
         let fresh = Rating::default();
@@ -44,8 +98,7 @@ impl Store {
         .bind(fresh.mu)
         .bind(fresh.sigma)
         .bind(now())
-        // Uploads get their language from their file's name (`set_language`); a zip is a folder.
-        .bind(if kind == "builtin" { "builtin" } else { "folder" })
+        .bind(language)
         .execute(&mut *tx)
         .await
         .map_err(db)?;

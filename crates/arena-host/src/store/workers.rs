@@ -201,17 +201,18 @@ impl Store {
         Ok(out)
     }
 
-    /// The games of workers of `machine` whose process is gone (`alive` says, by pid) go back to
+    /// The games of workers of `machine` whose process is gone (`alive` says, by the worker's id
+    /// `MACHINE:PID:START_MS`) go back to
     /// the queue at once, without waiting for their lease; those workers are marked `lost` (a
     /// drained worker is `stopped`: the organiser tells a crash from a clean stop).
     /// Only meaningful for the machine the caller runs on. Returns the games requeued.
     pub async fn requeue_dead_on(
         &self,
         machine: &str,
-        alive: impl Fn(i64) -> bool,
+        alive: impl Fn(&str) -> bool,
     ) -> Result<u64, HostError> {
         let rows = sqlx::query(
-            "SELECT id, pid FROM workers WHERE machine = $1 AND state NOT IN ('stopped', 'lost')",
+            "SELECT id FROM workers WHERE machine = $1 AND state NOT IN ('stopped', 'lost')",
         )
         .bind(machine)
         .fetch_all(&self.pool)
@@ -220,8 +221,7 @@ impl Store {
         let mut requeued = 0;
         for row in rows {
             let id: String = row.try_get(0).map_err(db)?;
-            let pid: i64 = row.try_get(1).map_err(db)?;
-            if alive(pid) {
+            if alive(&id) {
                 continue;
             }
             let mut tx = self.pool.begin().await.map_err(db)?;
