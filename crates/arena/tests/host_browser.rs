@@ -20,6 +20,7 @@ use webdriver::Driver;
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 const ORG: &str = "organiser-token-0123456789abcdef";
 const BOB: &str = "bob-token-0123456789abcdef012345";
+const WAITER: &str = "waiter-token-0123456789abcdef01";
 
 struct Server(Child);
 
@@ -207,13 +208,13 @@ time_scale = 50.0
 open_registration = true
 
 [ladder]
-placement_games = 4
-promotion_games = 6
-max_games = 20
+placement_games = 2
+promotion_games = 3
+max_games = 30
 
 [[leagues]]
 name = "wood1"
-boss = "sparring"
+boss = "waiter"
 
 [[leagues]]
 name = "bronze"
@@ -226,10 +227,10 @@ token = "{ORG}"
 name = "bob"
 token = "{BOB}"
 
-[[bots]]
-name = "sparring"
-bot = "builtin:random"
-league = "wood1"
+# The boss of wood1: a bot that always waits (uploaded below), so that promotion past it is sure.
+[[contestants]]
+name = "waiter"
+token = "{WAITER}"
 "#
         ),
     )
@@ -245,8 +246,23 @@ league = "wood1"
     let bob_bot = dir.path().join("bob.py");
     std::fs::write(&bob_bot, with_secret("bob-secret-stderr")).expect("bot");
 
+    let waiter = dir.path().join("waiter.py");
+    std::fs::write(&waiter, WAITER_BOT).expect("bot");
+
     let shots = Shots::new();
     let (_server, url) = start(dir.path());
+    // The boss's bot, uploaded as `arena submit` does.
+    let submitted = Command::new(ARENA)
+        .args(["submit", "--server", &url, "--wait"])
+        .arg(&waiter)
+        .env("ARENA_TOKEN", WAITER)
+        .output()
+        .expect("arena submit");
+    assert!(
+        submitted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&submitted.stderr)
+    );
     let driver = Driver::start(&chromedriver, &chromium);
 
     // Alice registers on the page: her token is shown once, and she is signed in.
@@ -316,8 +332,9 @@ league = "wood1"
         &driver,
         "return document.querySelector('#submission-live .state.ready') !== null",
     );
-    // Her games go on (placement, then rated games until her promotion): the part of the page
-    // holding the log is replaced as they finish.
+    // Meanwhile the organiser stops her bot for a moment (a change the test makes, so that the
+    // page has something to update however fast her games went): the part of the page holding
+    // the log is replaced.
     let before = driver
         .eval(
             "document.getElementById('build-log').open = true; \
@@ -326,6 +343,15 @@ league = "wood1"
         .as_str()
         .expect("the summary")
         .to_string();
+    let organiser_does = |action: &str| {
+        ureq::post(&format!(
+            "{url}/api/submissions/{alice_submission}/{action}"
+        ))
+        .header("Authorization", &format!("Bearer {ORG}"))
+        .send_empty()
+        .expect("the organiser's action");
+    };
+    organiser_does("stop");
     wait_until(
         &driver,
         &format!(
@@ -338,6 +364,11 @@ league = "wood1"
         driver.eval("return document.getElementById('build-log').open"),
         json!(true),
         "the build log the reader opened stays open"
+    );
+    organiser_does("resume");
+    wait_until(
+        &driver,
+        "return document.querySelector('#submission-live .state.ready') !== null",
     );
     shots.take(&driver, "submission");
     no_console_errors(&driver, "a submission");
@@ -368,6 +399,8 @@ league = "wood1"
         ),
         404
     );
+    // (Those refusals are in the console: expected.)
+    let _ = driver.console_errors();
 
     // Both beat the wood1 boss and are promoted to bronze: the leaderboard says so.
     driver.goto(&format!("{url}/"));
@@ -500,6 +533,25 @@ league = "wood1"
     );
     shots.take(&driver, "not-found");
 }
+
+/// A Spring 2021 bot that reads every turn and always waits.
+const WAITER_BOT: &str = "\
+import sys
+cells = int(input())
+for _ in range(cells):
+    input()
+while True:
+    try:
+        day = int(input())
+    except EOFError:
+        break
+    input(); input(); input()
+    for _ in range(int(input())):
+        input()
+    for _ in range(int(input())):
+        input()
+    print('WAIT')
+";
 
 /// Drops the session cookie (the page's own sign-out needs a session; after registering, the
 /// test goes on as a stranger).

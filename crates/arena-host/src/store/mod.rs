@@ -416,29 +416,29 @@ impl Store {
         row.try_get(0).map_err(db)
     }
 
-    /// A text that changes whenever what the pages show may have: games scheduled, completed or
-    /// started, submissions uploaded or built, accounts made or disabled. Cheap (counters and two
-    /// indexed counts), for the pages' live updates.
+    /// A text that changes whenever what the pages show may have: games scheduled, started,
+    /// completed or cancelled, submissions uploaded, built, stopped or rerun, accounts made or
+    /// disabled, the leaderboard frozen. Cheap (counters, counts over indexed states, one sum),
+    /// for the pages' live updates.
     pub async fn change_marker(&self) -> Result<String, HostError> {
         let row = sqlx::query(
             "SELECT (SELECT CAST(COALESCE(SUM(value), 0) AS BIGINT) FROM counters), \
+             (SELECT COUNT(*) FROM games WHERE state = 'queued'), \
              (SELECT COUNT(*) FROM games WHERE state = 'running'), \
              (SELECT COUNT(*) FROM submissions WHERE state = 'building'), \
-             (SELECT CAST(COALESCE(SUM(disabled), 0) AS BIGINT) FROM users)",
+             (SELECT COUNT(*) FROM submissions WHERE state = 'stopped'), \
+             (SELECT CAST(COALESCE(SUM(games), 0) AS BIGINT) FROM submissions), \
+             (SELECT CAST(COALESCE(SUM(disabled), 0) AS BIGINT) FROM users), \
+             (SELECT COUNT(*) FROM settings)",
         )
         .fetch_one(&self.pool)
         .await
         .map_err(db)?;
-        let parts: [i64; 4] = [
-            row.try_get(0).map_err(db)?,
-            row.try_get(1).map_err(db)?,
-            row.try_get(2).map_err(db)?,
-            row.try_get(3).map_err(db)?,
-        ];
-        Ok(format!(
-            "{}-{}-{}-{}",
-            parts[0], parts[1], parts[2], parts[3]
-        ))
+        let mut parts = Vec::with_capacity(8);
+        for column in 0..8 {
+            parts.push(row.try_get::<i64, _>(column).map_err(db)?.to_string());
+        }
+        Ok(parts.join("-"))
     }
 
     /// The database's clock in milliseconds since 1970, as SQL: leases are judged on one clock,
