@@ -138,6 +138,10 @@ pub struct Limits {
     pub archive_bytes: u64,
     /// Largest ratio of unpacked to packed size of any entry (zip bombs compress by 1000×).
     pub archive_ratio: u32,
+    /// Scrimmage games one contestant may ask for in an hour (all requests together).
+    pub scrimmage_games_per_hour: u32,
+    /// Scrimmage games in one request.
+    pub scrimmage_games_per_request: u32,
 }
 
 impl Default for Limits {
@@ -148,6 +152,8 @@ impl Default for Limits {
             archive_entries: 1000,
             archive_bytes: 32 << 20,
             archive_ratio: 100,
+            scrimmage_games_per_hour: 60,
+            scrimmage_games_per_request: 20,
         }
     }
 }

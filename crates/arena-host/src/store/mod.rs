@@ -34,8 +34,8 @@ use crate::records::Submission;
 // Outside the crate, games are queued as `store::NewGame` (as before records.rs).
 pub use crate::records::NewGame;
 
-pub use completion::{Finished, Promotion};
-pub use games::GameRow;
+pub use completion::{Finished, Promotion, RatingPoint};
+pub use games::{GameFilter, GameListing, GameRow, LISTING_LIMIT, ListedSeat, Outcome};
 pub use queue::{Claimed, DEFAULT_LEASE_MS};
 pub use users::{Role, User};
 pub use workers::{WorkerInfo, WorkerRow};
@@ -59,6 +59,9 @@ pub struct Store {
     /// The PostgreSQL schema, if any: notification channels are per database, so a schema's have
     /// its name in theirs.
     schema: Option<String>,
+    /// Claims made through this store (its clones share it): every other claim of one game looks
+    /// at the scrimmages first (see [`Store::claim_batch_excluding`]).
+    claims: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// What other processes of the contest are told (PostgreSQL's NOTIFY), so that they need not
@@ -216,12 +219,15 @@ impl Store {
             .run(&pool)
             .await
             .map_err(|e| HostError::Database(format!("cannot migrate the database: {e}")))?;
-        Ok(Store {
+        let store = Store {
             pool,
             backend,
             url,
             schema: kept_schema,
-        })
+            claims: Default::default(),
+        };
+        store.backfill_seat_outcomes().await?;
+        Ok(store)
     }
 
     /// This contest's channel for `notice`.
