@@ -37,8 +37,9 @@ impl Outcome {
     }
 }
 
-/// Which games [`Store::game_listing`] lists. The subject of `result` and `fault` is
-/// `submission` when given, else `user`'s submissions (either is needed for them).
+/// Which games [`Store::game_listing`] lists (every condition given holds). The subject of
+/// `result`, `fault` and `opponent` is `submission` when given (then it must be `user`'s, if that
+/// is given too), else `user`'s submissions; `result` and `fault` need one.
 #[derive(Clone, Debug, Default)]
 pub struct GameFilter {
     /// Games where this submission plays.
@@ -148,11 +149,16 @@ impl Store {
     ///
     /// Refused when `result` or `fault` is asked without a subject (`submission` or `user`).
     pub async fn game_listing(&self, filter: &GameFilter) -> Result<Vec<GameListing>, HostError> {
+        let of_user = |user: i64| {
+            format!("me.submission_id IN (SELECT id FROM submissions WHERE user_id = {user})")
+        };
         let subject = match (filter.submission, filter.user) {
-            (Some(id), _) => Some(format!("me.submission_id = {id}")),
-            (None, Some(user)) => Some(format!(
-                "me.submission_id IN (SELECT id FROM submissions WHERE user_id = {user})"
-            )),
+            // Both: the submission, if it is the user's.
+            (Some(id), Some(user)) => {
+                Some(format!("me.submission_id = {id} AND {}", of_user(user)))
+            }
+            (Some(id), None) => Some(format!("me.submission_id = {id}")),
+            (None, Some(user)) => Some(of_user(user)),
             (None, None) => None,
         };
         if subject.is_none() && (filter.result.is_some() || filter.fault.is_some()) {

@@ -339,7 +339,7 @@ impl Store {
         let first = if count >= 2 {
             count / 2
         } else {
-            (turn % 2 == 0) as i64
+            i64::from(turn.is_multiple_of(2))
         };
         let mut games = if first > 0 {
             self.claim_picked(worker, languages, lease_ms, first, excluded, true)
