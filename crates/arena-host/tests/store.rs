@@ -1305,6 +1305,22 @@ async fn the_listing_filters_pages_and_names_every_seat() {
             "{label}"
         );
         assert_eq!(third.players[0].user_id, alice, "{label}");
+        let outcomes = |game: &GameListing| -> Vec<Option<Outcome>> {
+            game.players.iter().map(|p| p.outcome).collect()
+        };
+        assert_eq!(
+            outcomes(third),
+            vec![Some(Outcome::Loss), Some(Outcome::Win)]
+        );
+        assert_eq!(
+            outcomes(&all[3]),
+            vec![Some(Outcome::Draw), Some(Outcome::Draw)]
+        );
+        assert_eq!(
+            outcomes(&all[0]),
+            vec![None, None],
+            "{label}: not played yet"
+        );
         // The older listing keeps its fields.
         let old = store.games(Some(c), 10).await.unwrap();
         assert_eq!(

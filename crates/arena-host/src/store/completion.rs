@@ -3,7 +3,7 @@
 
 use sqlx::{Any, Row, Transaction};
 
-use super::{Claimed, Notice, Store, db, now};
+use super::{Claimed, Notice, Outcome, Store, db, now};
 use crate::HostError;
 use crate::ladder::{self, Rating};
 
@@ -53,6 +53,7 @@ struct SeatOutcome {
     game: i64,
     seat: usize,
     place: Option<u32>,
+    outcome: Option<Outcome>,
     faulted: bool,
     fault: Option<String>,
 }
@@ -80,6 +81,7 @@ fn seat_outcomes(game: i64, seats: usize, ranks: &[u32], entry: &str) -> Vec<Sea
                 game,
                 seat,
                 place: ranks.get(seat).copied(),
+                outcome: Outcome::of(ranks, seat),
                 faulted: !kinds.is_empty(),
                 fault: (!kinds.is_empty()).then(|| kinds.join(", ")),
             }
@@ -315,21 +317,27 @@ impl Store {
                 if index > 0 {
                     values.push(',');
                 }
+                // The outcome is one of three fixed words: written in too.
                 values.push_str(&format!(
-                    "({}, {}, {}, {}, ${})",
+                    "({}, {}, {}, {}, ${}, {})",
                     outcome.game,
                     outcome.seat,
                     outcome
                         .place
                         .map_or_else(|| "NULL".into(), |p| p.to_string()),
                     i64::from(outcome.faulted),
-                    index + 1
+                    index + 1,
+                    outcome
+                        .outcome
+                        .map_or_else(|| "NULL".into(), |o| format!("'{}'", o.as_str())),
                 ));
             }
+            // The casts: a column of the list that is NULL in every row has no type of its own.
             let sql = format!(
-                "UPDATE game_seats SET place = outcome.column3, faulted = outcome.column4, \
-                 fault = outcome.column5 FROM (VALUES {values}) AS outcome \
-                 WHERE game_seats.game_id = outcome.column1 AND game_seats.seat = outcome.column2"
+                "UPDATE game_seats SET place = CAST(v.column3 AS BIGINT), faulted = v.column4, \
+                 fault = CAST(v.column5 AS TEXT), outcome = CAST(v.column6 AS TEXT) \
+                 FROM (VALUES {values}) AS v \
+                 WHERE game_seats.game_id = v.column1 AND game_seats.seat = v.column2"
             );
             let mut query = sqlx::query(&sql);
             for outcome in chunk {
