@@ -570,7 +570,7 @@ impl GamesQuery {
             kind: self.kind.clone(),
             state: self.state.clone(),
             before: self.before,
-            limit: self.limit,
+            limit: self.limit.clamp(1, 1000),
         })
     }
 }

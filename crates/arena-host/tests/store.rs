@@ -1321,7 +1321,8 @@ async fn the_listing_filters_pages_and_names_every_seat() {
             vec![None, None],
             "{label}: not played yet"
         );
-        // The older listing keeps its fields.
+        // The older listing keeps its fields, and lists as many games as asked (the kill -9 tests
+        // read every game through it).
         let old = store.games(Some(c), 10).await.unwrap();
         assert_eq!(
             old.iter()
@@ -1527,6 +1528,31 @@ async fn scrimmages_pass_the_queue_and_their_limit_counts_in_the_transaction() {
         assert!(
             next.contains(&ladder[1]),
             "{label}: the ladder still gets every other claim"
+        );
+        close(store, schema).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_listing_lists_as_many_games_as_asked_with_their_seats_in_two_statements() {
+    for (label, store, _keep, schema) in stores().await {
+        let (_, _, a, b) = two_players(&store).await;
+        let games: Vec<NewGame> = (0..1500)
+            .map(|i| game_of("ladder", if i % 2 == 0 { vec![a, b] } else { vec![b, a] }))
+            .collect();
+        let ids = store.schedule_all(&games, 2).await.unwrap();
+        let listed = store.games(None, 10_000).await.unwrap();
+        assert_eq!(listed.len(), 1500, "{label}: more than an API page");
+        assert_eq!(
+            listed.iter().rev().map(|g| g.id).collect::<Vec<_>>(),
+            ids,
+            "{label}"
+        );
+        assert!(
+            listed
+                .iter()
+                .all(|g| g.seats.len() == 2 && g.seats.contains(&a) && g.seats.contains(&b)),
+            "{label}"
         );
         close(store, schema).await;
     }

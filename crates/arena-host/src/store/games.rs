@@ -10,9 +10,6 @@ use super::completion::RatingPoint;
 use super::{Claimed, SUBMISSION_COLUMNS, Store, db, submission_of};
 use crate::HostError;
 
-/// The most rows one listing returns.
-pub const LISTING_LIMIT: i64 = 1000;
-
 /// A game's result for one of its players (the filter's subject).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -79,7 +76,7 @@ pub struct GameFilter {
     pub state: Option<String>,
     /// Only games with a smaller id (the last id of the previous page): pages newest first.
     pub before: Option<i64>,
-    /// Rows at most (1..=[`LISTING_LIMIT`]; 0 counts as 1).
+    /// Rows at most (0 counts as 1). Callers on behalf of people bound it (the API: 1000).
     pub limit: i64,
 }
 
@@ -271,7 +268,7 @@ impl Store {
             query = query.bind(text);
         }
         let rows = query
-            .bind(filter.limit.clamp(1, LISTING_LIMIT))
+            .bind(filter.limit.max(1))
             .fetch_all(&self.pool)
             .await
             .map_err(db)?;

@@ -35,7 +35,7 @@ use crate::records::Submission;
 pub use crate::records::NewGame;
 
 pub use completion::{Finished, Promotion, RatingPoint};
-pub use games::{GameFilter, GameListing, GameRow, LISTING_LIMIT, ListedSeat, Outcome};
+pub use games::{GameFilter, GameListing, GameRow, ListedSeat, Outcome};
 pub use queue::{Claimed, DEFAULT_LEASE_MS};
 pub use users::{Role, User};
 pub use workers::{WorkerInfo, WorkerRow};
