@@ -1508,6 +1508,11 @@ async fn scrimmages_pass_the_queue_and_their_limit_counts_in_the_transaction() {
             .unwrap();
         assert_eq!(refused, Err(2), "{label}: 2 asked for already");
         assert_eq!(store.count_games("queued").await.unwrap(), 5, "{label}");
+        assert_eq!(
+            store.count_queued_unasked().await.unwrap(),
+            3,
+            "{label}: the ladder's part of the queue"
+        );
         // Scrimmages pending do not count as ladder load.
         let pending = store.pending_per_submission().await.unwrap();
         assert_eq!(pending.get(&a), Some(&3), "{label}");
@@ -1534,7 +1539,7 @@ async fn scrimmages_pass_the_queue_and_their_limit_counts_in_the_transaction() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_listing_lists_as_many_games_as_asked_with_their_seats_in_two_statements() {
+async fn the_listing_lists_as_many_games_as_asked_with_their_seats() {
     for (label, store, _keep, schema) in stores().await {
         let (_, _, a, b) = two_players(&store).await;
         let games: Vec<NewGame> = (0..1500)

@@ -261,6 +261,19 @@ impl Store {
         row.try_get(0).map_err(db)
     }
 
+    /// Games queued that the contest scheduled itself: scrimmages left out, so that a backlog of
+    /// them never keeps the ladder's scheduler from refilling its part of the queue (workers take
+    /// half their claims from each, see [`Store::claim_batch_excluding`]).
+    pub async fn count_queued_unasked(&self) -> Result<i64, HostError> {
+        let row = sqlx::query(
+            "SELECT COUNT(*) FROM games WHERE state = 'queued' AND requested_by IS NULL",
+        )
+        .fetch_one(&self.pool)
+        .await
+        .map_err(db)?;
+        row.try_get(0).map_err(db)
+    }
+
     pub async fn count_games(&self, state: &str) -> Result<i64, HostError> {
         let row = sqlx::query("SELECT COUNT(*) FROM games WHERE state = $1")
             .bind(state)
