@@ -1,17 +1,25 @@
 -- Scrimmages, rating history and the outcome of each seat (issue 32: the contest's pages).
 
--- Each seat's outcome, written when its game completes: `place` is its 1-based rank (ties share
--- one), `outcome` 'win' (first alone), 'draw' (first with another seat) or 'loss', `faulted` 1
--- when the journal line lists a fault for it (0 otherwise), `fault` the fault kinds as the journal
--- names them, comma-separated (NULL without one). NULL while the game is not done; rows of older
--- games are filled from their results when the store opens. The outcome is stored rather than
--- found by comparing the seats: the listing filters on it row by row along an index, where the
--- comparison was planned by PostgreSQL as an anti-join over every seat (330 ms a page at 200 000
--- games).
-ALTER TABLE game_seats ADD COLUMN place BIGINT;
-ALTER TABLE game_seats ADD COLUMN outcome TEXT;
-ALTER TABLE game_seats ADD COLUMN faulted BIGINT;
-ALTER TABLE game_seats ADD COLUMN fault TEXT;
+-- Each seat's result, written when its game completes, for the listing's filters (a seat's rank
+-- and faults are read from the game's journal line): `outcome` 'win' (first alone), 'draw' (first
+-- with another seat) or 'loss', `faulted` 1 when the journal line lists a fault for it. Rows of
+-- games completed before this migration are made from their results when the store opens.
+--
+-- A table of its own, keyed for the filters (a submission's games, newest first), only ever
+-- inserted into, with what the filters need alone. As columns of `game_seats` updated at
+-- completion (rank, outcome, faults), PostgreSQL's CPU per game of the workers' database cycle
+-- (`cargo bench -p arena --bench workers -- batches`) went from 40-44 to 83 us: each updated seat
+-- is a new row version in every index of that table, and the join with the batch's list a scan of
+-- every seat. The outcome is stored rather than found by comparing seats, which PostgreSQL planned
+-- as an anti-join over every seat (330 ms a page at 200 000 games).
+CREATE TABLE seat_results (
+    submission_id BIGINT NOT NULL,
+    game_id BIGINT NOT NULL,
+    seat BIGINT NOT NULL,
+    outcome TEXT NOT NULL,
+    faulted BIGINT NOT NULL,
+    PRIMARY KEY (submission_id, game_id, seat)
+);
 
 -- Who asked for a game: the user of a scrimmage (its rate limit counts these); NULL for the
 -- games the contest schedules by itself.

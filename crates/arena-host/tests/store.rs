@@ -1339,7 +1339,7 @@ async fn the_listing_filters_pages_and_names_every_seat() {
             None => postgres(),
         };
         let raw = one_connection(&url, schema.as_deref()).await;
-        sqlx::query("UPDATE game_seats SET place = NULL, faulted = NULL, fault = NULL")
+        sqlx::query("DELETE FROM seat_results")
             .execute(&raw)
             .await
             .unwrap();
@@ -1360,6 +1360,20 @@ async fn the_listing_filters_pages_and_names_every_seat() {
             again.iter().map(|g| g.players.clone()).collect::<Vec<_>>(),
             all.iter().map(|g| g.players.clone()).collect::<Vec<_>>(),
             "{label}: the same outcomes from the results"
+        );
+        let losses = reopened
+            .game_listing(&GameFilter {
+                submission: Some(a),
+                result: Some(Outcome::Loss),
+                limit: 100,
+                ..GameFilter::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            ids(&losses),
+            vec![g3],
+            "{label}: the filters' rows made again"
         );
         reopened.close().await;
         close(store, schema).await;

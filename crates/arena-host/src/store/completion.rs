@@ -48,43 +48,57 @@ pub struct RatingPoint {
     pub sigma: f64,
 }
 
-/// One seat's outcome as stored in `game_seats` (see migration 0008).
+/// One seat's result as stored in `seat_results` (see migration 0008).
 struct SeatOutcome {
+    submission: i64,
     game: i64,
     seat: usize,
-    place: Option<u32>,
-    outcome: Option<Outcome>,
+    outcome: Outcome,
     faulted: bool,
-    fault: Option<String>,
 }
 
-/// Each seat's outcome of a game from its ranks and its journal line's `faults` (fault kinds per
-/// seat, as `arena_tournament::journal::Entry` writes them): the kinds joined by ", ".
-fn seat_outcomes(game: i64, seats: usize, ranks: &[u32], entry: &str) -> Vec<SeatOutcome> {
-    let faults = serde_json::from_str::<serde_json::Value>(entry)
-        .ok()
-        .and_then(|entry| entry.get("faults").cloned());
-    (0..seats)
-        .map(|seat| {
-            let kinds: Vec<String> = faults
-                .as_ref()
-                .and_then(|f| f.get(seat))
-                .and_then(|f| f.as_array())
+/// The fault kinds of each seat, from a journal line (`faults`, as
+/// `arena_tournament::journal::Entry` writes them): empty when it has none.
+pub(super) fn seat_faults(entry: &serde_json::Value) -> Vec<Vec<String>> {
+    entry
+        .get("faults")
+        .and_then(|f| f.as_array())
+        .map(|seats| {
+            seats
+                .iter()
                 .map(|kinds| {
                     kinds
-                        .iter()
-                        .map(|k| k.as_str().map_or_else(|| k.to_string(), str::to_string))
-                        .collect()
+                        .as_array()
+                        .map(|kinds| {
+                            kinds
+                                .iter()
+                                .map(|k| k.as_str().map_or_else(|| k.to_string(), str::to_string))
+                                .collect()
+                        })
+                        .unwrap_or_default()
                 })
-                .unwrap_or_default();
-            SeatOutcome {
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Each seat's result of a game (`seats`: the submission in each seat) from its ranks and its
+/// journal line. Seats without a rank have none.
+fn seat_outcomes(game: i64, seats: &[i64], ranks: &[u32], entry: &str) -> Vec<SeatOutcome> {
+    let faults = serde_json::from_str::<serde_json::Value>(entry)
+        .map(|entry| seat_faults(&entry))
+        .unwrap_or_default();
+    seats
+        .iter()
+        .enumerate()
+        .filter_map(|(seat, &submission)| {
+            Some(SeatOutcome {
+                submission,
                 game,
                 seat,
-                place: ranks.get(seat).copied(),
-                outcome: Outcome::of(ranks, seat),
-                faulted: !kinds.is_empty(),
-                fault: (!kinds.is_empty()).then(|| kinds.join(", ")),
-            }
+                outcome: Outcome::of(ranks, seat)?,
+                faulted: faults.get(seat).is_some_and(|kinds| !kinds.is_empty()),
+            })
         })
         .collect()
 }
@@ -147,15 +161,11 @@ impl Store {
             .zip(&done)
             .filter(|(_, recorded)| **recorded)
             .flat_map(|((claimed, finished), _)| {
-                seat_outcomes(
-                    claimed.id,
-                    claimed.seats.len(),
-                    &finished.ranks,
-                    &finished.entry,
-                )
+                let seats: Vec<i64> = claimed.seats.iter().map(|s| s.id).collect();
+                seat_outcomes(claimed.id, &seats, &finished.ranks, &finished.entry)
             })
             .collect();
-        Self::write_outcomes(&mut tx, &outcomes).await?;
+        Self::write_outcomes(&mut tx, &outcomes, false).await?;
         Self::write_history(&mut tx, &history).await?;
         let mut per_worker: Vec<(&str, i64)> = Vec::new();
         for ((claimed, _), recorded) in games.iter().zip(&done) {
@@ -285,7 +295,24 @@ impl Store {
             .await
             .map_err(db)?;
             let Some(last) = rows.last() else { break };
+            let first: i64 = rows[0].try_get(0).map_err(db)?;
             after = last.try_get(0).map_err(db)?;
+            let seat_rows = sqlx::query(
+                "SELECT game_id, submission_id FROM game_seats WHERE game_id BETWEEN $1 AND $2 \
+                 ORDER BY game_id, seat",
+            )
+            .bind(first)
+            .bind(after)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+            let mut seats: std::collections::HashMap<i64, Vec<i64>> = Default::default();
+            for row in &seat_rows {
+                seats
+                    .entry(row.try_get(0).map_err(db)?)
+                    .or_default()
+                    .push(row.try_get(1).map_err(db)?);
+            }
             let mut outcomes = Vec::new();
             for row in &rows {
                 let game: i64 = row.try_get(0).map_err(db)?;
@@ -295,55 +322,47 @@ impl Store {
                     .and_then(|e| e.get("ranks").cloned())
                     .and_then(|r| serde_json::from_value(r).ok())
                     .unwrap_or_default();
-                outcomes.extend(seat_outcomes(game, ranks.len(), &ranks, &entry));
+                let seated = seats.remove(&game).unwrap_or_default();
+                outcomes.extend(seat_outcomes(game, &seated, &ranks, &entry));
             }
             let mut tx = self.pool.begin().await.map_err(db)?;
-            Self::write_outcomes(&mut tx, &outcomes).await?;
+            Self::write_outcomes(&mut tx, &outcomes, true).await?;
             tx.commit().await.map_err(db)?;
         }
         self.set_setting(DONE, Some("1")).await
     }
 
-    /// Writes seats' outcomes into `game_seats`.
+    /// Inserts seats' results into `seat_results` (`again`: some may be there already, as when
+    /// two processes fill old games at once).
     async fn write_outcomes(
         tx: &mut Transaction<'_, Any>,
         outcomes: &[SeatOutcome],
+        again: bool,
     ) -> Result<(), HostError> {
         for chunk in outcomes.chunks(OUTCOME_CHUNK) {
-            // Integers written in, the fault's text bound (as in `complete_unrated`, a join with
-            // the list).
-            let mut values = String::new();
-            for (index, outcome) in chunk.iter().enumerate() {
-                if index > 0 {
-                    values.push(',');
-                }
-                // The outcome is one of three fixed words: written in too.
-                values.push_str(&format!(
-                    "({}, {}, {}, {}, ${}, {})",
-                    outcome.game,
-                    outcome.seat,
-                    outcome
-                        .place
-                        .map_or_else(|| "NULL".into(), |p| p.to_string()),
-                    i64::from(outcome.faulted),
-                    index + 1,
-                    outcome
-                        .outcome
-                        .map_or_else(|| "NULL".into(), |o| format!("'{}'", o.as_str())),
-                ));
-            }
-            // The casts: a column of the list that is NULL in every row has no type of its own.
-            let sql = format!(
-                "UPDATE game_seats SET place = CAST(v.column3 AS BIGINT), faulted = v.column4, \
-                 fault = CAST(v.column5 AS TEXT), outcome = CAST(v.column6 AS TEXT) \
-                 FROM (VALUES {values}) AS v \
-                 WHERE game_seats.game_id = v.column1 AND game_seats.seat = v.column2"
-            );
-            let mut query = sqlx::query(&sql);
-            for outcome in chunk {
-                query = query.bind(outcome.fault.clone());
-            }
-            query.execute(&mut **tx).await.map_err(db)?;
+            // Integers and the outcome (one of three fixed words): written in.
+            let rows: Vec<String> = chunk
+                .iter()
+                .map(|o| {
+                    format!(
+                        "({}, {}, {}, '{}', {})",
+                        o.submission,
+                        o.game,
+                        o.seat,
+                        o.outcome.as_str(),
+                        i64::from(o.faulted)
+                    )
+                })
+                .collect();
+            let conflict = if again { "ON CONFLICT DO NOTHING" } else { "" };
+            sqlx::query(&format!(
+                "INSERT INTO seat_results (submission_id, game_id, seat, outcome, faulted) \
+                 VALUES {} {conflict}",
+                rows.join(",")
+            ))
+            .execute(&mut **tx)
+            .await
+            .map_err(db)?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use sqlx::Row;
 
-use super::completion::RatingPoint;
+use super::completion::{RatingPoint, seat_faults};
 use super::{Claimed, SUBMISSION_COLUMNS, Store, db, submission_of};
 use crate::HostError;
 
@@ -245,10 +245,12 @@ impl Store {
         if conditions.is_empty() {
             conditions.push("1 = 1".into());
         }
-        let from = if subject.is_some() {
-            "game_seats me JOIN games g ON g.id = me.game_id"
-        } else {
-            "games g"
+        // The subject's seats: its results when a result or a fault is asked for (finished games
+        // only, as those filters are), else all its seats.
+        let from = match (&subject, filter.result.is_some() || filter.fault.is_some()) {
+            (None, _) => "games g",
+            (Some(_), true) => "seat_results me JOIN games g ON g.id = me.game_id",
+            (Some(_), false) => "game_seats me JOIN games g ON g.id = me.game_id",
         };
         // A user with two submissions in one game (which the contest never schedules) would list
         // it twice: DISTINCT.
@@ -295,10 +297,10 @@ impl Store {
         // The page's seats, names and journal lines in one statement.
         let ids: Vec<String> = games.iter().map(|g| g.id.to_string()).collect();
         let seats = sqlx::query(&format!(
-            "SELECT gs.game_id, gs.submission_id, s.user_id, u.name, gs.place, gs.faulted, \
-             gs.fault, r.entry, gs.outcome FROM game_seats gs JOIN submissions s ON s.id = gs.submission_id \
-             JOIN users u ON u.id = s.user_id LEFT JOIN results r ON r.game_id = gs.game_id \
-             AND gs.seat = 0 WHERE gs.game_id IN ({}) ORDER BY gs.game_id, gs.seat",
+            "SELECT gs.game_id, gs.submission_id, s.user_id, u.name, r.entry FROM game_seats gs \
+             JOIN submissions s ON s.id = gs.submission_id JOIN users u ON u.id = s.user_id \
+             LEFT JOIN results r ON r.game_id = gs.game_id AND gs.seat = 0 \
+             WHERE gs.game_id IN ({}) ORDER BY gs.game_id, gs.seat",
             ids.join(",")
         ))
         .fetch_all(&self.pool)
@@ -307,29 +309,43 @@ impl Store {
         let mut by_game: HashMap<i64, (Vec<ListedSeat>, Option<String>)> = HashMap::new();
         for row in &seats {
             let game: i64 = row.try_get(0).map_err(db)?;
-            let place: Option<i64> = row.try_get(4).map_err(db)?;
-            let faulted: Option<i64> = row.try_get(5).map_err(db)?;
-            let entry: Option<String> = row.try_get(7).map_err(db)?;
-            let outcome: Option<String> = row.try_get(8).map_err(db)?;
+            let entry: Option<String> = row.try_get(4).map_err(db)?;
             let listed = by_game.entry(game).or_default();
             listed.0.push(ListedSeat {
                 submission: row.try_get(1).map_err(db)?,
                 user_id: row.try_get(2).map_err(db)?,
                 user: row.try_get(3).map_err(db)?,
-                rank: place.map(|p| p as u32),
-                outcome: outcome.as_deref().and_then(Outcome::parse),
-                faulted: faulted.map(|f| f != 0),
-                fault: row.try_get(6).map_err(db)?,
+                rank: None,
+                outcome: None,
+                faulted: None,
+                fault: None,
             });
             if entry.is_some() {
                 listed.1 = entry;
             }
         }
         for game in &mut games {
-            if let Some((players, entry)) = by_game.remove(&game.id) {
-                game.players = players;
-                game.entry = entry.and_then(|e| serde_json::from_str(&e).ok());
+            let Some((mut players, entry)) = by_game.remove(&game.id) else {
+                continue;
+            };
+            // A done game's ranks and faults per seat, from its journal line.
+            game.entry = entry.and_then(|e| serde_json::from_str(&e).ok());
+            if let Some(entry) = &game.entry {
+                let ranks: Vec<u32> = entry
+                    .get("ranks")
+                    .cloned()
+                    .and_then(|r| serde_json::from_value(r).ok())
+                    .unwrap_or_default();
+                let faults = seat_faults(entry);
+                for (seat, player) in players.iter_mut().enumerate() {
+                    player.rank = ranks.get(seat).copied();
+                    player.outcome = Outcome::of(&ranks, seat);
+                    let kinds = faults.get(seat).cloned().unwrap_or_default();
+                    player.faulted = player.rank.map(|_| !kinds.is_empty());
+                    player.fault = (!kinds.is_empty()).then(|| kinds.join(", "));
+                }
             }
+            game.players = players;
         }
         Ok(games)
     }
