@@ -24,7 +24,8 @@ use crate::auth::{self, AuthError};
 use crate::host::{Host, gunzip, sha256_hex};
 use crate::leaderboard;
 use crate::records::Submission;
-use crate::store::{Role, User};
+use crate::scrimmage::ScrimmageError;
+use crate::store::{GameFilter, GameListing, Outcome, Role, User};
 
 type Shared = Arc<Host>;
 
@@ -52,6 +53,17 @@ impl From<HostError> for ApiError {
 }
 
 type ApiResult<T> = Result<T, ApiError>;
+
+impl From<ScrimmageError> for ApiError {
+    fn from(error: ScrimmageError) -> Self {
+        match error {
+            ScrimmageError::UnknownOpponent(_) => {
+                ApiError(StatusCode::NOT_FOUND, error.to_string())
+            }
+            other => HostError::from(other).into(),
+        }
+    }
+}
 
 fn not_found() -> ApiError {
     ApiError(StatusCode::NOT_FOUND, "no such thing (or not yours)".into())
@@ -87,6 +99,8 @@ pub fn router(host: Shared) -> Router {
         .route("/api/submissions/{id}/stop", post(stop))
         .route("/api/submissions/{id}/resume", post(resume))
         .route("/api/submissions/{id}/rerun", post(rerun))
+        .route("/api/submissions/{id}/ratings", get(ratings))
+        .route("/api/scrimmages", get(list_scrimmages).post(ask_scrimmage))
         .route("/api/leaderboard", get(leaderboard))
         .route("/api/freeze", post(freeze))
         .route("/api/qualifier", post(run_qualifier))
@@ -163,6 +177,8 @@ async fn contest(State(host): State<Shared>) -> axum::Json<Value> {
         "open_registration": c.open_registration,
         "upload_bytes": c.limits.upload_bytes,
         "uploads_per_hour": c.limits.uploads_per_hour,
+        "scrimmage_games_per_hour": c.limits.scrimmage_games_per_hour,
+        "scrimmage_games_per_request": c.limits.scrimmage_games_per_request,
     }))
 }
 
@@ -442,9 +458,22 @@ async fn freeze(
     Ok(axum::Json(json!({ "frozen": body.frozen })))
 }
 
+/// `GET /api/games` (and `/api/scrimmages`): filters of [`GameFilter`], players by name.
 #[derive(Deserialize)]
 struct GamesQuery {
     submission: Option<i64>,
+    /// A player's name: games where any of its submissions plays.
+    user: Option<String>,
+    /// A player's name: games where it plays too.
+    opponent: Option<String>,
+    /// `win`, `loss` or `draw`, of the submission (else the user).
+    result: Option<String>,
+    /// `true`: the subject faulted; `false`: it did not (finished games).
+    fault: Option<bool>,
+    kind: Option<String>,
+    state: Option<String>,
+    /// The last id of the previous page.
+    before: Option<i64>,
     #[serde(default = "default_limit")]
     limit: i64,
 }
@@ -453,6 +482,65 @@ fn default_limit() -> i64 {
     100
 }
 
+/// A user's id by name, or 404 saying which name is unknown.
+async fn user_id_named(host: &Host, name: &str) -> ApiResult<i64> {
+    host.store
+        .user_by_name(name)
+        .await?
+        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no player named {name:?}")))
+}
+
+impl GamesQuery {
+    async fn filter(&self, host: &Host) -> ApiResult<GameFilter> {
+        let result = match &self.result {
+            None => None,
+            Some(text) => Some(Outcome::parse(text).ok_or_else(|| {
+                ApiError(
+                    StatusCode::BAD_REQUEST,
+                    format!("result={text}: give win, loss or draw"),
+                )
+            })?),
+        };
+        let user = match &self.user {
+            Some(name) => Some(user_id_named(host, name).await?),
+            None => None,
+        };
+        let opponent = match &self.opponent {
+            Some(name) => Some(user_id_named(host, name).await?),
+            None => None,
+        };
+        Ok(GameFilter {
+            submission: self.submission,
+            user,
+            opponent,
+            result,
+            fault: self.fault,
+            kind: self.kind.clone(),
+            state: self.state.clone(),
+            before: self.before,
+            limit: self.limit.clamp(1, 1000),
+        })
+    }
+}
+
+/// Listed games as JSON: each game's fields, `players` (per seat: submission, user, rank,
+/// faulted, fault) and, as before, `seats` (the submissions' ids).
+fn listing_json(games: Vec<GameListing>) -> Value {
+    Value::Array(
+        games
+            .into_iter()
+            .map(|game| {
+                let seats: Vec<i64> = game.players.iter().map(|p| p.submission).collect();
+                let mut value = serde_json::to_value(game).unwrap_or(Value::Null);
+                value["seats"] = json!(seats);
+                value
+            })
+            .collect(),
+    )
+}
+
+/// Games, newest first, filtered (see [`GamesQuery`]), `limit` at most (1..=1000); the next page
+/// with `before` = the last id.
 async fn games(
     State(host): State<Shared>,
     method: Method,
@@ -460,13 +548,61 @@ async fn games(
     Query(query): Query<GamesQuery>,
 ) -> ApiResult<axum::Json<Value>> {
     user(&host, &method, &headers).await?;
-    let games = host
-        .store
-        .games(query.submission, query.limit.clamp(1, 1000))
+    let filter = query.filter(&host).await?;
+    Ok(axum::Json(listing_json(
+        host.store.game_listing(&filter).await?,
+    )))
+}
+
+#[derive(Deserialize)]
+struct ScrimmageRequest {
+    opponent: String,
+    games: u32,
+}
+
+/// Asks for scrimmage games: 202 `{"games": [ids]}`.
+async fn ask_scrimmage(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    axum::Json(body): axum::Json<ScrimmageRequest>,
+) -> ApiResult<(StatusCode, axum::Json<Value>)> {
+    let user = user(&host, &method, &headers).await?;
+    let ids = host
+        .request_scrimmage(&user, &body.opponent, body.games)
         .await?;
-    Ok(axum::Json(serde_json::to_value(games).map_err(|e| {
-        ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
-    })?))
+    Ok((StatusCode::ACCEPTED, axum::Json(json!({ "games": ids }))))
+}
+
+/// The user's scrimmages (asked for by it or against it), newest first, as `GET /api/games`
+/// lists them; its filters apply (but `kind` and `user`).
+async fn list_scrimmages(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    Query(query): Query<GamesQuery>,
+) -> ApiResult<axum::Json<Value>> {
+    let user = user(&host, &method, &headers).await?;
+    let mut filter = query.filter(&host).await?;
+    filter.user = Some(user.id);
+    filter.kind = Some("scrimmage".into());
+    Ok(axum::Json(listing_json(
+        host.store.game_listing(&filter).await?,
+    )))
+}
+
+/// A submission's rating after each of its rated games, oldest first (same visibility as the
+/// submission).
+async fn ratings(
+    State(host): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+) -> ApiResult<axum::Json<Value>> {
+    let user = user(&host, &method, &headers).await?;
+    let s = visible_submission(&host, &user, id).await?;
+    let points = host.store.rating_history(s.id).await?;
+    Ok(axum::Json(json!({ "submission": s.id, "points": points })))
 }
 
 /// A replay as `user` may see it: other contestants' stderr removed (whole-game and per answer).
@@ -595,7 +731,8 @@ async fn export_file(
     Ok(([(header::CONTENT_TYPE, kind)], bytes).into_response())
 }
 
-/// Every result as `arena tournament`'s journal (`results.jsonl`), in completion order.
+/// Every result of the contest (scrimmages left out) as `arena tournament`'s journal
+/// (`results.jsonl`), in completion order.
 async fn export_results(
     State(host): State<Shared>,
     method: Method,
@@ -603,7 +740,7 @@ async fn export_results(
 ) -> ApiResult<Response> {
     organiser(&host, &method, &headers).await?;
     let mut text = String::new();
-    for (_, _, entry) in host.store.results().await? {
+    for (_, _, entry) in host.store.contest_results().await? {
         text.push_str(&entry);
         text.push('\n');
     }

@@ -149,6 +149,10 @@ pub struct Limits {
     /// behind a proxy every registration would then seem to come from the proxy.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub address_header: Option<String>,
+    /// Scrimmage games one contestant may ask for in an hour (all requests together).
+    pub scrimmage_games_per_hour: u32,
+    /// Scrimmage games in one request.
+    pub scrimmage_games_per_request: u32,
 }
 
 impl Default for Limits {
@@ -163,6 +167,8 @@ impl Default for Limits {
             registrations_per_hour: 60,
             session_hours: 24 * 7,
             address_header: None,
+            scrimmage_games_per_hour: 60,
+            scrimmage_games_per_request: 20,
         }
     }
 }

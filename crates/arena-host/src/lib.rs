@@ -11,6 +11,7 @@
 //! - [`host`]: the running contest, opened from the contest file or attached to its database;
 //! - `builds`: submissions built as `--bot PATH` builds them, and probed;
 //! - `scheduling`: what each format queues, and the scheduler;
+//! - [`scrimmage`]: games a contestant asks for against a chosen opponent, unrated;
 //! - `workers`: threads that claim, play and record games, and their heartbeats;
 //! - `publishing`: replays, and the export of a contest as a tournament folder;
 //! - [`api`]: the JSON API;
@@ -32,6 +33,7 @@ pub mod leaderboard;
 mod publishing;
 pub mod records;
 mod scheduling;
+pub mod scrimmage;
 pub mod site;
 pub mod store;
 mod workers;

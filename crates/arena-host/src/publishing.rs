@@ -52,7 +52,7 @@ impl Host {
     ) -> Result<usize, HostError> {
         use arena_tournament::folder::{OutputOptions, TournamentFolder};
         let failed = |e: arena_tournament::TournamentError| HostError::Io(e.to_string());
-        let results = self.store.results().await?;
+        let results = self.store.contest_results().await?;
         // First the bots (the plan names them all), then the folder, then each game's line and
         // replay, one at a time.
         let mut bots: Vec<(i64, String)> = Vec::new();

@@ -222,7 +222,9 @@ impl Host {
         // records the last, so that counting them left about one game queued per worker at best,
         // and none for a moment after every claim.
         let low = jobs * i64::from(self.contest.ladder.queue_per_worker.max(1));
-        let waiting = self.store.count_games("queued").await?;
+        // Scrimmages waiting are not counted: the workers take half their claims from them and
+        // half from the rest, and a backlog of them must not leave the ladder's half empty.
+        let waiting = self.store.count_queued_unasked().await?;
         if waiting > low {
             return Ok(0);
         }

@@ -84,7 +84,7 @@ async fn call(
     if let Some(token) = token {
         request = request.header("authorization", format!("Bearer {token}"));
     }
-    if method == "POST" && uri.starts_with("/api/freeze") {
+    if method == "POST" && (uri.starts_with("/api/freeze") || uri.starts_with("/api/scrimmages")) {
         request = request.header("content-type", "application/json");
     }
     let response = arena_host::api::router(Arc::clone(host))
@@ -924,4 +924,335 @@ async fn a_contest_set_to_the_cpu_clock_plays_on_it() {
             .contains("unknown clock `sundial` (wall, cpu)"),
         "{refused}"
     );
+}
+
+/// Plays what is queued with one worker until the queue is empty.
+async fn play_queued(host: &Arc<Host>) {
+    let host = Arc::clone(host);
+    let workers = host.spawn_workers(1, true);
+    tokio::task::spawn_blocking(move || {
+        for worker in workers {
+            worker.join().expect("worker").expect("worker ran");
+        }
+    })
+    .await
+    .expect("joined");
+}
+
+/// Gives `name` the built-in random bot as its active submission (no build to wait for).
+async fn builtin_bot_of(host: &Arc<Host>, name: &str) -> i64 {
+    let user = host
+        .store
+        .user_by_name(name)
+        .await
+        .expect("read")
+        .expect("the user");
+    let id = host
+        .store
+        .add_submission(user, "builtin", "random", None, name, 0)
+        .await
+        .expect("a submission");
+    host.store.activate(user, id).await.expect("activated");
+    id
+}
+
+async fn ask(host: &Arc<Host>, token: Option<&str>, body: &str) -> (StatusCode, Value) {
+    let (status, body) = call(
+        host,
+        "POST",
+        "/api/scrimmages",
+        token,
+        body.as_bytes().to_vec(),
+    )
+    .await;
+    (status, serde_json::from_slice(&body).unwrap_or(Value::Null))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scrimmage_plays_unrated_with_seats_swapped_and_is_rate_limited() {
+    let f = fixture(
+        "[limits]\nscrimmage_games_per_hour = 5\nscrimmage_games_per_request = 4\n\
+         [[bots]]\nname = \"house\"\nbot = \"builtin:random\"\n",
+    )
+    .await;
+    // Refusals before anyone has a bot.
+    let (status, _) = ask(&f.host, None, r#"{"opponent":"bob","games":1}"#).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, body) = ask(&f.host, Some(ALICE), r#"{"opponent":"bob","games":1}"#).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("upload a bot first"),
+        "{body}"
+    );
+    let a = builtin_bot_of(&f.host, "alice").await;
+    let (status, body) = ask(&f.host, Some(ALICE), r#"{"opponent":"bob","games":1}"#).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("bob has no bot ready"),
+        "{body}"
+    );
+    let b = builtin_bot_of(&f.host, "bob").await;
+    let (status, body) = ask(&f.host, Some(ALICE), r#"{"opponent":"nobody","games":1}"#).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("no player named"),
+        "{body}"
+    );
+    let (status, _) = ask(&f.host, Some(ALICE), r#"{"opponent":"alice","games":1}"#).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "not against oneself");
+    for games in [0, 5] {
+        let (status, body) = ask(
+            &f.host,
+            Some(ALICE),
+            &format!(r#"{{"opponent":"bob","games":{games}}}"#),
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{games} games: {body}");
+        assert!(
+            body["error"]
+                .as_str()
+                .unwrap_or("")
+                .contains("1 to 4 games"),
+            "{body}"
+        );
+    }
+
+    let before = |id: i64| {
+        let host = Arc::clone(&f.host);
+        async move {
+            host.store
+                .submission(id)
+                .await
+                .expect("read")
+                .expect("there")
+        }
+    };
+    let (alice_before, bob_before) = (before(a).await, before(b).await);
+    let (_, board_before) = call(&f.host, "GET", "/api/leaderboard", Some(ORG), vec![]).await;
+    let (status, body) = ask(&f.host, Some(ALICE), r#"{"opponent":"bob","games":4}"#).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    let ids: Vec<i64> = body["games"]
+        .as_array()
+        .expect("games")
+        .iter()
+        .map(|g| g.as_i64().expect("an id"))
+        .collect();
+    assert_eq!(ids.len(), 4, "{body}");
+    // Queued games already name their players.
+    let (_, listed) = call(&f.host, "GET", "/api/scrimmages", Some(ALICE), vec![]).await;
+    let listed = json(&listed);
+    assert_eq!(listed[0]["state"], "queued", "{listed}");
+    assert_eq!(
+        listed[0]["players"][0]["user"]
+            .as_str()
+            .map(|n| n == "alice" || n == "bob"),
+        Some(true),
+        "{listed}"
+    );
+    play_queued(&f.host).await;
+
+    let (_, listed) = call(&f.host, "GET", "/api/scrimmages", Some(ALICE), vec![]).await;
+    let listed = json(&listed);
+    let mut games: Vec<&Value> = listed.as_array().expect("a list").iter().collect();
+    games.reverse();
+    assert_eq!(
+        games
+            .iter()
+            .map(|g| g["id"].as_i64().unwrap_or(0))
+            .collect::<Vec<_>>(),
+        ids,
+        "{listed}"
+    );
+    let first_seat: Vec<&str> = games
+        .iter()
+        .map(|g| g["players"][0]["user"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        first_seat,
+        vec!["alice", "bob", "alice", "bob"],
+        "seats swap every game"
+    );
+    for game in &games {
+        assert_eq!(game["state"], "done", "{game}");
+        assert_eq!(game["kind"], "scrimmage");
+        assert!(game["players"][0]["rank"].as_u64().is_some(), "{game}");
+        assert_eq!(game["seats"].as_array().map(Vec::len), Some(2), "{game}");
+    }
+    // Bob sees them too: they are his games.
+    let (_, bobs) = call(&f.host, "GET", "/api/scrimmages", Some(BOB), vec![]).await;
+    assert_eq!(json(&bobs).as_array().map(Vec::len), Some(4));
+
+    // Nothing about the contest changed: ratings, games counted, leagues, the board, the
+    // rating history, the contest's results.
+    let (alice_after, bob_after) = (before(a).await, before(b).await);
+    for (was, is) in [(&alice_before, &alice_after), (&bob_before, &bob_after)] {
+        assert_eq!(
+            (was.mu, was.sigma, was.games, was.league),
+            (is.mu, is.sigma, is.games, is.league)
+        );
+    }
+    let (_, board_after) = call(&f.host, "GET", "/api/leaderboard", Some(ORG), vec![]).await;
+    assert_eq!(json(&board_before), json(&board_after));
+    let (_, points) = call(
+        &f.host,
+        "GET",
+        &format!("/api/submissions/{a}/ratings"),
+        Some(ALICE),
+        vec![],
+    )
+    .await;
+    assert_eq!(json(&points)["points"], serde_json::json!([]));
+    let (_, results) = call(
+        &f.host,
+        "GET",
+        "/api/export/results.jsonl",
+        Some(ORG),
+        vec![],
+    )
+    .await;
+    assert!(results.is_empty(), "{}", String::from_utf8_lossy(&results));
+    assert!(f.host.store.promotions().await.expect("read").is_empty());
+
+    // A house bot is an opponent too: the fifth game of the hour; the sixth is refused.
+    let (status, body) = ask(&f.host, Some(ALICE), r#"{"opponent":"house","games":1}"#).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    let (status, body) = ask(&f.host, Some(ALICE), r#"{"opponent":"bob","games":1}"#).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("at most 5 scrimmage games an hour"),
+        "{body}"
+    );
+    // Bob's limit is his own.
+    let (status, body) = ask(&f.host, Some(BOB), r#"{"opponent":"alice","games":1}"#).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    // A stopped bot asks for none.
+    let (status, _) = call(
+        &f.host,
+        "POST",
+        &format!("/api/submissions/{b}/stop"),
+        Some(ORG),
+        vec![],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, body) = ask(&f.host, Some(BOB), r#"{"opponent":"alice","games":1}"#).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(
+        body["error"].as_str().unwrap_or("").contains("stopped"),
+        "{body}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rated_games_have_a_rating_history_and_games_list_by_player_and_result() {
+    let f = fixture("").await;
+    let a = builtin_bot_of(&f.host, "alice").await;
+    builtin_bot_of(&f.host, "bob").await;
+    assert_eq!(f.host.schedule().await.expect("schedule"), 1);
+    play_queued(&f.host).await;
+    let (status, body) = call(
+        &f.host,
+        "GET",
+        &format!("/api/submissions/{a}/ratings"),
+        Some(ALICE),
+        vec![],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let points = json(&body)["points"].clone();
+    let alice = f
+        .host
+        .store
+        .submission(a)
+        .await
+        .expect("read")
+        .expect("there");
+    assert_eq!(points.as_array().map(Vec::len), Some(1), "{points}");
+    assert_eq!(points[0]["mu"].as_f64(), Some(alice.mu));
+    assert_eq!(points[0]["league"], 0);
+    // Someone else's submission: as its page, 404.
+    let (status, _) = call(
+        &f.host,
+        "GET",
+        &format!("/api/submissions/{a}/ratings"),
+        Some(BOB),
+        vec![],
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    let (_, all) = call(
+        &f.host,
+        "GET",
+        "/api/games?user=alice&opponent=bob",
+        Some(BOB),
+        vec![],
+    )
+    .await;
+    let all = json(&all);
+    assert_eq!(all.as_array().map(Vec::len), Some(1), "{all}");
+    let game = &all[0];
+    let alice_rank = game["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .find(|p| p["user"] == "alice")
+        .and_then(|p| p["rank"].as_u64())
+        .expect("alice's rank");
+    let other_rank = game["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .find(|p| p["user"] == "bob")
+        .and_then(|p| p["rank"].as_u64())
+        .expect("bob's rank");
+    let expected = if alice_rank == 1 && other_rank == 1 {
+        "draw"
+    } else if alice_rank == 1 {
+        "win"
+    } else {
+        "loss"
+    };
+    for result in ["win", "loss", "draw"] {
+        let (status, listed) = call(
+            &f.host,
+            "GET",
+            &format!("/api/games?submission={a}&result={result}"),
+            Some(ALICE),
+            vec![],
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(
+            json(&listed).as_array().map(Vec::len),
+            Some(usize::from(result == expected)),
+            "{result} (alice ranked {alice_rank}, bob {other_rank})"
+        );
+    }
+    for (uri, status) in [
+        ("/api/games?user=nobody", StatusCode::NOT_FOUND),
+        (
+            "/api/games?result=maybe&user=alice",
+            StatusCode::BAD_REQUEST,
+        ),
+        ("/api/games?result=win", StatusCode::BAD_REQUEST),
+    ] {
+        assert_eq!(
+            call(&f.host, "GET", uri, Some(ALICE), vec![]).await.0,
+            status,
+            "{uri}"
+        );
+    }
 }

@@ -269,3 +269,100 @@ async fn built_in_games_record_what_their_rebuilt_replays_show() {
         assert!(entry.get("timing").is_none(), "rule bots are not timed");
     }
 }
+
+/// A scrimmage of a 4-player game: the user and the opponent, the other two seats filled with the
+/// contest's house bots; the lineup turns so that each sits in every seat over four games; played
+/// to the end, unrated.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_four_player_scrimmage_fills_its_seats_with_house_bots_and_turns_them() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut contest = String::from(
+        "name = \"s\"\ngame = \"langwars2\"\nformat = \"ladder\"\nseed = 5\n\
+         [[contestants]]\nname = \"alice\"\ntoken = \"alice-token-0123456789ab\"\n\
+         [[contestants]]\nname = \"bob\"\ntoken = \"bob-token-0123456789abcd\"\n",
+    );
+    for (name, bot) in [("g", "greedy"), ("f", "focus"), ("s", "spread")] {
+        contest.push_str(&format!(
+            "[[bots]]\nname = \"{name}\"\nbot = \"builtin:{bot}\"\n"
+        ));
+    }
+    let game = arena_langwars::definitions()
+        .into_iter()
+        .map(arena_core::registry::stream_entry)
+        .find(|g| g.id() == "langwars2")
+        .expect("langwars2");
+    let host = host(&contest, dir.path(), game).await;
+    let mut mine = Vec::new();
+    for name in ["alice", "bob"] {
+        let user = host.store.user_by_name(name).await.unwrap().expect("user");
+        let id = host
+            .store
+            .add_submission(user, "builtin", "random", None, name, 0)
+            .await
+            .unwrap();
+        host.store.activate(user, id).await.unwrap();
+        mine.push((user, id));
+    }
+    let alice = arena_host::store::User {
+        id: mine[0].0,
+        name: "alice".into(),
+        role: arena_host::store::Role::Contestant,
+        disabled: false,
+    };
+    let ids = host
+        .request_scrimmage(&alice, "bob", 4)
+        .await
+        .expect("four games");
+    let players = host.store.players().await.unwrap();
+    let house: Vec<i64> = players
+        .iter()
+        .filter(|s| s.user == "g" || s.user == "f")
+        .map(|s| s.id)
+        .collect();
+    let mut seen: HashMap<i64, HashSet<usize>> = HashMap::new();
+    for id in &ids {
+        let seats = host.store.seats(*id).await.unwrap();
+        assert_eq!(seats.len(), 4, "{seats:?}");
+        for (seat, submission) in seats.iter().enumerate() {
+            seen.entry(*submission).or_default().insert(seat);
+        }
+    }
+    let mut lineup: Vec<i64> = seen.keys().copied().collect();
+    lineup.sort_unstable();
+    let mut expected = vec![mine[0].1, mine[1].1];
+    expected.extend(&house);
+    expected.sort_unstable();
+    assert_eq!(
+        lineup, expected,
+        "the two players and the first two house bots"
+    );
+    for (submission, seats) in &seen {
+        assert_eq!(seats.len(), 4, "submission {submission} sat in every seat");
+    }
+    // The workers only (the ladder's scheduler would queue games of its own).
+    let workers = Arc::clone(&host).spawn_workers(2, true);
+    tokio::task::spawn_blocking(move || {
+        for worker in workers {
+            worker.join().expect("worker").expect("worker ran");
+        }
+    })
+    .await
+    .expect("joined");
+    for id in &ids {
+        let listed = host
+            .store
+            .game_listing(&arena_host::store::GameFilter {
+                before: Some(id + 1),
+                limit: 1,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(listed[0].state, "done", "{listed:?}");
+        assert!(listed[0].players.iter().all(|p| p.rank.is_some()));
+    }
+    for (_, id) in &mine {
+        let s = host.store.submission(*id).await.unwrap().expect("there");
+        assert_eq!(s.games, 0, "scrimmages rate nobody");
+    }
+}

@@ -3,7 +3,10 @@
 //! schema of its own. The same assertions run on both.
 
 use arena_host::ladder::{self, Rating};
-use arena_host::store::{Claimed, Finished, NewGame, Promotion, Role, Store, WorkerInfo};
+use arena_host::store::{
+    Claimed, Finished, GameFilter, GameListing, NewGame, Outcome, Promotion, Role, Store,
+    WorkerInfo,
+};
 
 /// `$ARENA_TEST_POSTGRES`, or this machine kind's (and CI's) PostgreSQL.
 fn postgres() -> String {
@@ -1236,6 +1239,515 @@ async fn accounts_sessions_tokens_and_disabling() {
         // Revoking: no token signs in.
         assert!(store.revoke_token(bob).await.expect("revoke"));
         assert!(store.user_by_token("bob-hash").await.expect("db").is_none());
+        close(store, schema).await;
+    }
+}
+
+/// A game of `kind` between `seats` (no variant, league 0).
+fn game_of(kind: &str, seats: Vec<i64>) -> NewGame {
+    NewGame {
+        kind: kind.into(),
+        league: 0,
+        variant: None,
+        seats,
+        round: 0,
+    }
+}
+
+/// A journal line with the fault kinds of each seat.
+fn finished_with_faults(ranks: &[u32], faults: &str) -> Finished {
+    Finished {
+        entry: format!("{{\"ranks\":{ranks:?},\"faults\":{faults}}}"),
+        ranks: ranks.to_vec(),
+        replay: None,
+    }
+}
+
+fn ids(games: &[GameListing]) -> Vec<i64> {
+    games.iter().map(|g| g.id).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_listing_filters_pages_and_names_every_seat() {
+    for (label, store, keep, schema) in stores().await {
+        let (alice, bob, a, b) = two_players(&store).await;
+        let carol = store
+            .ensure_user("carol", "hash-c", Role::Contestant)
+            .await
+            .unwrap();
+        let c = store
+            .add_submission(carol, "builtin", "random", None, "c", 0)
+            .await
+            .unwrap();
+        store.activate(carol, c).await.unwrap();
+        // g1: Alice beats Bob; g2: Bob and Alice share first place; g3: Carol beats Alice, who
+        // timed out; g4: a scrimmage Carol wins against Bob; g5 (below): queued.
+        let played = store
+            .schedule_all(
+                &[
+                    game_of("ladder", vec![a, b]),
+                    game_of("ladder", vec![b, a]),
+                    game_of("placement", vec![a, c]),
+                    game_of("scrimmage", vec![c, b]),
+                ],
+                5,
+            )
+            .await
+            .unwrap();
+        let [g1, g2, g3, g4] = played[..] else {
+            panic!("four games")
+        };
+        let claimed = store.claim_batch("w", None, 60_000, 10).await.unwrap();
+        assert_eq!(ids_of(&claimed), vec![g1, g2, g3, g4], "{label}");
+        let outcomes = [
+            finished_with_faults(&[1, 2], "[[],[]]"),
+            finished_with_faults(&[1, 1], "[[],[]]"),
+            finished_with_faults(&[2, 1], "[[\"timeout\",\"illegal\"],[]]"),
+            finished_with_faults(&[1, 2], "[[],[]]"),
+        ];
+        let pairs: Vec<(&Claimed, &Finished)> = claimed.iter().zip(&outcomes).collect();
+        let done = store
+            .complete_many(&pairs, &Promotion::default())
+            .await
+            .unwrap();
+        assert_eq!(done, vec![true; 4], "{label}");
+        let g5 = store
+            .schedule(&game_of("ladder", vec![a, b]), 5)
+            .await
+            .unwrap();
+
+        let list = async |filter: GameFilter| {
+            let limit = if filter.limit == 0 { 100 } else { filter.limit };
+            ids(&store
+                .game_listing(&GameFilter { limit, ..filter })
+                .await
+                .unwrap())
+        };
+        let of_a = |filter: GameFilter| GameFilter {
+            submission: Some(a),
+            ..filter
+        };
+        assert_eq!(
+            list(of_a(GameFilter::default())).await,
+            vec![g5, g3, g2, g1],
+            "{label}"
+        );
+        let result = |outcome| GameFilter {
+            result: Some(outcome),
+            ..GameFilter::default()
+        };
+        assert_eq!(list(of_a(result(Outcome::Win))).await, vec![g1], "{label}");
+        assert_eq!(list(of_a(result(Outcome::Draw))).await, vec![g2], "{label}");
+        assert_eq!(list(of_a(result(Outcome::Loss))).await, vec![g3], "{label}");
+        let fault = |faulted| GameFilter {
+            fault: Some(faulted),
+            ..GameFilter::default()
+        };
+        assert_eq!(list(of_a(fault(true))).await, vec![g3], "{label}");
+        assert_eq!(list(of_a(fault(false))).await, vec![g2, g1], "{label}");
+        // Bob's games, his results as a user, and those against Carol.
+        let of_bob = |filter: GameFilter| GameFilter {
+            user: Some(bob),
+            ..filter
+        };
+        assert_eq!(
+            list(of_bob(GameFilter::default())).await,
+            vec![g5, g4, g2, g1],
+            "{label}"
+        );
+        assert_eq!(
+            list(of_bob(result(Outcome::Loss))).await,
+            vec![g4, g1],
+            "{label}"
+        );
+        assert_eq!(
+            list(of_bob(result(Outcome::Draw))).await,
+            vec![g2],
+            "{label}"
+        );
+        assert_eq!(
+            list(of_bob(result(Outcome::Win))).await,
+            Vec::<i64>::new(),
+            "{label}"
+        );
+        let against = |user| GameFilter {
+            opponent: Some(user),
+            ..GameFilter::default()
+        };
+        assert_eq!(list(of_bob(against(carol))).await, vec![g4], "{label}");
+        assert_eq!(list(of_a(against(bob))).await, vec![g5, g2, g1], "{label}");
+        assert_eq!(
+            list(against(carol)).await,
+            vec![g4, g3],
+            "{label}: anyone's games with Carol"
+        );
+        // A submission that is not the user's lists nothing.
+        assert_eq!(
+            list(of_a(GameFilter {
+                user: Some(bob),
+                ..GameFilter::default()
+            }))
+            .await,
+            Vec::<i64>::new(),
+            "{label}"
+        );
+        let kind = |kind: &str| GameFilter {
+            kind: Some(kind.into()),
+            ..GameFilter::default()
+        };
+        assert_eq!(list(kind("scrimmage")).await, vec![g4], "{label}");
+        assert_eq!(list(of_a(kind("placement"))).await, vec![g3], "{label}");
+        let state = |state: &str| GameFilter {
+            state: Some(state.into()),
+            ..GameFilter::default()
+        };
+        assert_eq!(list(state("queued")).await, vec![g5], "{label}");
+        assert_eq!(
+            list(of_bob(state("done"))).await,
+            vec![g4, g2, g1],
+            "{label}"
+        );
+        assert!(
+            store
+                .game_listing(&GameFilter {
+                    result: Some(Outcome::Win),
+                    limit: 10,
+                    ..GameFilter::default()
+                })
+                .await
+                .is_err(),
+            "{label}: a result needs a subject"
+        );
+
+        // Pages of two, newest first: every game exactly once.
+        let mut seen = Vec::new();
+        let mut before = None;
+        loop {
+            let page = list(GameFilter {
+                before,
+                limit: 2,
+                ..GameFilter::default()
+            })
+            .await;
+            assert!(page.len() <= 2, "{label}");
+            let Some(&last) = page.last() else { break };
+            seen.extend(page);
+            before = Some(last);
+        }
+        assert_eq!(seen, vec![g5, g4, g3, g2, g1], "{label}");
+
+        // Every seat names its player, queued games too, with its outcome once done.
+        let all = store
+            .game_listing(&GameFilter {
+                limit: 100,
+                ..GameFilter::default()
+            })
+            .await
+            .unwrap();
+        let names = |game: &GameListing| -> Vec<String> {
+            game.players.iter().map(|p| p.user.clone()).collect()
+        };
+        assert_eq!(names(&all[0]), vec!["alice", "bob"], "{label}: queued g5");
+        assert_eq!(all[0].players[0].rank, None, "{label}");
+        assert_eq!(all[0].players[0].faulted, None, "{label}");
+        assert_eq!(
+            (all[0].state.as_str(), all[0].finished_at),
+            ("queued", None)
+        );
+        let third = &all[2];
+        assert_eq!(third.id, g3);
+        assert_eq!(names(third), vec!["alice", "carol"], "{label}");
+        assert_eq!(
+            (
+                third.players[0].rank,
+                third.players[0].faulted,
+                third.players[0].fault.as_deref()
+            ),
+            (Some(2), Some(true), Some("timeout, illegal")),
+            "{label}"
+        );
+        assert_eq!(
+            (
+                third.players[1].rank,
+                third.players[1].faulted,
+                third.players[1].fault.as_deref()
+            ),
+            (Some(1), Some(false), None),
+            "{label}"
+        );
+        assert!(
+            third.finished_at.is_some() && third.entry.is_some(),
+            "{label}"
+        );
+        assert_eq!(third.players[0].user_id, alice, "{label}");
+        let outcomes = |game: &GameListing| -> Vec<Option<Outcome>> {
+            game.players.iter().map(|p| p.outcome).collect()
+        };
+        assert_eq!(
+            outcomes(third),
+            vec![Some(Outcome::Loss), Some(Outcome::Win)]
+        );
+        assert_eq!(
+            outcomes(&all[3]),
+            vec![Some(Outcome::Draw), Some(Outcome::Draw)]
+        );
+        assert_eq!(
+            outcomes(&all[0]),
+            vec![None, None],
+            "{label}: not played yet"
+        );
+        // The older listing keeps its fields, and lists as many games as asked (the kill -9 tests
+        // read every game through it).
+        let old = store.games(Some(c), 10).await.unwrap();
+        assert_eq!(
+            old.iter()
+                .map(|g| (g.id, g.seats.clone()))
+                .collect::<Vec<_>>(),
+            vec![(g4, vec![c, b]), (g3, vec![a, c])],
+            "{label}"
+        );
+
+        // A database from before the outcomes were stored: they are filled from the results
+        // when it opens again.
+        let url = match &keep {
+            Some(dir) => format!("sqlite://{}", dir.path().join("contest.db").display()),
+            None => postgres(),
+        };
+        let raw = one_connection(&url, schema.as_deref()).await;
+        sqlx::query("DELETE FROM seat_results")
+            .execute(&raw)
+            .await
+            .unwrap();
+        sqlx::query("DELETE FROM settings WHERE name = 'seat_outcomes_backfilled'")
+            .execute(&raw)
+            .await
+            .unwrap();
+        raw.close().await;
+        let reopened = Store::open(&url, schema.as_deref()).await.unwrap();
+        let again = reopened
+            .game_listing(&GameFilter {
+                limit: 100,
+                ..GameFilter::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            again.iter().map(|g| g.players.clone()).collect::<Vec<_>>(),
+            all.iter().map(|g| g.players.clone()).collect::<Vec<_>>(),
+            "{label}: the same outcomes from the results"
+        );
+        let losses = reopened
+            .game_listing(&GameFilter {
+                submission: Some(a),
+                result: Some(Outcome::Loss),
+                limit: 100,
+                ..GameFilter::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            ids(&losses),
+            vec![g3],
+            "{label}: the filters' rows made again"
+        );
+        reopened.close().await;
+        close(store, schema).await;
+    }
+}
+
+fn ids_of(claimed: &[Claimed]) -> Vec<i64> {
+    claimed.iter().map(|c| c.id).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rating_history_follows_rated_games_only_and_a_promotion_starts_a_league() {
+    for (label, store, _keep, schema) in stores().await {
+        let (_, _, a, b) = two_players(&store).await;
+        let (boss_user, boss) = wood2_boss(&store).await;
+        let promotion = Promotion {
+            bosses: vec![Some(boss_user), None],
+            promotion_games: 2,
+            leagues: 2,
+        };
+        // Alice beats Bob (rated), then a scrimmage Bob wins (unrated), then Alice beats the boss
+        // (rated: her second game, above the boss: promoted).
+        let play = async |game: NewGame, ranks: &[u32]| {
+            let id = store.schedule(&game, 3).await.unwrap();
+            let claimed = store.claim("w").await.unwrap().expect("the game");
+            assert_eq!(claimed.id, id);
+            assert!(
+                store
+                    .complete(&claimed, &finished(id, ranks), &promotion)
+                    .await
+                    .unwrap()
+            );
+        };
+        play(game_of("ladder", vec![a, b]), &[1, 2]).await;
+        let after_first = store.submission(a).await.unwrap().unwrap();
+        play(game_of("scrimmage", vec![a, b]), &[2, 1]).await;
+        let after_scrimmage = store.submission(a).await.unwrap().unwrap();
+        assert_eq!(
+            (
+                after_scrimmage.mu,
+                after_scrimmage.games,
+                after_scrimmage.league
+            ),
+            (after_first.mu, after_first.games, 0),
+            "{label}: a scrimmage rates nobody"
+        );
+        play(game_of("ladder", vec![boss, a]), &[2, 1]).await;
+        let promoted = store.submission(a).await.unwrap().unwrap();
+        assert_eq!(promoted.league, 1, "{label}: promoted past the boss");
+
+        let history = store.rating_history(a).await.unwrap();
+        let leagues: Vec<i64> = history.iter().map(|p| p.league).collect();
+        assert_eq!(leagues, vec![0, 0, 1], "{label}: {history:?}");
+        assert!(
+            history
+                .windows(2)
+                .all(|w| w[0].completion <= w[1].completion),
+            "{label}: in completion order"
+        );
+        assert_eq!(history[0].completion, 1, "{label}");
+        assert_eq!(
+            history[1].completion, 3,
+            "{label}: the scrimmage (2) left out"
+        );
+        assert_eq!(
+            (history[0].mu, history[0].sigma),
+            (after_first.mu, after_first.sigma),
+            "{label}"
+        );
+        assert!(history[1].mu > history[0].mu, "{label}: she won");
+        assert_eq!(
+            (history[2].mu, history[2].sigma),
+            (Rating::default().mu, Rating::default().sigma),
+            "{label}: the new league starts fresh"
+        );
+        assert_eq!(
+            (history[2].mu, history[2].sigma),
+            (promoted.mu, promoted.sigma),
+            "{label}"
+        );
+        let bobs = store.rating_history(b).await.unwrap();
+        assert_eq!(bobs.len(), 1, "{label}: Bob's one rated game");
+        assert_eq!(
+            store.rating_history(boss).await.unwrap().len(),
+            1,
+            "{label}"
+        );
+        // The contest's results leave the scrimmage out; every result keeps it.
+        assert_eq!(store.results().await.unwrap().len(), 3, "{label}");
+        assert_eq!(store.contest_results().await.unwrap().len(), 2, "{label}");
+        close(store, schema).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scrimmages_pass_the_queue_and_their_limit_counts_in_the_transaction() {
+    for (label, store, _keep, schema) in stores().await {
+        let (alice, _, a, b) = two_players(&store).await;
+        let ladder = store
+            .schedule_all(
+                &[
+                    game_of("ladder", vec![a, b]),
+                    game_of("ladder", vec![b, a]),
+                    game_of("ladder", vec![a, b]),
+                ],
+                1,
+            )
+            .await
+            .unwrap();
+        let now = arena_host::store::now();
+        let asked = store
+            .schedule_scrimmages(
+                &[
+                    game_of("scrimmage", vec![a, b]),
+                    game_of("scrimmage", vec![b, a]),
+                ],
+                1,
+                alice,
+                3,
+                now,
+            )
+            .await
+            .unwrap()
+            .expect("2 of 3 an hour");
+        assert_eq!(
+            store
+                .scrimmages_asked_since(alice, now - 3600)
+                .await
+                .unwrap(),
+            2,
+            "{label}"
+        );
+        // Two more would make 4 of 3: refused, nothing queued.
+        let refused = store
+            .schedule_scrimmages(
+                &[
+                    game_of("scrimmage", vec![a, b]),
+                    game_of("scrimmage", vec![b, a]),
+                ],
+                1,
+                alice,
+                3,
+                now,
+            )
+            .await
+            .unwrap();
+        assert_eq!(refused, Err(2), "{label}: 2 asked for already");
+        assert_eq!(store.count_games("queued").await.unwrap(), 5, "{label}");
+        assert_eq!(
+            store.count_queued_unasked().await.unwrap(),
+            3,
+            "{label}: the ladder's part of the queue"
+        );
+        // Scrimmages pending do not count as ladder load.
+        let pending = store.pending_per_submission().await.unwrap();
+        assert_eq!(pending.get(&a), Some(&3), "{label}");
+
+        // A batch of two: one scrimmage (half the batch) before the older ladder games, then the
+        // oldest ladder game.
+        let batch = store.claim_batch("w", None, 60_000, 2).await.unwrap();
+        assert_eq!(ids_of(&batch), vec![ladder[0], asked[0]], "{label}");
+        // Claims of one game: every other one looks at the scrimmages first, so the remaining
+        // scrimmage is among the next two, before the last ladder game.
+        let mut next = Vec::new();
+        for _ in 0..2 {
+            next.extend(ids_of(
+                &store.claim_batch("w", None, 60_000, 1).await.unwrap(),
+            ));
+        }
+        assert!(next.contains(&asked[1]), "{label}: {next:?}");
+        assert!(
+            next.contains(&ladder[1]),
+            "{label}: the ladder still gets every other claim"
+        );
+        close(store, schema).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_listing_lists_as_many_games_as_asked_with_their_seats() {
+    for (label, store, _keep, schema) in stores().await {
+        let (_, _, a, b) = two_players(&store).await;
+        let games: Vec<NewGame> = (0..1500)
+            .map(|i| game_of("ladder", if i % 2 == 0 { vec![a, b] } else { vec![b, a] }))
+            .collect();
+        let ids = store.schedule_all(&games, 2).await.unwrap();
+        let listed = store.games(None, 10_000).await.unwrap();
+        assert_eq!(listed.len(), 1500, "{label}: more than an API page");
+        assert_eq!(
+            listed.iter().rev().map(|g| g.id).collect::<Vec<_>>(),
+            ids,
+            "{label}"
+        );
+        assert!(
+            listed
+                .iter()
+                .all(|g| g.seats.len() == 2 && g.seats.contains(&a) && g.seats.contains(&b)),
+            "{label}"
+        );
         close(store, schema).await;
     }
 }

@@ -1,92 +1,92 @@
-//! What the pages read of the store, shaped for them.
-//! TEMPORARY adapter until the scrimmage branch's game listing and rating history merge.
+//! What the pages read of the store, shaped for them: a page's filters (names, as people type
+//! them) turned into the store's [`GameFilter`].
 
 use crate::HostError;
 use crate::host::Host;
+use crate::store::{GameFilter, GameListing, Outcome, User};
 
-/// A seat of a listed game.
-pub struct SeatView {
-    pub submission: i64,
-    pub user: String,
-    pub rank: Option<u32>,
-    pub fault: Option<String>,
-}
-
-/// A listed game.
-pub struct GameView {
-    pub id: i64,
-    pub kind: String,
-    pub league: i64,
-    pub state: String,
-    pub finished_at: Option<i64>,
-    pub error: Option<String>,
-    pub seats: Vec<SeatView>,
-}
-
-/// Which games a list shows.
+/// Which games a list shows, as a page's query gives them.
 #[derive(Default, Clone, serde::Deserialize)]
 pub struct Filter {
+    /// A player's name: their games (and the subject of `result` and `fault`).
     pub player: Option<String>,
+    /// A submission: its games (the subject, when given).
     pub submission: Option<i64>,
+    /// A player's name: games where they also play.
     pub opponent: Option<String>,
     /// `win`, `loss`, `draw`.
     pub result: Option<String>,
-    /// `yes`: games the subject faulted in; `no`: without.
+    /// `yes`: games the subject faulted in; `no`: finished games without.
     pub fault: Option<String>,
     pub kind: Option<String>,
+    /// The last game of the previous page.
     pub before: Option<i64>,
 }
 
+/// Games a page lists at once.
 pub const PAGE_SIZE: i64 = 50;
 
-pub async fn games(host: &Host, filter: &Filter) -> Result<Vec<GameView>, HostError> {
-    let rows = host.store.games(filter.submission, PAGE_SIZE).await?;
-    let mut out = Vec::new();
-    for row in rows {
-        let mut seats = Vec::new();
-        for (seat, id) in row.seats.iter().enumerate() {
-            let user = host
-                .store
-                .submission(*id)
-                .await?
-                .map(|s| s.user)
-                .unwrap_or_default();
-            let rank = row
-                .entry
-                .as_ref()
-                .and_then(|e| e["ranks"][seat].as_u64())
-                .map(|r| r as u32);
-            seats.push(SeatView {
-                submission: *id,
-                user,
-                rank,
-                fault: None,
-            });
-        }
-        out.push(GameView {
-            id: row.id,
-            kind: row.kind,
-            league: row.league,
-            state: row.state,
-            finished_at: None,
-            error: row.error,
-            seats,
-        });
-    }
-    Ok(out)
+/// A text field of a query: empty means not given (a form sends every field).
+fn given(value: &Option<String>) -> Option<&str> {
+    value.as_deref().map(str::trim).filter(|v| !v.is_empty())
 }
 
-/// A submission's rating after each of its rated games: (μ, σ).
-pub async fn rating_history(_host: &Host, _submission: i64) -> Result<Vec<(f64, f64)>, HostError> {
-    Ok(Vec::new())
+/// The games `filter` lists, newest first, a page at a time; none when it names nobody known.
+pub async fn games(host: &Host, filter: &Filter) -> Result<Vec<GameListing>, HostError> {
+    let mut query = GameFilter {
+        submission: filter.submission,
+        kind: given(&filter.kind).map(str::to_string),
+        before: filter.before,
+        limit: PAGE_SIZE,
+        ..GameFilter::default()
+    };
+    if let Some(name) = given(&filter.player) {
+        match host.store.account(name).await? {
+            Some(user) => query.user = Some(user.id),
+            None => return Ok(Vec::new()),
+        }
+    }
+    if let Some(name) = given(&filter.opponent) {
+        match host.store.account(name).await? {
+            Some(user) => query.opponent = Some(user.id),
+            None => return Ok(Vec::new()),
+        }
+    }
+    // Result and fault need a subject (a player or a submission): without one they are ignored.
+    let subject = query.user.is_some() || query.submission.is_some();
+    if subject {
+        query.result = given(&filter.result).and_then(Outcome::parse);
+        query.fault = match given(&filter.fault) {
+            Some("yes") => Some(true),
+            Some("no") => Some(false),
+            _ => None,
+        };
+    }
+    host.store.game_listing(&query).await
+}
+
+/// A submission's rating (μ, σ) after each rated game in its current league, oldest first.
+pub async fn rating_history(
+    host: &Host,
+    submission: i64,
+    league: i64,
+) -> Result<Vec<(f64, f64)>, HostError> {
+    Ok(host
+        .store
+        .rating_history(submission)
+        .await?
+        .into_iter()
+        .filter(|p| p.league == league)
+        .map(|p| (p.mu, p.sigma))
+        .collect())
 }
 
 /// Asks for `games` unrated games of `user` against `opponent`.
 pub async fn scrimmage(
-    _host: &Host,
-    _user: &crate::store::User,
-    _opponent: &str,
-    _games: u32,
+    host: &Host,
+    user: &User,
+    opponent: &str,
+    games: u32,
 ) -> Result<Vec<i64>, HostError> {
-    Err(HostError::Refused("scrimmages are not merged yet".into()))
+    Ok(host.request_scrimmage(user, opponent, games).await?)
 }

@@ -10,12 +10,13 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 
-use super::data::{self, Filter, GameView};
+use super::data::{self, Filter};
 use super::{PageError, PageResult, Reader, Shared, chart, csrf_field, layout, reader, when};
 use crate::config::Format;
 use crate::host::Host;
 use crate::leaderboard;
 use crate::records::Submission;
+use crate::store::GameListing;
 use crate::store::Role;
 
 /// The league's name of index `league`.
@@ -174,7 +175,7 @@ pub async fn player(
         .collect();
     let active = submissions.iter().find(|s| s.active);
     let history = match active {
-        Some(s) => data::rating_history(&host, s.id).await?,
+        Some(s) => data::rating_history(&host, s.id, s.league).await?,
         None => Vec::new(),
     };
     let games = data::games(
@@ -273,7 +274,7 @@ pub async fn submission(
     filter.submission = Some(s.id);
     filter.player = None;
     let games = data::games(&host, &filter).await?;
-    let history = data::rating_history(&host, s.id).await?;
+    let history = data::rating_history(&host, s.id, s.league).await?;
     let played = s.state == "ready" || s.state == "stopped";
     let body = html! {
         h1 { "Submission " (s.id) " " small.muted { "by " (player_link(&s.user)) } }
@@ -430,7 +431,7 @@ fn filter_form(action: &str, filter: &Filter, with_player: bool) -> Markup {
 
 /// The link to the next page of a game list (games are newest first; the next page starts
 /// before the last one shown).
-fn pager(action: &str, filter: &Filter, games: &[GameView]) -> Markup {
+fn pager(action: &str, filter: &Filter, games: &[GameListing]) -> Markup {
     let next = (games.len() as i64 >= data::PAGE_SIZE)
         .then(|| games.last().map(|g| g.id))
         .flatten();
@@ -472,7 +473,7 @@ fn pager(action: &str, filter: &Filter, games: &[GameView]) -> Markup {
 /// game opens in the viewer, whose way back leads to `back` (this page).
 pub(super) fn games_table(
     host: &Host,
-    games: &[GameView],
+    games: &[GameListing],
     subject: Option<&str>,
     back: &str,
 ) -> Markup {
@@ -489,7 +490,7 @@ pub(super) fn games_table(
                             td { (g.kind) }
                             td { (league_name(host, g.league)) }
                             td {
-                                @for (i, seat) in g.seats.iter().enumerate() {
+                                @for (i, seat) in g.players.iter().enumerate() {
                                     @if i > 0 { " · " }
                                     span.seat.me[subject == Some(seat.user.as_str())] title={ "submission " (seat.submission) } {
                                         (player_link(&seat.user))

@@ -3,7 +3,7 @@
 
 use sqlx::{Any, Row, Transaction};
 
-use super::{Claimed, Notice, Store, db, now};
+use super::{Claimed, Notice, Outcome, Store, db, now};
 use crate::HostError;
 use crate::ladder::{self, Rating};
 
@@ -29,6 +29,79 @@ pub struct Promotion {
 /// Unrated games completed in one statement at most (4 bound values each: well under SQLite's
 /// 32 766 and PostgreSQL's 65 535).
 const COMPLETION_CHUNK: usize = 1000;
+
+/// Rows of seat outcomes or rating points written by one statement at most (one or two bound
+/// values each).
+const OUTCOME_CHUNK: usize = 2000;
+
+/// A rated player's rating after a game (or at the start of the league a promotion put it in).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RatingPoint {
+    pub submission: i64,
+    pub league: i64,
+    /// The completion number of the game that rated it (of the promoting game for a league's
+    /// first point): the order ratings changed in, across submissions too.
+    pub completion: i64,
+    /// Seconds since 1970.
+    pub at: i64,
+    pub mu: f64,
+    pub sigma: f64,
+}
+
+/// One seat's result as stored in `seat_results` (see migration 0008).
+struct SeatOutcome {
+    submission: i64,
+    game: i64,
+    seat: usize,
+    outcome: Outcome,
+    faulted: bool,
+}
+
+/// The fault kinds of each seat, from a journal line (`faults`, as
+/// `arena_tournament::journal::Entry` writes them): empty when it has none.
+pub(super) fn seat_faults(entry: &serde_json::Value) -> Vec<Vec<String>> {
+    entry
+        .get("faults")
+        .and_then(|f| f.as_array())
+        .map(|seats| {
+            seats
+                .iter()
+                .map(|kinds| {
+                    kinds
+                        .as_array()
+                        .map(|kinds| {
+                            kinds
+                                .iter()
+                                .map(|k| k.as_str().map_or_else(|| k.to_string(), str::to_string))
+                                .collect()
+                        })
+                        .unwrap_or_default()
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Each seat's result of a game (`seats`: the submission in each seat) from its ranks and its
+/// journal line. Seats without a rank have none.
+fn seat_outcomes(game: i64, seats: &[i64], ranks: &[u32], entry: &str) -> Vec<SeatOutcome> {
+    let faults = serde_json::from_str::<serde_json::Value>(entry)
+        .map(|entry| seat_faults(&entry))
+        .unwrap_or_default();
+    seats
+        .iter()
+        .enumerate()
+        .filter_map(|(seat, &submission)| {
+            Some(SeatOutcome {
+                submission,
+                game,
+                seat,
+                outcome: Outcome::of(ranks, seat)?,
+                faulted: faults.get(seat).is_some_and(|kinds| !kinds.is_empty()),
+            })
+        })
+        .collect()
+}
 
 /// Whether a game's completion updates its players' ratings (and may promote them).
 fn rated(claimed: &Claimed) -> bool {
@@ -62,6 +135,7 @@ impl Store {
     ) -> Result<Vec<bool>, HostError> {
         let mut tx = self.pool.begin().await.map_err(db)?;
         let mut done = Vec::with_capacity(games.len());
+        let mut history = Vec::new();
         let mut at = 0;
         while at < games.len() {
             let unrated = games[at..]
@@ -71,13 +145,28 @@ impl Store {
                 .count();
             if unrated == 0 {
                 let (claimed, finished) = games[at];
-                done.push(Self::complete_in(&mut tx, claimed, finished, promotion).await?);
+                done.push(
+                    Self::complete_in(&mut tx, claimed, finished, promotion, &mut history).await?,
+                );
                 at += 1;
             } else {
                 done.extend(Self::complete_unrated(&mut tx, &games[at..at + unrated]).await?);
                 at += unrated;
             }
         }
+        // Each recorded game's seats' outcomes, and the rated players' new ratings: one
+        // statement per batch each, not one per game.
+        let outcomes: Vec<SeatOutcome> = games
+            .iter()
+            .zip(&done)
+            .filter(|(_, recorded)| **recorded)
+            .flat_map(|((claimed, finished), _)| {
+                let seats: Vec<i64> = claimed.seats.iter().map(|s| s.id).collect();
+                seat_outcomes(claimed.id, &seats, &finished.ranks, &finished.entry)
+            })
+            .collect();
+        Self::write_outcomes(&mut tx, &outcomes, false).await?;
+        Self::write_history(&mut tx, &history).await?;
         let mut per_worker: Vec<(&str, i64)> = Vec::new();
         for ((claimed, _), recorded) in games.iter().zip(&done) {
             if !recorded {
@@ -188,18 +277,145 @@ impl Store {
         Ok(done)
     }
 
-    /// One game's completion; ladder and placement games rate their players and may promote.
+    /// Fills the seats' outcomes of games completed before they were stored (migration 0008)
+    /// from their results' journal lines, once: a setting records that it was done, so that a
+    /// later opening does not look through every result again.
+    pub(super) async fn backfill_seat_outcomes(&self) -> Result<(), HostError> {
+        const DONE: &str = "seat_outcomes_backfilled";
+        if self.setting(DONE).await?.is_some() {
+            return Ok(());
+        }
+        let mut after = i64::MIN;
+        loop {
+            let rows = sqlx::query(
+                "SELECT game_id, entry FROM results WHERE game_id > $1 ORDER BY game_id LIMIT 500",
+            )
+            .bind(after)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+            let Some(last) = rows.last() else { break };
+            let first: i64 = rows[0].try_get(0).map_err(db)?;
+            after = last.try_get(0).map_err(db)?;
+            let seat_rows = sqlx::query(
+                "SELECT game_id, submission_id FROM game_seats WHERE game_id BETWEEN $1 AND $2 \
+                 ORDER BY game_id, seat",
+            )
+            .bind(first)
+            .bind(after)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+            let mut seats: std::collections::HashMap<i64, Vec<i64>> = Default::default();
+            for row in &seat_rows {
+                seats
+                    .entry(row.try_get(0).map_err(db)?)
+                    .or_default()
+                    .push(row.try_get(1).map_err(db)?);
+            }
+            let mut outcomes = Vec::new();
+            for row in &rows {
+                let game: i64 = row.try_get(0).map_err(db)?;
+                let entry: String = row.try_get(1).map_err(db)?;
+                let ranks: Vec<u32> = serde_json::from_str::<serde_json::Value>(&entry)
+                    .ok()
+                    .and_then(|e| e.get("ranks").cloned())
+                    .and_then(|r| serde_json::from_value(r).ok())
+                    .unwrap_or_default();
+                let seated = seats.remove(&game).unwrap_or_default();
+                outcomes.extend(seat_outcomes(game, &seated, &ranks, &entry));
+            }
+            let mut tx = self.pool.begin().await.map_err(db)?;
+            Self::write_outcomes(&mut tx, &outcomes, true).await?;
+            tx.commit().await.map_err(db)?;
+        }
+        self.set_setting(DONE, Some("1")).await
+    }
+
+    /// Inserts seats' results into `seat_results` (`again`: some may be there already, as when
+    /// two processes fill old games at once).
+    async fn write_outcomes(
+        tx: &mut Transaction<'_, Any>,
+        outcomes: &[SeatOutcome],
+        again: bool,
+    ) -> Result<(), HostError> {
+        for chunk in outcomes.chunks(OUTCOME_CHUNK) {
+            // Integers and the outcome (one of three fixed words): written in.
+            let rows: Vec<String> = chunk
+                .iter()
+                .map(|o| {
+                    format!(
+                        "({}, {}, {}, '{}', {})",
+                        o.submission,
+                        o.game,
+                        o.seat,
+                        o.outcome.as_str(),
+                        i64::from(o.faulted)
+                    )
+                })
+                .collect();
+            let conflict = if again { "ON CONFLICT DO NOTHING" } else { "" };
+            sqlx::query(&format!(
+                "INSERT INTO seat_results (submission_id, game_id, seat, outcome, faulted) \
+                 VALUES {} {conflict}",
+                rows.join(",")
+            ))
+            .execute(&mut **tx)
+            .await
+            .map_err(db)?;
+        }
+        Ok(())
+    }
+
+    /// Appends rating points to `rating_history`.
+    async fn write_history(
+        tx: &mut Transaction<'_, Any>,
+        points: &[RatingPoint],
+    ) -> Result<(), HostError> {
+        for chunk in points.chunks(OUTCOME_CHUNK) {
+            let mut values = String::new();
+            for (index, point) in chunk.iter().enumerate() {
+                if index > 0 {
+                    values.push(',');
+                }
+                values.push_str(&format!(
+                    "({}, {}, {}, {}, ${}, ${})",
+                    point.submission,
+                    point.league,
+                    point.completion,
+                    point.at,
+                    2 * index + 1,
+                    2 * index + 2
+                ));
+            }
+            let sql = format!(
+                "INSERT INTO rating_history (submission_id, league, completion, recorded_at, mu, \
+                 sigma) VALUES {values}"
+            );
+            let mut query = sqlx::query(&sql);
+            for point in chunk {
+                query = query.bind(point.mu).bind(point.sigma);
+            }
+            query.execute(&mut **tx).await.map_err(db)?;
+        }
+        Ok(())
+    }
+
+    /// One game's completion; ladder and placement games rate their players and may promote
+    /// (their new ratings are added to `history`).
     async fn complete_in(
         tx: &mut Transaction<'_, Any>,
         claimed: &Claimed,
         finished: &Finished,
         promotion: &Promotion,
+        history: &mut Vec<RatingPoint>,
     ) -> Result<bool, HostError> {
+        let finished_at = now();
         let done = sqlx::query(
             "UPDATE games SET state = 'done', lease_until = NULL, finished_at = $1 \
              WHERE id = $2 AND state = 'running' AND attempts = $3 AND worker = $4",
         )
-        .bind(now())
+        .bind(finished_at)
         .bind(claimed.id)
         .bind(claimed.attempts)
         .bind(&claimed.worker)
@@ -279,24 +495,45 @@ impl Store {
             query = query.bind(rating.mu).bind(rating.sigma);
         }
         query.execute(&mut **tx).await.map_err(db)?;
-        Self::promote(tx, claimed, promotion, completion).await?;
+        for (seat, rating) in claimed.seats.iter().zip(&after) {
+            history.push(RatingPoint {
+                submission: seat.id,
+                league: claimed.league,
+                completion,
+                at: finished_at,
+                mu: rating.mu,
+                sigma: rating.sigma,
+            });
+        }
+        let fresh = Rating::default();
+        for promoted in Self::promote(tx, claimed, promotion, completion).await? {
+            history.push(RatingPoint {
+                submission: promoted,
+                league: claimed.league + 1,
+                completion,
+                at: finished_at,
+                mu: fresh.mu,
+                sigma: fresh.sigma,
+            });
+        }
         Ok(true)
     }
 
     /// Promotes, after a game of league L, every active submission of L (not the boss) that has
-    /// played enough games there and is rated above the boss.
+    /// played enough games there and is rated above the boss. Returns the promoted submissions.
     async fn promote(
         tx: &mut Transaction<'_, Any>,
         claimed: &Claimed,
         promotion: &Promotion,
         completion: i64,
-    ) -> Result<(), HostError> {
+    ) -> Result<Vec<i64>, HostError> {
         let league = claimed.league;
+        let mut promoted = Vec::new();
         let Some(Some(boss_user)) = promotion.bosses.get(league as usize) else {
-            return Ok(());
+            return Ok(promoted);
         };
         if league + 1 >= promotion.leagues {
-            return Ok(());
+            return Ok(promoted);
         }
         let boss = sqlx::query(
             "SELECT mu FROM submissions WHERE user_id = $1 AND active = 1 AND state = 'ready' AND league = $2",
@@ -307,7 +544,7 @@ impl Store {
         .await
         .map_err(db)?;
         let Some(boss) = boss else {
-            return Ok(());
+            return Ok(promoted);
         };
         let boss_mu: f64 = boss.try_get(0).map_err(db)?;
         let fresh = Rating::default();
@@ -349,9 +586,11 @@ impl Store {
             .execute(&mut **tx)
             .await
             .map_err(db)?;
-            // Its games queued in the old league are no longer its league's.
+            // Its ladder games queued in the old league are no longer its league's (its
+            // scrimmages rate nobody: they are played as asked).
             sqlx::query(
-                "UPDATE games SET state = 'cancelled' WHERE state = 'queued' AND league = $1 AND id IN \
+                "UPDATE games SET state = 'cancelled' WHERE state = 'queued' AND league = $1 \
+                 AND kind IN ('ladder', 'placement') AND id IN \
                  (SELECT game_id FROM game_seats WHERE submission_id = $2)",
             )
             .bind(league)
@@ -359,7 +598,8 @@ impl Store {
             .execute(&mut **tx)
             .await
             .map_err(db)?;
+            promoted.push(seat.id);
         }
-        Ok(())
+        Ok(promoted)
     }
 }

@@ -36,8 +36,8 @@ use crate::records::Submission;
 pub use crate::records::NewGame;
 
 pub use accounts::{Account, Session, name_key};
-pub use completion::{Finished, Promotion};
-pub use games::GameRow;
+pub use completion::{Finished, Promotion, RatingPoint};
+pub use games::{GameFilter, GameListing, GameRow, ListedSeat, Outcome};
 pub use queue::{Claimed, DEFAULT_LEASE_MS};
 pub use users::{Role, User};
 pub use workers::{WorkerInfo, WorkerRow};
@@ -61,6 +61,9 @@ pub struct Store {
     /// The PostgreSQL schema, if any: notification channels are per database, so a schema's have
     /// its name in theirs.
     schema: Option<String>,
+    /// Claims made through this store (its clones share it): every other claim of one game looks
+    /// at the scrimmages first (see [`Store::claim_batch_excluding`]).
+    claims: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// What other processes of the contest are told (PostgreSQL's NOTIFY), so that they need not
@@ -303,8 +306,10 @@ impl Store {
             backend,
             url,
             schema: kept_schema,
+            claims: Default::default(),
         };
         store.backfill_name_keys().await?;
+        store.backfill_seat_outcomes().await?;
         Ok(store)
     }
 

@@ -58,11 +58,76 @@ impl Store {
             return Ok(Vec::new());
         }
         let mut tx = self.pool.begin().await.map_err(db)?;
-        let last = Self::take_ids(&mut tx, "game", games.len() as i64).await?;
+        let ids = self.schedule_in(&mut tx, games, contest_seed, None).await?;
+        tx.commit().await.map_err(db)?;
+        Ok(ids)
+    }
+
+    /// Queues the scrimmage `games` that `user` asked for, unless that makes more than
+    /// `per_hour` scrimmage games asked for by `user` in the hour before `now`: then nothing is
+    /// queued and `Err(asked_in_the_hour)` says how many were asked for already. The count is
+    /// taken after the transaction's first write (the game counter's row), so two requests at once
+    /// are counted one after the other, never both against the same room.
+    pub async fn schedule_scrimmages(
+        &self,
+        games: &[NewGame],
+        contest_seed: u64,
+        user: i64,
+        per_hour: i64,
+        now: i64,
+    ) -> Result<Result<Vec<i64>, i64>, HostError> {
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        let ids = self
+            .schedule_in(&mut tx, games, contest_seed, Some(user))
+            .await?;
+        let asked = Self::count_asked(&mut *tx, user, now - 3600).await?;
+        if asked > per_hour {
+            tx.rollback().await.map_err(db)?;
+            return Ok(Err(asked - games.len() as i64));
+        }
+        tx.commit().await.map_err(db)?;
+        Ok(Ok(ids))
+    }
+
+    /// Scrimmage games `user` asked for since `since` (seconds).
+    pub async fn scrimmages_asked_since(&self, user: i64, since: i64) -> Result<i64, HostError> {
+        Self::count_asked(&self.pool, user, since).await
+    }
+
+    async fn count_asked<'e>(
+        executor: impl sqlx::Executor<'e, Database = Any>,
+        user: i64,
+        since: i64,
+    ) -> Result<i64, HostError> {
+        let row = sqlx::query(
+            "SELECT COUNT(*) FROM games WHERE requested_by = $1 AND created_at > $2 \
+             AND kind = 'scrimmage'",
+        )
+        .bind(user)
+        .bind(since)
+        .fetch_one(executor)
+        .await
+        .map_err(db)?;
+        row.try_get(0).map_err(db)
+    }
+
+    /// [`Store::schedule_all`] in `tx`, the games asked for by `requested_by` when given.
+    async fn schedule_in(
+        &self,
+        tx: &mut Transaction<'_, Any>,
+        games: &[NewGame],
+        contest_seed: u64,
+        requested_by: Option<i64>,
+    ) -> Result<Vec<i64>, HostError> {
+        if games.is_empty() {
+            return Ok(Vec::new());
+        }
+        let requested = requested_by.map_or_else(|| "NULL".to_string(), |id| id.to_string());
+        let last = Self::take_ids(tx, "game", games.len() as i64).await?;
         let first = last - games.len() as i64 + 1;
         let ids: Vec<i64> = (first..=last).collect();
         let created = now();
-        let languages = Self::languages_in(&mut tx, games).await?;
+        let languages = Self::languages_in(tx, games).await?;
         for (chunk_index, chunk) in games.chunks(SCHEDULE_CHUNK).enumerate() {
             let chunk_first = first + (chunk_index * SCHEDULE_CHUNK) as i64;
             // Ids, leagues, rounds and submission ids are integers: written in; the texts (kind,
@@ -87,7 +152,7 @@ impl Store {
                 );
                 let text = 4 * offset + 1;
                 rows.push(format!(
-                    "({id}, ${text}, {}, ${}, ${}, 'queued', 0, {created}, {}, ${})",
+                    "({id}, ${text}, {}, ${}, ${}, 'queued', 0, {created}, {}, ${}, {requested})",
                     game.league,
                     text + 1,
                     text + 2,
@@ -100,7 +165,7 @@ impl Store {
             }
             let sql = format!(
                 "INSERT INTO games (id, kind, league, variant, seed, state, attempts, created_at, \
-                 round, needs) VALUES {}",
+                 round, needs, requested_by) VALUES {}",
                 rows.join(", ")
             );
             let mut query = sqlx::query(&sql);
@@ -111,13 +176,13 @@ impl Store {
                     .bind(seed)
                     .bind(needs);
             }
-            query.execute(&mut *tx).await.map_err(db)?;
+            query.execute(&mut **tx).await.map_err(db)?;
             if !seat_rows.is_empty() {
                 sqlx::query(&format!(
                     "INSERT INTO game_seats (game_id, seat, submission_id) VALUES {}",
                     seat_rows.join(", ")
                 ))
-                .execute(&mut *tx)
+                .execute(&mut **tx)
                 .await
                 .map_err(db)?;
             }
@@ -130,12 +195,11 @@ impl Store {
             // re-plan them, as after any bulk load; taken in this transaction (it counts its own
             // rows), they are there before any worker sees the games.
             sqlx::query("ANALYZE games, game_seats")
-                .execute(&mut *tx)
+                .execute(&mut **tx)
                 .await
                 .map_err(db)?;
         }
-        self.notify(&mut *tx, Notice::Queued).await?;
-        tx.commit().await.map_err(db)?;
+        self.notify(&mut **tx, Notice::Queued).await?;
         Ok(ids)
     }
 
@@ -171,10 +235,13 @@ impl Store {
     }
 
     /// Games queued or running per submission (the scheduler balances on played + pending).
+    /// Scrimmages are left out: they rate nobody, and a contestant watching some must not get
+    /// fewer ladder games meanwhile.
     pub async fn pending_per_submission(&self) -> Result<HashMap<i64, i64>, HostError> {
         let rows = sqlx::query(
             "SELECT gs.submission_id, COUNT(*) FROM game_seats gs JOIN games g ON g.id = gs.game_id \
-             WHERE g.state IN ('queued', 'running') GROUP BY gs.submission_id",
+             WHERE g.state IN ('queued', 'running') AND g.kind <> 'scrimmage' \
+             GROUP BY gs.submission_id",
         )
         .fetch_all(&self.pool)
         .await
@@ -191,6 +258,19 @@ impl Store {
             .fetch_one(&self.pool)
             .await
             .map_err(db)?;
+        row.try_get(0).map_err(db)
+    }
+
+    /// Games queued that the contest scheduled itself: scrimmages left out, so that a backlog of
+    /// them never keeps the ladder's scheduler from refilling its part of the queue (workers take
+    /// half their claims from each, see [`Store::claim_batch_excluding`]).
+    pub async fn count_queued_unasked(&self) -> Result<i64, HostError> {
+        let row = sqlx::query(
+            "SELECT COUNT(*) FROM games WHERE state = 'queued' AND requested_by IS NULL",
+        )
+        .fetch_one(&self.pool)
+        .await
+        .map_err(db)?;
         row.try_get(0).map_err(db)
     }
 
@@ -248,6 +328,15 @@ impl Store {
 
     /// [`Store::claim_batch`], leaving out the games with a seat of a submission in `excluded`
     /// (ones this worker could not prepare).
+    ///
+    /// Scrimmages first, for half the claims: contestants watch their scrimmages, which would
+    /// otherwise wait behind the whole queue (a KotH or qualifier round queues thousands of games;
+    /// the ladder keeps a few per worker). Half of a batch (rounded down), or every other claim of
+    /// one game by this store, is taken from the scrimmages waiting, oldest first, along their own
+    /// partial index (empty, a single probe, when nobody asked for one); the rest of the batch in
+    /// queue order, which may hold scrimmages too. So the other games keep at least half of the
+    /// claims however many scrimmages are asked for: a flood of them (already bounded per user by
+    /// `scrimmage_games_per_hour`) slows the ladder by half at most, never stops it.
     pub async fn claim_batch_excluding(
         &self,
         worker: &str,
@@ -256,7 +345,50 @@ impl Store {
         count: i64,
         excluded: &[i64],
     ) -> Result<Vec<Claimed>, HostError> {
+        let count = count.max(1);
+        let turn = self
+            .claims
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let first = if count >= 2 {
+            count / 2
+        } else {
+            i64::from(turn.is_multiple_of(2))
+        };
+        let mut games = if first > 0 {
+            self.claim_picked(worker, languages, lease_ms, first, excluded, true)
+                .await?
+        } else {
+            Vec::new()
+        };
+        let rest = count - games.len() as i64;
+        if rest > 0 {
+            games.extend(
+                self.claim_picked(worker, languages, lease_ms, rest, excluded, false)
+                    .await?,
+            );
+        }
+        games.sort_by_key(|g| g.id);
+        Ok(games)
+    }
+
+    /// Claims up to `count` queued games in queue order (`scrimmages`: scrimmages only), as
+    /// [`Store::claim_batch_excluding`] describes.
+    async fn claim_picked(
+        &self,
+        worker: &str,
+        languages: Option<&str>,
+        lease_ms: i64,
+        count: i64,
+        excluded: &[i64],
+        scrimmages: bool,
+    ) -> Result<Vec<Claimed>, HostError> {
         let now = self.now_ms_sql();
+        // The scrimmages' own index serves this condition (see migration 0008).
+        let only = if scrimmages {
+            "AND g.kind = 'scrimmage'"
+        } else {
+            ""
+        };
         let skip_locked = match self.backend {
             Backend::Postgres => "FOR UPDATE OF g SKIP LOCKED",
             Backend::Sqlite => "",
@@ -300,7 +432,7 @@ impl Store {
         };
         let sql = format!(
             "WITH picked AS {materialized} (SELECT g.id FROM games g WHERE g.state = 'queued' \
-             {capable} {excluding} ORDER BY g.id LIMIT $4 {skip_locked}) \
+             {only} {capable} {excluding} ORDER BY g.id LIMIT $4 {skip_locked}) \
              UPDATE games SET state = 'running', worker = $1, attempts = attempts + 1, \
              lease_until = {now} + $2 \
              WHERE id IN (SELECT id FROM picked) AND state = 'queued' \
