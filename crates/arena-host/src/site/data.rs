@@ -41,13 +41,13 @@ pub async fn games(host: &Host, filter: &Filter) -> Result<Vec<GameListing>, Hos
         ..GameFilter::default()
     };
     if let Some(name) = given(&filter.player) {
-        match host.store.account(name).await? {
+        match host.store.account_like(name).await? {
             Some(user) => query.user = Some(user.id),
             None => return Ok(Vec::new()),
         }
     }
     if let Some(name) = given(&filter.opponent) {
-        match host.store.account(name).await? {
+        match host.store.account_like(name).await? {
             Some(user) => query.opponent = Some(user.id),
             None => return Ok(Vec::new()),
         }

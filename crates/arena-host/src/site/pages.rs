@@ -538,20 +538,20 @@ pub async fn viewer(
             let page =
                 arena_viewer::viewer_html(&replay.to_string(), Some(&back), &host.viewer_games())
                     .map_err(|e| PageError::Server(format!("replay {id}: {e}")))?;
-            // The viewer is one file with its script and style inline: they alone may run, by
-            // a nonce fresh for each answer (the replay's data is JSON, whose `<` is escaped, so
-            // no tag in it can carry the nonce).
+            // The viewer is one file with its script and style inline: its scripts alone may run,
+            // by a nonce fresh for each answer (the replay's data is JSON, whose `<` is escaped, so
+            // no tag in it can carry the nonce). Its drawing sets inline styles, which a nonce
+            // would forbid: styles stay allowed inline (they run no code).
             let nonce = crate::auth::fresh_secret()?;
             let page = page
                 .replacen("<script>", &format!("<script nonce=\"{nonce}\">"), 1)
-                .replacen("<style>", &format!("<style nonce=\"{nonce}\">"), 1)
                 .replacen(
                     "<script type=\"application/json\"",
                     &format!("<script nonce=\"{nonce}\" type=\"application/json\""),
                     1,
                 );
             let policy = format!(
-                "default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}' 'unsafe-inline'; \
+                "default-src 'none'; script-src 'nonce-{nonce}'; style-src 'unsafe-inline'; \
                  img-src 'self' data: blob:; connect-src 'self'; form-action 'self'; \
                  frame-ancestors 'none'; base-uri 'none'"
             );

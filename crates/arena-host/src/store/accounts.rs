@@ -279,6 +279,19 @@ impl Store {
             .map_err(db)
     }
 
+    /// The account whose name `name` passes for (the same ignoring case and look-alikes: what
+    /// people type in a filter), if any.
+    pub async fn account_like(&self, name: &str) -> Result<Option<User>, HostError> {
+        let row = sqlx::query(
+            "SELECT id, name, role, disabled FROM users WHERE name_key = $1 ORDER BY id LIMIT 1",
+        )
+        .bind(name_key(name))
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db)?;
+        row.map(|row| user_of(&row)).transpose().map_err(db)
+    }
+
     /// The account called `name` (exactly), if any.
     pub async fn account(&self, name: &str) -> Result<Option<User>, HostError> {
         let row = sqlx::query("SELECT id, name, role, disabled FROM users WHERE name = $1")
