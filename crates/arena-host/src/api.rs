@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 
 use crate::HostError;
 use crate::auth::{self, AuthError};
-use crate::host::{Host, gunzip, sha256_hex};
+use crate::host::{Host, sha256_hex};
 use crate::leaderboard;
 use crate::records::Submission;
 use crate::scrimmage::ScrimmageError;
@@ -190,7 +190,7 @@ struct Registration {
 async fn register(
     State(host): State<Shared>,
     headers: HeaderMap,
-    peer: Peer,
+    peer: auth::Peer,
     axum::Json(body): axum::Json<Registration>,
 ) -> ApiResult<axum::Json<Value>> {
     let address = auth::client_address(&host, &headers, peer.0);
@@ -203,26 +203,6 @@ async fn register(
             other => other.into(),
         })?;
     Ok(axum::Json(json!({ "name": body.name, "token": token })))
-}
-
-/// The connection's address, when the server was started with it (tests call the router
-/// without one).
-pub struct Peer(pub Option<std::net::SocketAddr>);
-
-impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Peer {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(
-        parts: &mut axum::http::request::Parts,
-        _: &S,
-    ) -> Result<Self, Self::Rejection> {
-        Ok(Peer(
-            parts
-                .extensions
-                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-                .map(|c| c.0),
-        ))
-    }
 }
 
 /// The caller's new token: the old one stops working at once, and so do its sessions.
@@ -259,7 +239,7 @@ async fn account_action(
 ) -> ApiResult<axum::Json<Value>> {
     organiser(&host, &method, &headers).await?;
     Ok(axum::Json(
-        crate::site::account_action(&host, &name, &action).await?,
+        auth::account_action(&host, &name, &action).await?,
     ))
 }
 
@@ -605,61 +585,6 @@ async fn ratings(
     Ok(axum::Json(json!({ "submission": s.id, "points": points })))
 }
 
-/// A replay as `user` may see it: other contestants' stderr removed (whole-game and per answer).
-pub(crate) async fn visible_replay(host: &Shared, user: &User, id: i64) -> ApiResult<Value> {
-    let gz = host.replay(id).await?.ok_or_else(not_found)?;
-    let json = gunzip(&gz, 256 << 20).map_err(|e| {
-        ApiError(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("replay {id}: {e}"),
-        )
-    })?;
-    let mut replay: Value = serde_json::from_slice(&json).map_err(|e| {
-        ApiError(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("replay {id}: {e}"),
-        )
-    })?;
-    arena_formats::version::check_replay(&replay).map_err(|e| {
-        ApiError(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("replay {id}: {e}"),
-        )
-    })?;
-    if !is_organiser(user) {
-        let seats = host.store.seats(id).await?;
-        let mut owners = Vec::new();
-        for submission in &seats {
-            owners.push(host.store.submission(*submission).await?.map(|s| s.user_id));
-        }
-        if let Some(players) = replay.get_mut("players").and_then(Value::as_array_mut) {
-            for (seat, player) in players.iter_mut().enumerate() {
-                if owners.get(seat).copied().flatten() != Some(user.id)
-                    && let Some(object) = player.as_object_mut()
-                {
-                    object.insert(
-                        "stderr".into(),
-                        Value::String("(hidden: another contestant's bot)".into()),
-                    );
-                    object.remove("stderr_dropped");
-                }
-            }
-        }
-        // And the stderr each of their answers carries.
-        if let Some(steps) = replay.get_mut("steps").and_then(Value::as_array_mut) {
-            for step in steps {
-                let seat = step["player"].as_u64().map(|p| p as usize);
-                if seat.and_then(|seat| owners.get(seat).copied().flatten()) != Some(user.id)
-                    && let Some(object) = step.as_object_mut()
-                {
-                    object.remove("stderr");
-                }
-            }
-        }
-    }
-    Ok(replay)
-}
-
 async fn replay(
     State(host): State<Shared>,
     method: Method,
@@ -667,7 +592,11 @@ async fn replay(
     Path(id): Path<i64>,
 ) -> ApiResult<axum::Json<Value>> {
     let user = user(&host, &method, &headers).await?;
-    Ok(axum::Json(visible_replay(&host, &user, id).await?))
+    Ok(axum::Json(
+        host.visible_replay(&user, id)
+            .await?
+            .ok_or_else(not_found)?,
+    ))
 }
 
 /// Writes the results as an `arena tournament` folder (report, summary, CSV, journal, replays)

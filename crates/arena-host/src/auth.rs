@@ -12,7 +12,9 @@ use axum::http::{HeaderMap, header};
 
 use crate::HostError;
 use crate::host::{Host, sha256_hex};
-use crate::store::{Session, User};
+use serde_json::{Value, json};
+
+use crate::store::{Role, Session, User};
 
 /// The pages' cookie.
 pub const SESSION_COOKIE: &str = "arena_session";
@@ -192,4 +194,68 @@ pub async fn register(host: &Host, name: &str, address: &str) -> Result<String, 
              only in case or by look-alike letters are one name): choose another"
         ))),
     }
+}
+
+/// The connection's address, when the server was started with it (tests call the router
+/// without one).
+pub struct Peer(pub Option<std::net::SocketAddr>);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Peer {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(Peer(
+            parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|c| c.0),
+        ))
+    }
+}
+
+/// What an organiser does to an account (the API's and the organiser page's one path): `disable`,
+/// `enable`, `revoke` (its token stops working) or `token` (a new token for it, returned).
+pub async fn account_action(host: &Host, name: &str, action: &str) -> Result<Value, HostError> {
+    let user = host
+        .store
+        .account(name)
+        .await?
+        .ok_or_else(|| HostError::Refused(format!("no account called {name}")))?;
+    if user.role == Role::House {
+        return Err(HostError::Refused(format!(
+            "{name} is a house bot: the contest file enters and removes it"
+        )));
+    }
+    let changed = match action {
+        "disable" if user.role == Role::Organiser => {
+            return Err(HostError::Refused(
+                "an organiser cannot be disabled here: remove them from the contest file".into(),
+            ));
+        }
+        "disable" | "enable" => {
+            let changed = host
+                .store
+                .set_disabled(user.id, action == "disable")
+                .await?;
+            host.changed.notify_waiters();
+            changed
+        }
+        "revoke" => host.store.revoke_token(user.id).await?,
+        "token" => {
+            let token = fresh_secret()?;
+            host.store
+                .rotate_token(user.id, &crate::host::sha256_hex(token.as_bytes()), None)
+                .await?;
+            return Ok(json!({ "name": name, "token": token }));
+        }
+        other => {
+            return Err(HostError::Refused(format!(
+                "no action {other}: disable, enable, revoke or token"
+            )));
+        }
+    };
+    Ok(json!({ "name": name, "action": action, "changed": changed }))
 }

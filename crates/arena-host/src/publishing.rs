@@ -5,11 +5,63 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use serde_json::Value;
+
 use crate::HostError;
-use crate::host::Host;
+use crate::host::{Host, gunzip};
+use crate::store::{Role, User};
 use crate::workers::all_builtin;
 
 impl Host {
+    /// Game `id`'s replay as `user` may see it: other contestants' stderr removed (whole-game and
+    /// per answer); `None` when it has none (not played, or no such game). The API and the pages
+    /// show replays only through it.
+    pub async fn visible_replay(
+        self: &Arc<Self>,
+        user: &User,
+        id: i64,
+    ) -> Result<Option<Value>, HostError> {
+        let Some(gz) = self.replay(id).await? else {
+            return Ok(None);
+        };
+        let broken = |e: String| HostError::Io(format!("replay {id}: {e}"));
+        let json = gunzip(&gz, 256 << 20).map_err(|e| broken(e.to_string()))?;
+        let mut replay: Value = serde_json::from_slice(&json).map_err(|e| broken(e.to_string()))?;
+        arena_formats::version::check_replay(&replay).map_err(|e| broken(e.to_string()))?;
+        if user.role != Role::Organiser {
+            let seats = self.store.seats(id).await?;
+            let mut owners = Vec::new();
+            for submission in &seats {
+                owners.push(self.store.submission(*submission).await?.map(|s| s.user_id));
+            }
+            if let Some(players) = replay.get_mut("players").and_then(Value::as_array_mut) {
+                for (seat, player) in players.iter_mut().enumerate() {
+                    if owners.get(seat).copied().flatten() != Some(user.id)
+                        && let Some(object) = player.as_object_mut()
+                    {
+                        object.insert(
+                            "stderr".into(),
+                            Value::String("(hidden: another contestant's bot)".into()),
+                        );
+                        object.remove("stderr_dropped");
+                    }
+                }
+            }
+            // And the stderr each of their answers carries.
+            if let Some(steps) = replay.get_mut("steps").and_then(Value::as_array_mut) {
+                for step in steps {
+                    let seat = step["player"].as_u64().map(|p| p as usize);
+                    if seat.and_then(|seat| owners.get(seat).copied().flatten()) != Some(user.id)
+                        && let Some(object) = step.as_object_mut()
+                    {
+                        object.remove("stderr");
+                    }
+                }
+            }
+        }
+        Ok(Some(replay))
+    }
+
     /// A finished game's gzipped replay: the stored one, or, for a game of built-in bots (which
     /// keeps none), the game played again from its seed, recording.
     pub async fn replay(self: &Arc<Self>, game: i64) -> Result<Option<Vec<u8>>, HostError> {

@@ -136,7 +136,7 @@ pub struct Registration {
 pub async fn register(
     State(host): State<Shared>,
     headers: HeaderMap,
-    peer: crate::api::Peer,
+    peer: auth::Peer,
     Form(form): Form<Registration>,
 ) -> PageResult<Response> {
     same_origin(&headers)?;

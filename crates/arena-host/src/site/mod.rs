@@ -26,7 +26,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use maud::{DOCTYPE, Markup, html};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::HostError;
 use crate::auth::{self, AuthError};
@@ -35,7 +35,7 @@ use crate::store::{Role, Session, User};
 
 type Shared = Arc<Host>;
 
-/// The pages' routes (merged with the API's by [`crate::api::router`]).
+/// The pages' routes (merged with the API's in `api::router`).
 pub fn routes() -> Router<Shared> {
     Router::new()
         .route("/", get(pages::home))
@@ -339,50 +339,6 @@ pub fn layout(title: &str, reader: Option<&Reader>, body: Markup) -> Markup {
 /// A form's hidden CSRF field.
 pub fn csrf_field(reader: &Reader) -> Markup {
     html! { input type="hidden" name="csrf" value=(reader.session.csrf); }
-}
-
-/// What an organiser does to an account (the API's and the organiser page's one path): `disable`,
-/// `enable`, `revoke` (its token stops working) or `token` (a new token for it, returned).
-pub async fn account_action(host: &Host, name: &str, action: &str) -> Result<Value, HostError> {
-    let user = host
-        .store
-        .account(name)
-        .await?
-        .ok_or_else(|| HostError::Refused(format!("no account called {name}")))?;
-    if user.role == Role::House {
-        return Err(HostError::Refused(format!(
-            "{name} is a house bot: the contest file enters and removes it"
-        )));
-    }
-    let changed = match action {
-        "disable" if user.role == Role::Organiser => {
-            return Err(HostError::Refused(
-                "an organiser cannot be disabled here: remove them from the contest file".into(),
-            ));
-        }
-        "disable" | "enable" => {
-            let changed = host
-                .store
-                .set_disabled(user.id, action == "disable")
-                .await?;
-            host.changed.notify_waiters();
-            changed
-        }
-        "revoke" => host.store.revoke_token(user.id).await?,
-        "token" => {
-            let token = auth::fresh_secret()?;
-            host.store
-                .rotate_token(user.id, &crate::host::sha256_hex(token.as_bytes()), None)
-                .await?;
-            return Ok(json!({ "name": name, "token": token }));
-        }
-        other => {
-            return Err(HostError::Refused(format!(
-                "no action {other}: disable, enable, revoke or token"
-            )));
-        }
-    };
-    Ok(json!({ "name": name, "action": action, "changed": changed }))
 }
 
 /// A time as people read it (UTC).

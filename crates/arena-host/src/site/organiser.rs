@@ -9,9 +9,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use super::{
-    PageError, PageResult, Reader, Shared, account_action, csrf_field, layout, poster, reader, when,
-};
+use super::{PageError, PageResult, Reader, Shared, csrf_field, layout, poster, reader, when};
 use crate::host::Host;
 use crate::leaderboard;
 
@@ -189,7 +187,7 @@ pub async fn user_action(
     Form(form): Form<Action>,
 ) -> PageResult<Response> {
     let reader = organiser_poster(&host, &headers, &uri, &form.csrf).await?;
-    let done = account_action(&host, &name, &form.action).await?;
+    let done = crate::auth::account_action(&host, &name, &form.action).await?;
     if let Some(token) = done.get("token").and_then(|t| t.as_str()) {
         return Ok(layout(
             "New token",

@@ -528,8 +528,8 @@ pub async fn viewer(
         .back
         .filter(|b| b.starts_with('/') && !b.starts_with("//") && !b.contains('\\'))
         .unwrap_or_else(|| "/games".into());
-    match crate::api::visible_replay(&host, reader.user(), id).await {
-        Ok(replay) => {
+    match host.visible_replay(reader.user(), id).await? {
+        Some(replay) => {
             let back = arena_viewer::Back {
                 href: back_href,
                 label: "back to the contest".into(),
@@ -563,7 +563,7 @@ pub async fn viewer(
             }
             Ok(response)
         }
-        Err(_) => {
+        None => {
             // Not played yet (or not at all): what there is to say about it.
             let listed = data::games(
                 &host,

@@ -3,23 +3,9 @@
 
 use sqlx::{Any, Row, Transaction};
 
-use super::users::{User, user_of};
+use super::users::{User, name_key, user_of};
 use super::{Store, db, now};
 use crate::HostError;
-
-/// A name folded so that names that pass for each other fold alike: lowercased, then UTS #39's
-/// skeleton (confusables.txt: `1` and `l`, `0` and `O`, `rn` and `m`, Cyrillic `а` and Latin
-/// `a`, ...), lowercased again, and `i` taken as `l`: case and look-alikes mix (`AIice` with a
-/// capital i passes for `alice`, and `ALlCE` for `ALICE`), so once case is gone `i` and `l` are one
-/// letter. It refuses a few honest pairs (`bill` and `blil`), which is the safe side.
-pub fn name_key(name: &str) -> String {
-    let skeleton: String = unicode_security::skeleton(&name.to_lowercase()).collect();
-    skeleton
-        .to_lowercase()
-        .chars()
-        .map(|c| if c == 'i' { 'l' } else { c })
-        .collect()
-}
 
 /// A signed-in browser, as its cookie finds it.
 #[derive(Clone, Debug)]

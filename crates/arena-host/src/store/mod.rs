@@ -35,11 +35,11 @@ use crate::records::Submission;
 // Outside the crate, games are queued as `store::NewGame` (as before records.rs).
 pub use crate::records::NewGame;
 
-pub use accounts::{Account, Session, name_key};
+pub use accounts::{Account, Session};
 pub use completion::{Finished, Promotion, RatingPoint};
 pub use games::{GameFilter, GameListing, GameRow, ListedSeat, Outcome};
 pub use queue::{Claimed, DEFAULT_LEASE_MS};
-pub use users::{Role, User};
+pub use users::{Role, User, name_key};
 pub use workers::{WorkerInfo, WorkerRow};
 
 /// The versioned migrations in `migrations/`, embedded.

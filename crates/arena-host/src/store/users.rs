@@ -2,7 +2,6 @@
 
 use sqlx::Row;
 
-use super::accounts::name_key;
 use super::{Store, db, now};
 use crate::HostError;
 
@@ -29,6 +28,20 @@ impl Role {
             _ => Role::Contestant,
         }
     }
+}
+
+/// A name folded so that names that pass for each other fold alike: lowercased, then UTS #39's
+/// skeleton (confusables.txt: `1` and `l`, `0` and `O`, `rn` and `m`, Cyrillic `а` and Latin
+/// `a`, ...), lowercased again, and `i` taken as `l`: case and look-alikes mix (`AIice` with a
+/// capital i passes for `alice`, and `ALlCE` for `ALICE`), so once case is gone `i` and `l` are one
+/// letter. It refuses a few honest pairs (`bill` and `blil`), which is the safe side.
+pub fn name_key(name: &str) -> String {
+    let skeleton: String = unicode_security::skeleton(&name.to_lowercase()).collect();
+    skeleton
+        .to_lowercase()
+        .chars()
+        .map(|c| if c == 'i' { 'l' } else { c })
+        .collect()
 }
 
 /// A user from a row whose first columns are `id, name, role, disabled`.
