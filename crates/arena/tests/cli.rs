@@ -973,3 +973,37 @@ fn show_lost_lists_one_game_per_seed() {
     let distinct: std::collections::HashSet<&&str> = seeds.iter().collect();
     assert_eq!(distinct.len(), seeds.len(), "one game per seed: {said}");
 }
+
+/// A contest server others can reach does not start with the examples' tokens (anyone who read
+/// them knows them) nor with short ones, and says how to make good ones; `arena token` makes one.
+#[test]
+fn a_reachable_contest_server_refuses_example_and_short_tokens() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/contest/spring2021-ladder.toml");
+    let contest = dir.path().join("contest.toml");
+    std::fs::copy(&example, &contest).expect("the example");
+    let contest = contest.to_string_lossy().into_owned();
+    let refused = arena(&["host", &contest, "--listen", "0.0.0.0:0"]);
+    assert!(!refused.status.success(), "it must not serve");
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("the token of organiser is an example's") && said.contains("arena token"),
+        "{said}"
+    );
+    assert!(
+        !dir.path().join("contest.db").exists(),
+        "refused before anything is made"
+    );
+    let token = arena(&["token"]);
+    assert!(token.status.success());
+    let token = stdout(&token);
+    let token = token.trim();
+    assert_eq!(token.len(), 64);
+    assert!(token.bytes().all(|b| b.is_ascii_hexdigit()), "{token}");
+    assert_ne!(
+        stdout(&arena(&["token"])).trim(),
+        token,
+        "a new one each time"
+    );
+}
