@@ -141,7 +141,7 @@ fn is_organiser(user: &User) -> bool {
 /// A submission the user may see, or 404.
 async fn visible_submission(host: &Host, user: &User, id: i64) -> ApiResult<Submission> {
     match host.store.submission(id).await? {
-        Some(s) if s.user_id == user.id || is_organiser(user) => Ok(s),
+        Some(s) if auth::may_read(user, &s) => Ok(s),
         _ => Err(not_found()),
     }
 }

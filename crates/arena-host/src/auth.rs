@@ -10,10 +10,11 @@ use std::net::SocketAddr;
 
 use axum::http::{HeaderMap, header};
 
-use crate::HostError;
-use crate::host::{Host, sha256_hex};
 use serde_json::{Value, json};
 
+use crate::HostError;
+use crate::host::{Host, hex, sha256_hex};
+use crate::records::Submission;
 use crate::store::{Role, Session, User};
 
 /// The pages' cookie.
@@ -41,7 +42,7 @@ pub fn fresh_secret() -> Result<String, HostError> {
     std::fs::File::open("/dev/urandom")
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
         .map_err(|e| HostError::Io(format!("cannot read /dev/urandom for a secret: {e}")))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(hex(&bytes))
 }
 
 /// The bearer token of a request, if it sends one.
@@ -61,8 +62,18 @@ pub fn session_cookie(headers: &HeaderMap) -> Option<&str> {
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
-        .find_map(|pair| pair.trim().strip_prefix("arena_session="))
+        .find_map(|pair| {
+            pair.trim()
+                .strip_prefix(SESSION_COOKIE)
+                .and_then(|rest| rest.strip_prefix('='))
+        })
         .filter(|t| !t.is_empty())
+}
+
+/// Whether `user` may read `submission`'s own things (source, build log, its bots' stderr): its
+/// owner and the organisers.
+pub fn may_read(user: &User, submission: &Submission) -> bool {
+    submission.user_id == user.id || user.role == Role::Organiser
 }
 
 /// The user of a bearer token.

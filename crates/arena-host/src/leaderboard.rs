@@ -127,6 +127,11 @@ pub async fn for_user(host: &Host, user: &User) -> Result<Board, HostError> {
     Ok(board)
 }
 
+/// Whether the leaderboard is frozen.
+pub async fn is_frozen(host: &Host) -> Result<bool, HostError> {
+    Ok(host.store.setting(FROZEN_SETTING).await?.is_some())
+}
+
 /// Freezes the leaderboard as it is now (contestants see this copy until it is thawed), or thaws.
 pub async fn set_frozen(host: &Host, frozen: bool) -> Result<(), HostError> {
     if frozen {

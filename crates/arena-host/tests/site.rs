@@ -69,6 +69,35 @@ async fn try_open(
     .await
 }
 
+/// The house bot's submission.
+async fn house_bot(host: &Arc<Host>) -> i64 {
+    host.store
+        .players()
+        .await
+        .expect("players")
+        .into_iter()
+        .find(|s| s.user == "house")
+        .expect("the house bot")
+        .id
+}
+
+/// Queues a ladder game of `seats` in the first league; its id.
+async fn queue_ladder_game(host: &Arc<Host>, seats: Vec<i64>) -> i64 {
+    host.store
+        .schedule(
+            &NewGame {
+                kind: "ladder".into(),
+                league: 0,
+                variant: None,
+                seats,
+                round: 0,
+            },
+            1,
+        )
+        .await
+        .expect("game")
+}
+
 /// One request through the router: its status, headers and body.
 struct Answer {
     status: StatusCode,
@@ -551,28 +580,8 @@ async fn a_disabled_account_cannot_sign_in_and_its_games_stop() {
         .await
         .expect("submission");
     host.store.activate(bob.id, bot).await.expect("active");
-    let house = host
-        .store
-        .players()
-        .await
-        .expect("players")
-        .into_iter()
-        .find(|s| s.user == "house")
-        .expect("the house bot");
-    let game = host
-        .store
-        .schedule(
-            &NewGame {
-                kind: "ladder".into(),
-                league: 0,
-                variant: None,
-                seats: vec![bot, house.id],
-                round: 0,
-            },
-            1,
-        )
-        .await
-        .expect("game");
+    let house = house_bot(&host).await;
+    let game = queue_ladder_game(&host, vec![bot, house]).await;
     assert!(
         host.store
             .players()
@@ -726,27 +735,8 @@ async fn the_live_feed_says_when_the_contest_changed() {
         marker = next_change(&mut body).await;
     }
     assert!(!marker.is_empty());
-    let house = host
-        .store
-        .players()
-        .await
-        .expect("players")
-        .into_iter()
-        .find(|s| s.user == "house")
-        .expect("the house bot");
-    host.store
-        .schedule(
-            &NewGame {
-                kind: "ladder".into(),
-                league: 0,
-                variant: None,
-                seats: vec![house.id, house.id],
-                round: 0,
-            },
-            3,
-        )
-        .await
-        .expect("game");
+    let house = house_bot(&host).await;
+    queue_ladder_game(&host, vec![house, house]).await;
     let moved = next_change(&mut body).await;
     assert_ne!(moved, marker, "a queued game moves the marker");
 }

@@ -17,6 +17,8 @@ mod export;
 mod pages;
 mod server;
 mod store;
+/// Percent-encoding of a URL path (its slashes kept), for servers that link to pages.
+pub use store::url_path;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

@@ -20,13 +20,18 @@ fn local_path(next: Option<&str>) -> String {
         .to_string()
 }
 
-/// A redirect that also sets (or clears) the session cookie.
-fn redirect_with_cookie(to: &str, cookie: &str) -> Response {
-    let mut response = Redirect::to(to).into_response();
+/// `response` that also sets (or clears) the session cookie.
+fn with_cookie(response: impl IntoResponse, cookie: &str) -> Response {
+    let mut response = response.into_response();
     if let Ok(value) = HeaderValue::from_str(cookie) {
         response.headers_mut().insert(header::SET_COOKIE, value);
     }
     response
+}
+
+/// A redirect that also sets (or clears) the session cookie.
+fn redirect_with_cookie(to: &str, cookie: &str) -> Response {
+    with_cookie(Redirect::to(to), cookie)
 }
 
 #[derive(Deserialize)]
@@ -172,11 +177,7 @@ pub async fn register(
             p { a href="/" { "Go to the contest" } }
         },
     );
-    let mut response = page.into_response();
-    if let Ok(value) = HeaderValue::from_str(&cookie) {
-        response.headers_mut().insert(header::SET_COOKIE, value);
-    }
-    Ok(response)
+    Ok(with_cookie(page, &cookie))
 }
 
 /// An upload from the page: a source file or a zipped folder, as `arena submit` sends it.

@@ -65,7 +65,7 @@ pub async fn dashboard(
     let workers = host.store.workers().await?;
     let accounts = host.store.accounts().await?;
     let submissions = host.store.submissions(None).await?;
-    let frozen = host.store.setting("frozen_leaderboard").await?.is_some();
+    let frozen = leaderboard::is_frozen(&host).await?;
     let last_error = host.last_error.lock().ok().and_then(|e| e.clone());
     let disk = disk_space(host.data_dir());
     let body = html! {

@@ -45,9 +45,10 @@ fn state_badge(state: &str) -> Markup {
     html! { span class=(class) { (text) } }
 }
 
-/// Whether `reader` may see `submission`'s own things (build log, source, stderr).
-fn owns(reader: &Reader, submission: &Submission) -> bool {
-    submission.user_id == reader.user().id || reader.is_organiser()
+/// Whether a submission built and so plays or played (ready, or stopped by an organiser): what
+/// others may see of it, and what has a league and a rating.
+fn built(submission: &Submission) -> bool {
+    submission.state == "ready" || submission.state == "stopped"
 }
 
 /// The leaderboard, and the reader's own bot with the upload form.
@@ -80,7 +81,7 @@ pub async fn home(State(host): State<Shared>, headers: HeaderMap, uri: Uri) -> P
                         p {
                             a href={ "/submissions/" (s.id) } { "Submission " (s.id) }
                             " (" (s.source_name) ") " (state_badge(&s.state))
-                            @if s.state == "ready" || s.state == "stopped" {
+                            @if built(s) {
                                 " · league " (league_name(&host, s.league))
                                 " · rating " (format!("{:.2}", s.mu)) " · " (s.games) " games"
                             }
@@ -171,7 +172,7 @@ pub async fn player(
         .await?
         .into_iter()
         // Others see the bots that played: not the ones still building or that failed.
-        .filter(|s| own || s.state == "ready" || s.state == "stopped")
+        .filter(|s| own || built(s))
         .collect();
     let active = submissions.iter().find(|s| s.active);
     let history = match active {
@@ -230,7 +231,7 @@ pub async fn player(
                                 td { a href={ "/submissions/" (s.id) } { (s.id) } @if s.active { " (current)" } }
                                 td { (s.source_name) }
                                 td { (state_badge(&s.state)) }
-                                @if s.state == "ready" || s.state == "stopped" {
+                                @if built(s) {
                                     td { (league_name(&host, s.league)) }
                                     td.num { (format!("{:.2}", s.mu)) }
                                     td.num { (s.games) }
@@ -266,16 +267,16 @@ pub async fn submission(
         .submission(id)
         .await?
         .ok_or(PageError::NotFound)?;
-    let own = owns(&reader, &s);
+    let own = crate::auth::may_read(reader.user(), &s);
     // Another's submission that never played is theirs alone (as the API's 404).
-    if !own && s.state != "ready" && s.state != "stopped" {
+    if !own && !built(&s) {
         return Err(PageError::NotFound);
     }
     filter.submission = Some(s.id);
     filter.player = None;
     let games = data::games(&host, &filter).await?;
     let history = data::rating_history(&host, s.id, s.league).await?;
-    let played = s.state == "ready" || s.state == "stopped";
+    let played = built(&s);
     let body = html! {
         h1 { "Submission " (s.id) " " small.muted { "by " (player_link(&s.user)) } }
         section #submission-live data-live {
@@ -338,7 +339,7 @@ pub async fn source(
         .submission(id)
         .await?
         .ok_or(PageError::NotFound)?;
-    if !owns(&reader, &s) {
+    if !crate::auth::may_read(reader.user(), &s) {
         return Err(PageError::NotFound);
     }
     let bytes = host.store.source(s.id).await?.unwrap_or_default();
@@ -450,7 +451,7 @@ fn pager(action: &str, filter: &Filter, games: &[GameListing]) -> Markup {
     let link = |before: Option<i64>| {
         let mut parts: Vec<String> = query
             .iter()
-            .map(|(k, v)| format!("{k}={}", super::encode_query(v)))
+            .map(|(k, v)| format!("{k}={}", arena_viewer::url_path(v)))
             .collect();
         if let Some(before) = before {
             parts.push(format!("before={before}"));
@@ -486,7 +487,7 @@ pub(super) fn games_table(
                 tbody {
                     @for g in games {
                         tr {
-                            td { a.game href={ "/games/" (g.id) "?back=" (super::encode_query(back)) } { "#" (g.id) } }
+                            td { a.game href={ "/games/" (g.id) "?back=" (arena_viewer::url_path(back)) } { "#" (g.id) } }
                             td { (g.kind) }
                             td { (league_name(host, g.league)) }
                             td {
@@ -564,16 +565,16 @@ pub async fn viewer(
             Ok(response)
         }
         None => {
-            // Not played yet (or not at all): what there is to say about it.
-            let listed = data::games(
-                &host,
-                &Filter {
-                    before: Some(id + 1),
-                    ..Filter::default()
-                },
-            )
-            .await?;
-            let game = listed
+            // Not played yet (or not at all): what there is to say about it. The newest game
+            // below `id + 1` is this one if it exists: one row, not a page.
+            let game = host
+                .store
+                .game_listing(&crate::store::GameFilter {
+                    before: Some(id.saturating_add(1)),
+                    limit: 1,
+                    ..Default::default()
+                })
+                .await?
                 .into_iter()
                 .find(|g| g.id == id)
                 .ok_or(PageError::NotFound)?;
