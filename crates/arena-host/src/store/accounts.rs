@@ -44,15 +44,6 @@ impl Store {
         row.map(|r| r.try_get(0)).transpose().map_err(db)
     }
 
-    /// The name already there that `name` would pass for, if any (outside a registration: the
-    /// contest file's check).
-    pub async fn name_taken(&self, name: &str) -> Result<Option<String>, HostError> {
-        let mut tx = self.pool.begin().await.map_err(db)?;
-        let taken = Self::look_alike(&mut tx, name).await?;
-        tx.rollback().await.map_err(db)?;
-        Ok(taken)
-    }
-
     /// Fills the folded names of rows made before they existed (once, when the store opens).
     pub(super) async fn backfill_name_keys(&self) -> Result<(), HostError> {
         let rows = sqlx::query("SELECT id, name FROM users WHERE name_key IS NULL")
