@@ -180,6 +180,9 @@ pub struct Host {
     pub(crate) koth_scheduled_for: std::sync::Mutex<Option<Vec<i64>>>,
     /// The live workers' jobs as the scheduler last counted them, and when.
     pub(crate) live_jobs_seen: std::sync::Mutex<Option<(std::time::Instant, i64)>>,
+    /// The ladder's queue as the scheduler left it at its last turn (queued games, after its
+    /// refill): how many the workers took between two turns tells how deep to keep it.
+    pub(crate) ladder_queue_left: std::sync::Mutex<Option<i64>>,
     /// Set once this process is registered as a worker. Its workers wait for it before their
     /// first claim: a game completed before the row exists would not be counted on it.
     pub(crate) registered: tokio::sync::OnceCell<()>,
@@ -443,6 +446,7 @@ impl Host {
             registered: tokio::sync::OnceCell::new(),
             koth_scheduled_for: std::sync::Mutex::new(None),
             live_jobs_seen: std::sync::Mutex::new(None),
+            ladder_queue_left: std::sync::Mutex::new(None),
             listening: AtomicBool::new(false),
             worker_id: format!("{}:{}:{start_ms}", machine_name(), std::process::id()),
             lease_ms: workers.lease.as_millis().max(1) as i64,

@@ -18,6 +18,10 @@ const REQUEUE_EVERY: Duration = Duration::from_secs(1);
 /// How often the scheduler counts the live workers' jobs.
 const LIVE_JOBS_EVERY: Duration = Duration::from_secs(1);
 
+/// The ladder's queue is kept at most this many times `queue_per_worker` games per job deep,
+/// however fast the workers take them (see `Host::schedule_ladder`).
+const LADDER_QUEUE_CAP: i64 = 8;
+
 impl Host {
     /// Schedules what the format schedules by itself: ladder games (see [`Host::schedule_ladder`]),
     /// the KotH games the field lacks; nothing for the qualifier (the organiser runs its rounds).
@@ -206,7 +210,8 @@ impl Host {
     }
 
     /// Fills the queue with ladder games, once it holds `queue_per_worker` queued games per live
-    /// job or fewer, to twice that (or until nobody needs a game). Returns how many were queued.
+    /// job or fewer (or twice what the workers took since the last turn, when that is more), to
+    /// twice that (or until nobody needs a game). Returns how many were queued.
     ///
     /// The games are drawn together from one read of the players and of their pending games
     /// (each drawn game counted pending for the next draw) and queued in one transaction: the
@@ -221,11 +226,24 @@ impl Host {
         // yet recorded still counts as running, and each worker claims its next game before it
         // records the last, so that counting them left about one game queued per worker at best,
         // and none for a moment after every claim.
-        let low = jobs * i64::from(self.contest.ladder.queue_per_worker.max(1));
+        let per_jobs = jobs * i64::from(self.contest.ladder.queue_per_worker.max(1));
         // Scrimmages waiting are not counted: the workers take half their claims from them and
         // half from the rest, and a backlog of them must not leave the ladder's half empty.
         let waiting = self.store.count_queued_unasked().await?;
+        // And at least twice what the workers took since the last turn: turns follow the games'
+        // recordings, which workers gather for a moment (`RECORD_GATHER`), and a queue of a few
+        // games per job ran dry between two turns at a quarter of the looks when games last
+        // milliseconds. Capped, so that a burst of claims does not queue far ahead.
+        let left = self.ladder_queue_left.lock().ok().and_then(|left| *left);
+        let taken = left.map_or(0, |left| (left - waiting).max(0));
+        let low = per_jobs.max((2 * taken).min(LADDER_QUEUE_CAP * per_jobs));
+        let remember = |left: i64| {
+            if let Ok(mut seen) = self.ladder_queue_left.lock() {
+                *seen = Some(left);
+            }
+        };
         if waiting > low {
+            remember(waiting);
             return Ok(0);
         }
         let depth = 2 * low;
@@ -254,7 +272,9 @@ impl Host {
                 )
             },
         );
-        self.queue(games).await
+        let queued = self.queue(games).await?;
+        remember(waiting + queued as i64);
+        Ok(queued)
     }
 
     /// Jobs of the workers of every machine: this host's own, or those of the live workers the

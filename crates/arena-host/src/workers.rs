@@ -30,6 +30,17 @@ const MAX_BATCH: i64 = 4096;
 /// Batches of played games a worker's recorder may be behind before the worker waits for it.
 const RECORDER_BACKLOG: usize = 16;
 
+/// How long a worker's recorder gathers games of process bots before it records them, in one
+/// transaction: a completion costs the database about as much as a whole game of trivial process
+/// bots (a dozen statements, a commit that waits for the disk), so that recording games of a few
+/// milliseconds one by one left a ladder on PostgreSQL at two thirds of `arena tournament`'s rate
+/// (issue 29). A result reaches the leaderboard this much later at most; a game longer than this
+/// is recorded alone, as soon as it ends.
+const RECORD_GATHER: Duration = Duration::from_millis(50);
+
+/// The most games of process bots claimed ahead at once (see `RECORD_GATHER`).
+const MAX_AHEAD: i64 = 8;
+
 /// Batches from this size on are cut to a fair share of the queue's tail
 /// ([`crate::store::Store::fair_share`]); smaller ones play too briefly to be worth the look.
 const FAIR_SHARE_FROM: i64 = 64;
@@ -351,9 +362,23 @@ impl Host {
                 while let Ok(mut played) = played_batches.recv() {
                     // Games played while the last ones were being recorded are recorded together,
                     // in one transaction: when games are shorter than their completion, the
-                    // worker never waits for its recorder.
-                    while let Ok(more) = played_batches.try_recv() {
-                        played.extend(more);
+                    // worker never waits for its recorder. Games of process bots are gathered
+                    // for a moment more (built-in ones come in batches already).
+                    let gather_until = (!played.iter().all(|(game, _)| all_builtin(game)))
+                        .then(|| std::time::Instant::now() + RECORD_GATHER);
+                    loop {
+                        let more = match gather_until {
+                            Some(until) => {
+                                let left =
+                                    until.saturating_duration_since(std::time::Instant::now());
+                                played_batches.recv_timeout(left).ok()
+                            }
+                            None => played_batches.try_recv().ok(),
+                        };
+                        match more {
+                            Some(more) => played.extend(more),
+                            None => break,
+                        }
                     }
                     self.record(handle, &played, &mut counts);
                     for (game, _) in &played {
@@ -412,22 +437,22 @@ impl Host {
                 ),
             )
         };
-        // One game of any bots this worker plays.
-        let claim_one = move || {
+        // `count` games of any bots this worker plays.
+        let claim_some = move |count: i64| {
             self.db_call(
                 handle,
                 self.store.claim_batch_excluding(
                     &self.worker_id,
                     Some(&self.languages),
                     self.lease_ms,
-                    1,
+                    count,
                     &self.left_to_others(),
                 ),
             )
         };
-        // Whether the last game of process bots was short enough to claim the next one while it
-        // plays (see below).
-        let mut short_games = false;
+        // Games of process bots to claim while the current ones play: none while they are long
+        // (see below), else as many as play in about `RECORD_GATHER`.
+        let mut short_games: i64 = 0;
         // The next batch of built-in games (or the next game of short process games), claimed
         // while the current one plays.
         let mut ahead: Option<
@@ -465,7 +490,7 @@ impl Host {
                     };
                     match builtin {
                         Ok(games) if !games.is_empty() => Ok(games),
-                        Ok(_) => claim_one(),
+                        Ok(_) => claim_some(1),
                         Err(error) => Err(error),
                     }
                 }),
@@ -505,14 +530,17 @@ impl Host {
             if builtin_only && batch > 1 && !self.stopping() {
                 let count = batch;
                 ahead = Some(scope.spawn(move || claim_builtin(count)));
-            } else if !builtin_only && short_games && !self.stopping() {
+            } else if !builtin_only && short_games > 0 && !self.stopping() {
                 // Games of process bots of a few milliseconds (trivial bots, a ladder's low
                 // leagues): the claim (a millisecond or so on PostgreSQL) is taken off the path
-                // between two games. Only when games are short: a game claimed ahead waits for
-                // the current one, and a long wait would keep it from an idle worker. Held at once,
-                // so that its lease is renewed while it waits.
+                // between two games, and made for as many games as play in `RECORD_GATHER` (a
+                // claim costs the database as much as a few such games). Only when games are
+                // short: games claimed ahead wait for the current ones, and a long wait would
+                // keep them from an idle worker. Held at once, so that their leases are renewed
+                // while they wait.
+                let count = short_games;
                 ahead = Some(scope.spawn(move || {
-                    let games = claim_one()?;
+                    let games = claim_some(count)?;
                     for game in &games {
                         self.hold(game.id, true);
                     }
@@ -535,9 +563,15 @@ impl Host {
             if builtin_only {
                 batch = next_batch(batch, played.len(), took, self.lease_ms);
             } else {
-                short_games = took
+                let each = took / played.len().max(1) as u32;
+                short_games = if each
                     < BATCH_PLAY.min(Duration::from_millis((self.lease_ms / 4).max(1) as u64))
-                    && played.len() == 1;
+                {
+                    (RECORD_GATHER.as_secs_f64() / each.as_secs_f64().max(1e-4))
+                        .clamp(1.0, MAX_AHEAD as f64) as i64
+                } else {
+                    0
+                };
             }
             if to_recorder.send(played).is_err() {
                 return Err(HostError::Io("a worker's recorder thread stopped".into()));

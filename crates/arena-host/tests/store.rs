@@ -1751,3 +1751,121 @@ async fn the_listing_lists_as_many_games_as_asked_with_their_seats() {
         close(store, schema).await;
     }
 }
+
+/// A batch of rated games (as a worker's recorder completes the games played while it recorded
+/// the last) rates and promotes exactly as one game after another does: the rules applied in
+/// completion order by a model written from the ladder's pure functions. Within the batch Alice
+/// passes the boss and is promoted, her later game of the old league rates nobody, a game with
+/// the boss moves the boss's rating that the next promotion check compares with, and a scrimmage
+/// rates nobody.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_of_rated_games_rates_and_promotes_as_one_game_after_another() {
+    use std::collections::HashMap;
+    for (label, store, _keep, schema) in stores().await {
+        let (_, _, a, b) = two_players(&store).await;
+        let carol_user = store
+            .ensure_user("carol", "hash-c", Role::Contestant)
+            .await
+            .unwrap();
+        let c = store
+            .add_submission(carol_user, "builtin", "random", None, "z", 0)
+            .await
+            .unwrap();
+        store.activate(carol_user, c).await.unwrap();
+        let (boss_user, boss) = wood2_boss(&store).await;
+        let promotion = Promotion {
+            bosses: vec![Some(boss_user), None],
+            promotion_games: 2,
+            leagues: 2,
+        };
+        let games: Vec<(&str, Vec<i64>, Vec<u32>)> = vec![
+            ("ladder", vec![a, b], vec![1, 2]),
+            ("ladder", vec![c, boss], vec![2, 1]),
+            ("scrimmage", vec![b, a], vec![1, 2]),
+            ("placement", vec![boss, a], vec![2, 1]),
+            ("ladder", vec![a, c], vec![2, 1]),
+            ("ladder", vec![b, c, boss], vec![1, 2, 2]),
+            ("ladder", vec![c, b], vec![1, 2]),
+            ("ladder", vec![c, boss], vec![1, 2]),
+        ];
+        let scheduled: Vec<NewGame> = games
+            .iter()
+            .map(|(kind, seats, _)| game_of(kind, seats.clone()))
+            .collect();
+        store.schedule_all(&scheduled, 5).await.unwrap();
+        let claimed = store.claim_batch("w", None, 60_000, 100).await.unwrap();
+        assert_eq!(claimed.len(), games.len(), "{label}");
+        let results: Vec<Finished> = claimed
+            .iter()
+            .zip(&games)
+            .map(|(g, (_, _, ranks))| finished(g.id, ranks))
+            .collect();
+        let batch: Vec<(&Claimed, &Finished)> = claimed.iter().zip(&results).collect();
+        let done = store.complete_many(&batch, &promotion).await.unwrap();
+        assert!(done.iter().all(|d| *d), "{label}");
+
+        // The model: (league, rating, games) per submission, the rules game by game.
+        let mut model: HashMap<i64, (i64, Rating, i64)> = [a, b, c, boss]
+            .iter()
+            .map(|id| (*id, (0, Rating::default(), 0)))
+            .collect();
+        let mut promotions = Vec::new();
+        let mut history: HashMap<i64, Vec<(i64, i64, f64, f64)>> = HashMap::new();
+        for (completion, (kind, seats, ranks)) in (1..).zip(&games) {
+            if *kind == "scrimmage" || seats.iter().any(|s| model[s].0 != 0) {
+                continue;
+            }
+            let before: Vec<Rating> = seats.iter().map(|s| model[s].1).collect();
+            for (seat, rating) in seats.iter().zip(ladder::rate(&before, ranks)) {
+                let entry = model.get_mut(seat).unwrap();
+                entry.1 = rating;
+                entry.2 += 1;
+                history
+                    .entry(*seat)
+                    .or_default()
+                    .push((0, completion, rating.mu, rating.sigma));
+            }
+            let boss_mu = model[&boss].1.mu;
+            for seat in seats.iter().filter(|s| **s != boss) {
+                let entry = model.get_mut(seat).unwrap();
+                if entry.0 == 0 && ladder::promoted(entry.2, entry.1.mu, boss_mu, 2) {
+                    *entry = (1, Rating::default(), 0);
+                    promotions.push((*seat, 0, completion));
+                    let fresh = Rating::default();
+                    history
+                        .entry(*seat)
+                        .or_default()
+                        .push((1, completion, fresh.mu, fresh.sigma));
+                }
+            }
+        }
+        assert!(
+            !promotions.is_empty() && model[&a].0 == 1,
+            "{label}: the games were chosen so that Alice is promoted mid-batch: {promotions:?}"
+        );
+        promotions.sort_by_key(|(id, _, completion)| (*completion, *id));
+        assert_eq!(store.promotions().await.unwrap(), promotions, "{label}");
+        for id in [a, b, c, boss] {
+            let stored = store.submission(id).await.unwrap().unwrap();
+            let (league, rating, played) = model[&id];
+            assert_eq!(
+                (stored.league, stored.mu, stored.sigma, stored.games),
+                (league, rating.mu, rating.sigma, played),
+                "{label}: submission {id}"
+            );
+            let points: Vec<(i64, i64, f64, f64)> = store
+                .rating_history(id)
+                .await
+                .unwrap()
+                .iter()
+                .map(|p| (p.league, p.completion, p.mu, p.sigma))
+                .collect();
+            assert_eq!(
+                points,
+                history.remove(&id).unwrap_or_default(),
+                "{label}: submission {id}'s history"
+            );
+        }
+        close(store, schema).await;
+    }
+}

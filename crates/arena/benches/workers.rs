@@ -24,7 +24,9 @@
 //! rounds of every ordered pair of each lineup; `WORKERS_BENCH_BOTS` (comma-separated built-in
 //! bots) measures that lineup alone, `WORKERS_BENCH_ROUNDS` rounds. PostgreSQL:
 //! `$ARENA_TEST_POSTGRES` (default `postgres://postgres@127.0.0.1:5432/test`); a database of its
-//! own is made and dropped.
+//! own is made and dropped. `WORKERS_BENCH_LOG=1` has PostgreSQL log every statement of the
+//! bench's databases with its duration (`log_min_duration_statement = 0` on the database): what a
+//! game costs, statement by statement, in PostgreSQL's log.
 
 mod common;
 
@@ -126,6 +128,14 @@ async fn create(name: &str) {
         .execute(&pool)
         .await
         .expect("CREATE DATABASE");
+    if std::env::var("WORKERS_BENCH_LOG").is_ok() {
+        sqlx::query(&format!(
+            "ALTER DATABASE {name} SET log_min_duration_statement = 0"
+        ))
+        .execute(&pool)
+        .await
+        .expect("ALTER DATABASE");
+    }
     pool.close().await;
 }
 

@@ -3,7 +3,7 @@
 
 use sqlx::{Any, Row, Transaction};
 
-use super::{Claimed, Notice, Outcome, Store, db, now};
+use super::{Backend, Claimed, Notice, Outcome, Store, db, now};
 use crate::HostError;
 use crate::ladder::{self, Rating};
 
@@ -125,9 +125,12 @@ impl Store {
     }
 
     /// Completes several claimed games in one transaction (each as [`Store::complete`] does, in
-    /// order): whether each was still its worker's claim. Runs of unrated games (everything but
-    /// ladder and placement games) are written a thousand at a time in three statements, not three
-    /// per game: games of built-in bots last a fraction of a millisecond, less than a statement.
+    /// order): whether each was still its worker's claim. Games are written a thousand at a time
+    /// in a fixed number of statements, not several per game: games of built-in bots last a
+    /// fraction of a millisecond, less than a statement, and on PostgreSQL each statement of a
+    /// completion cost a ladder of process bots more than its games' own bots did (issue 29). The
+    /// ratings of a batch's rated games are computed in order, in memory, from one read of their
+    /// players, exactly as one game at a time would.
     pub async fn complete_many(
         &self,
         games: &[(&Claimed, &Finished)],
@@ -136,23 +139,30 @@ impl Store {
         let mut tx = self.pool.begin().await.map_err(db)?;
         let mut done = Vec::with_capacity(games.len());
         let mut history = Vec::new();
-        let mut at = 0;
-        while at < games.len() {
-            let unrated = games[at..]
+        let finished_at = now();
+        for chunk in games.chunks(COMPLETION_CHUNK) {
+            let completions = Self::complete_chunk(&mut tx, chunk, finished_at).await?;
+            let rated_games: Vec<(&Claimed, &Finished, i64)> = chunk
                 .iter()
-                .take(COMPLETION_CHUNK)
-                .take_while(|(claimed, _)| !rated(claimed))
-                .count();
-            if unrated == 0 {
-                let (claimed, finished) = games[at];
-                done.push(
-                    Self::complete_in(&mut tx, claimed, finished, promotion, &mut history).await?,
-                );
-                at += 1;
-            } else {
-                done.extend(Self::complete_unrated(&mut tx, &games[at..at + unrated]).await?);
-                at += unrated;
+                .zip(&completions)
+                .filter_map(|((claimed, finished), completion)| {
+                    completion
+                        .filter(|_| rated(claimed))
+                        .map(|completion| (*claimed, *finished, completion))
+                })
+                .collect();
+            if !rated_games.is_empty() {
+                Self::rate(
+                    &mut tx,
+                    self.backend,
+                    &rated_games,
+                    promotion,
+                    finished_at,
+                    &mut history,
+                )
+                .await?;
             }
+            done.extend(completions.iter().map(Option::is_some));
         }
         // Each recorded game's seats' outcomes, and the rated players' new ratings: one
         // statement per batch each, not one per game.
@@ -192,13 +202,15 @@ impl Store {
         Ok(done)
     }
 
-    /// [`Store::complete_in`] for games that rate nobody, at most [`COMPLETION_CHUNK`] of them: one
-    /// statement marks the ones still claimed done, one takes their completion numbers (in the
-    /// order given), one inserts their results.
-    async fn complete_unrated(
+    /// Marks the games of `games` (at most [`COMPLETION_CHUNK`]) that are still claimed done and
+    /// records their results: one statement marks them, one takes their completion numbers (in
+    /// the order given), one inserts their results. Each game's completion number, `None` for a
+    /// claim that is no longer its worker's (nothing of it written).
+    async fn complete_chunk(
         tx: &mut Transaction<'_, Any>,
         games: &[(&Claimed, &Finished)],
-    ) -> Result<Vec<bool>, HostError> {
+        finished_at: i64,
+    ) -> Result<Vec<Option<i64>>, HostError> {
         // Ids and attempts are integers from the database: written into the statement; the
         // workers' names are bound.
         let mut claims = String::new();
@@ -223,7 +235,7 @@ impl Store {
              AND games.worker = claim.column3 AND games.state = 'running' \
              RETURNING games.id, games.attempts, games.worker"
         );
-        let mut query = sqlx::query(&sql).bind(now());
+        let mut query = sqlx::query(&sql).bind(finished_at);
         for (claimed, _) in games {
             query = query.bind(&claimed.worker);
         }
@@ -245,10 +257,21 @@ impl Store {
             })
             .collect();
         if recorded == 0 {
-            return Ok(done);
+            return Ok(vec![None; games.len()]);
         }
+        // Every completion updates this one row first: on PostgreSQL that orders completions (and
+        // their rating updates, read after it) one after another, as SQLite's single writer does.
         let last = Self::take_ids(tx, "completion", recorded as i64).await?;
         let mut completion = last - recorded as i64;
+        let completions: Vec<Option<i64>> = done
+            .iter()
+            .scan(completion, |next, recorded| {
+                Some(recorded.then(|| {
+                    *next += 1;
+                    *next
+                }))
+            })
+            .collect();
         let mut values = String::new();
         for index in 0..recorded {
             if index > 0 {
@@ -274,7 +297,7 @@ impl Store {
                 .bind(finished.replay.clone());
         }
         query.execute(&mut **tx).await.map_err(db)?;
-        Ok(done)
+        Ok(completions)
     }
 
     /// Fills the seats' outcomes of games completed before they were stored (migration 0008)
@@ -401,191 +424,215 @@ impl Store {
         Ok(())
     }
 
-    /// One game's completion; ladder and placement games rate their players and may promote
-    /// (their new ratings are added to `history`).
-    async fn complete_in(
+    /// Rates the players of `games` (recorded ladder and placement games, each with its completion
+    /// number, in completion order) and promotes, as one game after another would: a game rates
+    /// its players only while they are all still in its league (one promoted while the game was
+    /// played starts afresh in its new league, and rating the others against that fresh rating, or
+    /// against a guess of the old one, would be wrong: such a game rates nobody, its result is
+    /// kept); after each game, every seat of its league that has played enough games there and is
+    /// rated above the league's boss is promoted. One read of the players (and the bosses), then
+    /// one write of every changed rating, whatever the number of games. The new ratings are added
+    /// to `history`.
+    async fn rate(
         tx: &mut Transaction<'_, Any>,
-        claimed: &Claimed,
-        finished: &Finished,
+        backend: Backend,
+        games: &[(&Claimed, &Finished, i64)],
         promotion: &Promotion,
+        finished_at: i64,
         history: &mut Vec<RatingPoint>,
-    ) -> Result<bool, HostError> {
-        let finished_at = now();
-        let done = sqlx::query(
-            "UPDATE games SET state = 'done', lease_until = NULL, finished_at = $1 \
-             WHERE id = $2 AND state = 'running' AND attempts = $3 AND worker = $4",
-        )
-        .bind(finished_at)
-        .bind(claimed.id)
-        .bind(claimed.attempts)
-        .bind(&claimed.worker)
-        .execute(&mut **tx)
-        .await
-        .map_err(db)?
-        .rows_affected();
-        if done != 1 {
-            // Nothing of this game was written.
-            return Ok(false);
-        }
-        // Every completion updates this one row first: on PostgreSQL that orders completions (and
-        // their rating updates) one after another, as SQLite's single writer does.
-        let completion = Self::next_id(tx, "completion").await?;
-        sqlx::query(
-            "INSERT INTO results (game_id, completion, entry, replay) VALUES ($1, $2, $3, $4)",
-        )
-        .bind(claimed.id)
-        .bind(completion)
-        .bind(&finished.entry)
-        .bind(finished.replay.clone())
-        .execute(&mut **tx)
-        .await
-        .map_err(db)?;
-        if !rated(claimed) {
-            return Ok(true);
-        }
-        // Ratings: a game rates its players only while they are all still in its league. One
-        // promoted while the game was played starts afresh in its new league: rating the others
-        // against that fresh rating (or against a guess of the old one) would be wrong, so such a
-        // game rates nobody. Its result is kept.
-        // Read and written with one statement each for all the seats (ids are integers from the
-        // database: written into the statements), not two per seat.
-        let ids: Vec<String> = claimed.seats.iter().map(|s| s.id.to_string()).collect();
-        let ids = ids.join(",");
+    ) -> Result<(), HostError> {
+        let boss_of = |league: i64| match promotion.bosses.get(league as usize) {
+            Some(Some(user)) if league + 1 < promotion.leagues => Some(*user),
+            _ => None,
+        };
+        // Ids are integers from the database: written into the statement.
+        let mut seat_ids: Vec<i64> = games
+            .iter()
+            .flat_map(|(claimed, ..)| claimed.seats.iter().map(|s| s.id))
+            .collect();
+        seat_ids.sort_unstable();
+        seat_ids.dedup();
+        let mut boss_users: Vec<i64> = games
+            .iter()
+            .filter_map(|(claimed, ..)| boss_of(claimed.league))
+            .collect();
+        boss_users.sort_unstable();
+        boss_users.dedup();
+        let list = |ids: &[i64]| ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+        let bosses = if boss_users.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " OR (user_id IN ({}) AND active = 1 AND state = 'ready')",
+                list(&boss_users)
+            )
+        };
+        // Locked until the commit on PostgreSQL: the ratings are written back as read here plus
+        // the batch's games, so nothing else may change them meanwhile (the completion counter
+        // already orders completions; this keeps an organiser's reset from being overwritten).
+        let lock = match backend {
+            Backend::Postgres => " ORDER BY id FOR UPDATE",
+            Backend::Sqlite => " ORDER BY id",
+        };
         let rows = sqlx::query(&format!(
-            "SELECT id, league, mu, sigma FROM submissions WHERE id IN ({ids})"
+            "SELECT id, league, mu, sigma, games, user_id, active, state FROM submissions \
+             WHERE id IN ({}){bosses}{lock}",
+            list(&seat_ids)
         ))
         .fetch_all(&mut **tx)
         .await
         .map_err(db)?;
-        let mut current = std::collections::HashMap::with_capacity(rows.len());
+        /// A submission as this batch leaves it.
+        struct Player {
+            league: i64,
+            rating: Rating,
+            games: i64,
+            user: i64,
+            /// Its user's active, built submission (a league's boss is its user's).
+            current: bool,
+            changed: bool,
+        }
+        // Ordered by id: a league's boss is the first current submission of its user there.
+        let mut players: std::collections::BTreeMap<i64, Player> = Default::default();
         for row in &rows {
-            let id: i64 = row.try_get(0).map_err(db)?;
-            let league: i64 = row.try_get(1).map_err(db)?;
-            let rating = Rating {
-                mu: row.try_get(2).map_err(db)?,
-                sigma: row.try_get(3).map_err(db)?,
-            };
-            current.insert(id, (league == claimed.league, rating));
-        }
-        let mut before = Vec::with_capacity(claimed.seats.len());
-        for seat in &claimed.seats {
-            let Some(&(in_league, rating)) = current.get(&seat.id) else {
-                return Err(HostError::Database(format!(
-                    "game {} has a seat of a missing submission {}",
-                    claimed.id, seat.id
-                )));
-            };
-            if !in_league {
-                return Ok(true);
-            }
-            before.push(rating);
-        }
-        let after = ladder::rate(&before, &finished.ranks);
-        let (mut mu, mut sigma) = (String::from("CASE id"), String::from("CASE id"));
-        for (index, seat) in claimed.seats.iter().enumerate() {
-            mu.push_str(&format!(" WHEN {} THEN ${}", seat.id, 2 * index + 1));
-            sigma.push_str(&format!(" WHEN {} THEN ${}", seat.id, 2 * index + 2));
-        }
-        let sql = format!(
-            "UPDATE submissions SET mu = {mu} END, sigma = {sigma} END, games = games + 1 \
-             WHERE id IN ({ids})"
-        );
-        let mut query = sqlx::query(&sql);
-        for rating in &after {
-            query = query.bind(rating.mu).bind(rating.sigma);
-        }
-        query.execute(&mut **tx).await.map_err(db)?;
-        for (seat, rating) in claimed.seats.iter().zip(&after) {
-            history.push(RatingPoint {
-                submission: seat.id,
-                league: claimed.league,
-                completion,
-                at: finished_at,
-                mu: rating.mu,
-                sigma: rating.sigma,
-            });
-        }
-        let fresh = Rating::default();
-        for promoted in Self::promote(tx, claimed, promotion, completion).await? {
-            history.push(RatingPoint {
-                submission: promoted,
-                league: claimed.league + 1,
-                completion,
-                at: finished_at,
-                mu: fresh.mu,
-                sigma: fresh.sigma,
-            });
-        }
-        Ok(true)
-    }
-
-    /// Promotes, after a game of league L, every active submission of L (not the boss) that has
-    /// played enough games there and is rated above the boss. Returns the promoted submissions.
-    async fn promote(
-        tx: &mut Transaction<'_, Any>,
-        claimed: &Claimed,
-        promotion: &Promotion,
-        completion: i64,
-    ) -> Result<Vec<i64>, HostError> {
-        let league = claimed.league;
-        let mut promoted = Vec::new();
-        let Some(Some(boss_user)) = promotion.bosses.get(league as usize) else {
-            return Ok(promoted);
-        };
-        if league + 1 >= promotion.leagues {
-            return Ok(promoted);
-        }
-        let boss = sqlx::query(
-            "SELECT mu FROM submissions WHERE user_id = $1 AND active = 1 AND state = 'ready' AND league = $2",
-        )
-        .bind(*boss_user)
-        .bind(league)
-        .fetch_optional(&mut **tx)
-        .await
-        .map_err(db)?;
-        let Some(boss) = boss else {
-            return Ok(promoted);
-        };
-        let boss_mu: f64 = boss.try_get(0).map_err(db)?;
-        let fresh = Rating::default();
-        for seat in &claimed.seats {
-            let row =
-                sqlx::query("SELECT league, mu, games, user_id FROM submissions WHERE id = $1")
-                    .bind(seat.id)
-                    .fetch_one(&mut **tx)
-                    .await
-                    .map_err(db)?;
-            let (now_league, mu, games, user): (i64, f64, i64, i64) = (
+            let state: String = row.try_get(7).map_err(db)?;
+            players.insert(
                 row.try_get(0).map_err(db)?,
-                row.try_get(1).map_err(db)?,
-                row.try_get(2).map_err(db)?,
-                row.try_get(3).map_err(db)?,
+                Player {
+                    league: row.try_get(1).map_err(db)?,
+                    rating: Rating {
+                        mu: row.try_get(2).map_err(db)?,
+                        sigma: row.try_get(3).map_err(db)?,
+                    },
+                    games: row.try_get(4).map_err(db)?,
+                    user: row.try_get(5).map_err(db)?,
+                    current: row.try_get::<i64, _>(6).map_err(db)? == 1 && state == "ready",
+                    changed: false,
+                },
             );
-            if now_league != league
-                || user == *boss_user
-                || !ladder::promoted(games, mu, boss_mu, promotion.promotion_games)
-            {
-                continue;
+        }
+        let fresh = Rating::default();
+        let mut promotions: Vec<(i64, i64, i64)> = Vec::new();
+        for (claimed, finished, completion) in games {
+            let league = claimed.league;
+            let mut before = Vec::with_capacity(claimed.seats.len());
+            for seat in &claimed.seats {
+                let Some(player) = players.get(&seat.id) else {
+                    return Err(HostError::Database(format!(
+                        "game {} has a seat of a missing submission {}",
+                        claimed.id, seat.id
+                    )));
+                };
+                before.push((player.league == league).then_some(player.rating));
             }
-            sqlx::query(
-                "UPDATE submissions SET league = $1, mu = $2, sigma = $3, games = 0 WHERE id = $4",
-            )
-            .bind(league + 1)
-            .bind(fresh.mu)
-            .bind(fresh.sigma)
-            .bind(seat.id)
+            let Some(before) = before.into_iter().collect::<Option<Vec<Rating>>>() else {
+                continue;
+            };
+            let after = ladder::rate(&before, &finished.ranks);
+            let mut rated: Vec<i64> = Vec::with_capacity(after.len());
+            for (seat, rating) in claimed.seats.iter().zip(&after) {
+                history.push(RatingPoint {
+                    submission: seat.id,
+                    league,
+                    completion: *completion,
+                    at: finished_at,
+                    mu: rating.mu,
+                    sigma: rating.sigma,
+                });
+                // A submission in two seats (never in a ladder's draw) takes its first seat's
+                // rating and one game, as one statement per game wrote it.
+                if rated.contains(&seat.id) {
+                    continue;
+                }
+                rated.push(seat.id);
+                if let Some(player) = players.get_mut(&seat.id) {
+                    player.rating = *rating;
+                    player.games += 1;
+                    player.changed = true;
+                }
+            }
+            let Some(boss_user) = boss_of(league) else {
+                continue;
+            };
+            let Some(boss_mu) = players
+                .values()
+                .find(|p| p.user == boss_user && p.current && p.league == league)
+                .map(|p| p.rating.mu)
+            else {
+                continue;
+            };
+            for seat in &claimed.seats {
+                let Some(player) = players.get_mut(&seat.id) else {
+                    continue;
+                };
+                if player.league != league
+                    || player.user == boss_user
+                    || !ladder::promoted(
+                        player.games,
+                        player.rating.mu,
+                        boss_mu,
+                        promotion.promotion_games,
+                    )
+                {
+                    continue;
+                }
+                player.league = league + 1;
+                player.rating = fresh;
+                player.games = 0;
+                player.changed = true;
+                promotions.push((seat.id, league, *completion));
+                history.push(RatingPoint {
+                    submission: seat.id,
+                    league: league + 1,
+                    completion: *completion,
+                    at: finished_at,
+                    mu: fresh.mu,
+                    sigma: fresh.sigma,
+                });
+            }
+        }
+        let changed: Vec<(i64, &Player)> = players
+            .iter()
+            .filter(|(_, p)| p.changed)
+            .map(|(id, p)| (*id, p))
+            .collect();
+        if !changed.is_empty() {
+            // Integers written in, ratings bound (two values each).
+            let (mut mu, mut sigma) = (String::from("CASE id"), String::from("CASE id"));
+            let (mut games_played, mut leagues) =
+                (String::from("CASE id"), String::from("CASE id"));
+            for (index, (id, player)) in changed.iter().enumerate() {
+                mu.push_str(&format!(" WHEN {id} THEN ${}", 2 * index + 1));
+                sigma.push_str(&format!(" WHEN {id} THEN ${}", 2 * index + 2));
+                games_played.push_str(&format!(" WHEN {id} THEN {}", player.games));
+                leagues.push_str(&format!(" WHEN {id} THEN {}", player.league));
+            }
+            let ids: Vec<i64> = changed.iter().map(|(id, _)| *id).collect();
+            let sql = format!(
+                "UPDATE submissions SET mu = {mu} END, sigma = {sigma} END, \
+                 games = {games_played} END, league = {leagues} END WHERE id IN ({})",
+                list(&ids)
+            );
+            let mut query = sqlx::query(&sql);
+            for (_, player) in &changed {
+                query = query.bind(player.rating.mu).bind(player.rating.sigma);
+            }
+            query.execute(&mut **tx).await.map_err(db)?;
+        }
+        if !promotions.is_empty() {
+            let values: Vec<String> = promotions
+                .iter()
+                .map(|(id, league, completion)| format!("({id}, {league}, {completion})"))
+                .collect();
+            sqlx::query(&format!(
+                "INSERT INTO promotions (submission_id, from_league, completion) VALUES {}",
+                values.join(",")
+            ))
             .execute(&mut **tx)
             .await
             .map_err(db)?;
-            sqlx::query(
-                "INSERT INTO promotions (submission_id, from_league, completion) VALUES ($1, $2, $3)",
-            )
-            .bind(seat.id)
-            .bind(league)
-            .bind(completion)
-            .execute(&mut **tx)
-            .await
-            .map_err(db)?;
+        }
+        for (id, league, _) in &promotions {
             // Its ladder games queued in the old league are no longer its league's (its
             // scrimmages rate nobody: they are played as asked).
             sqlx::query(
@@ -594,12 +641,11 @@ impl Store {
                  (SELECT game_id FROM game_seats WHERE submission_id = $2)",
             )
             .bind(league)
-            .bind(seat.id)
+            .bind(id)
             .execute(&mut **tx)
             .await
             .map_err(db)?;
-            promoted.push(seat.id);
         }
-        Ok(promoted)
+        Ok(())
     }
 }

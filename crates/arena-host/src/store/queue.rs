@@ -476,17 +476,27 @@ impl Store {
         // thousands of ids is planned as a scan of every seat: 25 ms for 4096 games at 200 000.)
         let (first, last) = (games[0].id, games[games.len() - 1].id);
         let claimed: std::collections::HashSet<i64> = games.iter().map(|g| g.id).collect();
-        let which = if (last - first) < 2 * games.len() as i64 {
-            format!("game_id BETWEEN {first} AND {last}")
+        let seats = if (last - first) < 2 * games.len() as i64 {
+            // Bound: one prepared statement serves every claim (a text of its own per claim was
+            // parsed and planned by PostgreSQL each time).
+            sqlx::query(
+                "SELECT game_id, submission_id FROM game_seats WHERE game_id BETWEEN $1 AND $2 \
+                 ORDER BY game_id, seat",
+            )
+            .bind(first)
+            .bind(last)
+            .fetch_all(&self.pool)
+            .await
         } else {
             let ids: Vec<String> = games.iter().map(|g| g.id.to_string()).collect();
-            format!("game_id IN ({})", ids.join(","))
-        };
-        let seats = sqlx::query(&format!(
-            "SELECT game_id, submission_id FROM game_seats WHERE {which} ORDER BY game_id, seat"
-        ))
-        .fetch_all(&self.pool)
-        .await
+            sqlx::query(&format!(
+                "SELECT game_id, submission_id FROM game_seats WHERE game_id IN ({}) \
+                 ORDER BY game_id, seat",
+                ids.join(",")
+            ))
+            .fetch_all(&self.pool)
+            .await
+        }
         .map_err(db)?;
         let mut seat_ids: Vec<(i64, i64)> = Vec::with_capacity(seats.len());
         for row in &seats {
