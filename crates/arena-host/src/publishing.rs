@@ -105,12 +105,13 @@ impl Host {
         use arena_tournament::folder::{OutputOptions, TournamentFolder};
         let failed = |e: arena_tournament::TournamentError| HostError::Io(e.to_string());
         let results = self.store.contest_results().await?;
+        let mut all_seats = self.store.contest_seats().await?;
         // First the bots (the plan names them all), then the folder, then each game's line and
         // replay, one at a time.
         let mut bots: Vec<(i64, String)> = Vec::new();
         let mut seated = Vec::new();
         for (game, _, _) in &results {
-            let seats = self.store.seats(*game).await?;
+            let seats = all_seats.remove(game).unwrap_or_default();
             let mut indices = Vec::new();
             for submission in &seats {
                 let index = match bots.iter().position(|(id, _)| id == submission) {

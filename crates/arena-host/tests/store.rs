@@ -1869,3 +1869,77 @@ async fn a_batch_of_rated_games_rates_and_promotes_as_one_game_after_another() {
         close(store, schema).await;
     }
 }
+
+/// An organiser's rerun starts a submission's rating afresh, and its rating history ends on the
+/// fresh rating at the last completion (the rating after that completion), so the chart shows
+/// the reset; the next game rates it from there. An unknown submission is reported.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rerun_starts_the_rating_afresh_and_the_history_shows_it() {
+    for (label, store, _keep, schema) in stores().await {
+        let (_, _, a, b) = two_players(&store).await;
+        let promotion = Promotion::default();
+        let play = async |ranks: &[u32]| {
+            let id = store
+                .schedule(&game_of("ladder", vec![a, b]), 3)
+                .await
+                .unwrap();
+            let claimed = store.claim("w").await.unwrap().expect("the game");
+            assert_eq!(claimed.id, id);
+            assert!(
+                store
+                    .complete(&claimed, &finished(id, ranks), &promotion)
+                    .await
+                    .unwrap()
+            );
+        };
+        let fresh = Rating::default();
+        play(&[1, 2]).await;
+        let a_after_first = store.submission(a).await.unwrap().unwrap();
+        assert!(store.reset_rating(b).await.unwrap(), "{label}");
+        let reset = store.submission(b).await.unwrap().unwrap();
+        assert_eq!(
+            (reset.mu, reset.sigma, reset.games),
+            (fresh.mu, fresh.sigma, 0)
+        );
+        let points = |history: Vec<arena_host::store::RatingPoint>| -> Vec<(i64, f64, f64)> {
+            history
+                .iter()
+                .map(|p| (p.completion, p.mu, p.sigma))
+                .collect()
+        };
+        assert_eq!(
+            points(store.rating_history(b).await.unwrap()),
+            vec![(1, fresh.mu, fresh.sigma)],
+            "{label}: the reset replaces the point of the game it follows"
+        );
+        play(&[2, 1]).await;
+        let b_now = store.submission(b).await.unwrap().unwrap();
+        let expected = ladder::rate(
+            &[
+                Rating {
+                    mu: a_after_first.mu,
+                    sigma: a_after_first.sigma,
+                },
+                fresh,
+            ],
+            &[2, 1],
+        );
+        assert_eq!(
+            (b_now.mu, b_now.sigma, b_now.games),
+            (expected[1].mu, expected[1].sigma, 1),
+            "{label}: rated from the fresh rating"
+        );
+        assert!(store.reset_rating(a).await.unwrap(), "{label}");
+        let history = points(store.rating_history(a).await.unwrap());
+        assert_eq!(
+            history,
+            vec![
+                (1, a_after_first.mu, a_after_first.sigma),
+                (2, fresh.mu, fresh.sigma)
+            ],
+            "{label}"
+        );
+        assert!(!store.reset_rating(a + b + 1000).await.unwrap(), "{label}");
+        close(store, schema).await;
+    }
+}

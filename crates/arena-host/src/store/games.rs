@@ -530,14 +530,35 @@ impl Store {
         kind: &str,
         which: &str,
     ) -> Result<HashMap<i64, Vec<i64>>, HostError> {
-        let rows = sqlx::query(&format!(
-            "SELECT gs.game_id, gs.submission_id FROM game_seats gs JOIN games g ON g.id = gs.game_id \
-             WHERE g.kind = $1 AND {which} ORDER BY gs.game_id, gs.seat"
-        ))
-        .bind(kind)
-        .fetch_all(&self.pool)
+        self.seats_where(&format!("g.kind = $1 AND {which}"), Some(kind))
+            .await
+    }
+
+    /// The seats of the games of [`Store::contest_results`], by game: one statement for them all
+    /// (an export read them one game at a time).
+    pub async fn contest_seats(&self) -> Result<HashMap<i64, Vec<i64>>, HostError> {
+        self.seats_where(
+            "g.kind <> 'scrimmage' AND g.id IN (SELECT game_id FROM results)",
+            None,
+        )
         .await
-        .map_err(db)?;
+    }
+
+    /// Seats by game, in seat order, of the games `which` selects (`kind` bound as `$1`).
+    async fn seats_where(
+        &self,
+        which: &str,
+        kind: Option<&str>,
+    ) -> Result<HashMap<i64, Vec<i64>>, HostError> {
+        let sql = format!(
+            "SELECT gs.game_id, gs.submission_id FROM game_seats gs JOIN games g ON g.id = gs.game_id \
+             WHERE {which} ORDER BY gs.game_id, gs.seat"
+        );
+        let mut query = sqlx::query(&sql);
+        if let Some(kind) = kind {
+            query = query.bind(kind);
+        }
+        let rows = query.fetch_all(&self.pool).await.map_err(db)?;
         let mut seats: HashMap<i64, Vec<i64>> = HashMap::new();
         for row in &rows {
             seats

@@ -194,19 +194,54 @@ impl Store {
         Ok(changed == 1)
     }
 
-    /// Rerun: the submission's rating starts afresh in its league (its games stay in the record).
+    /// Rerun: the submission's rating starts afresh in its league (its games stay in the record),
+    /// and its rating history says so: a fresh point at the last completion (replacing that
+    /// game's point, if it played it: the rating after that completion is the fresh one).
     pub async fn reset_rating(&self, id: i64) -> Result<bool, HostError> {
         let fresh = Rating::default();
-        let changed =
-            sqlx::query("UPDATE submissions SET mu = $1, sigma = $2, games = 0 WHERE id = $3")
-                .bind(fresh.mu)
-                .bind(fresh.sigma)
-                .bind(id)
-                .execute(&self.pool)
-                .await
-                .map_err(db)?
-                .rows_affected();
-        Ok(changed == 1)
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        // The completion counter first, as completions take it: a completion's ratings (read,
+        // then written back) never interleave with a reset.
+        let completion: i64 = sqlx::query(
+            "UPDATE counters SET value = value WHERE name = 'completion' RETURNING value",
+        )
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(db)?
+        .try_get(0)
+        .map_err(db)?;
+        let league: Option<i64> = sqlx::query(
+            "UPDATE submissions SET mu = $1, sigma = $2, games = 0 WHERE id = $3 RETURNING league",
+        )
+        .bind(fresh.mu)
+        .bind(fresh.sigma)
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(db)?
+        .map(|row| row.try_get(0))
+        .transpose()
+        .map_err(db)?;
+        let Some(league) = league else {
+            return Ok(false);
+        };
+        sqlx::query(
+            "INSERT INTO rating_history (submission_id, league, completion, recorded_at, mu, sigma) \
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (submission_id, completion, league) \
+             DO UPDATE SET recorded_at = excluded.recorded_at, mu = excluded.mu, \
+             sigma = excluded.sigma",
+        )
+        .bind(id)
+        .bind(league)
+        .bind(completion)
+        .bind(now())
+        .bind(fresh.mu)
+        .bind(fresh.sigma)
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?;
+        tx.commit().await.map_err(db)?;
+        Ok(true)
     }
 
     pub async fn submission(&self, id: i64) -> Result<Option<Submission>, HostError> {
