@@ -112,6 +112,20 @@ async fn two_players(store: &Store) -> (i64, i64, i64, i64) {
     (alice, bob, a, b)
 }
 
+/// Carol, a third contestant with a built-in active: (user, submission).
+async fn carol(store: &Store) -> (i64, i64) {
+    let user = store
+        .ensure_user("carol", "hash-c", Role::Contestant)
+        .await
+        .unwrap();
+    let submission = store
+        .add_submission(user, "builtin", "random", None, "c", 0)
+        .await
+        .unwrap();
+    store.activate(user, submission).await.unwrap();
+    (user, submission)
+}
+
 /// The first league's boss, a house user with the built-in wood2 active: (user, submission).
 async fn wood2_boss(store: &Store) -> (i64, i64) {
     let user = store
@@ -1244,6 +1258,19 @@ async fn accounts_sessions_tokens_and_disabling() {
 }
 
 /// A game of `kind` between `seats` (no variant, league 0).
+/// Queues `game`, claims it (the queue holds nothing else) and completes it with `ranks`.
+async fn play_one(store: &Store, game: NewGame, ranks: &[u32], promotion: &Promotion) {
+    let id = store.schedule(&game, 3).await.unwrap();
+    let claimed = store.claim("w").await.unwrap().expect("the game");
+    assert_eq!(claimed.id, id);
+    assert!(
+        store
+            .complete(&claimed, &finished(id, ranks), promotion)
+            .await
+            .unwrap()
+    );
+}
+
 fn game_of(kind: &str, seats: Vec<i64>) -> NewGame {
     NewGame {
         kind: kind.into(),
@@ -1271,15 +1298,7 @@ fn ids(games: &[GameListing]) -> Vec<i64> {
 async fn the_listing_filters_pages_and_names_every_seat() {
     for (label, store, keep, schema) in stores().await {
         let (alice, bob, a, b) = two_players(&store).await;
-        let carol = store
-            .ensure_user("carol", "hash-c", Role::Contestant)
-            .await
-            .unwrap();
-        let c = store
-            .add_submission(carol, "builtin", "random", None, "c", 0)
-            .await
-            .unwrap();
-        store.activate(carol, c).await.unwrap();
+        let (carol, c) = carol(&store).await;
         // g1: Alice beats Bob; g2: Bob and Alice share first place; g3: Carol beats Alice, who
         // timed out; g4: a scrimmage Carol wins against Bob; g5 (below): queued.
         let played = store
@@ -1571,17 +1590,8 @@ async fn rating_history_follows_rated_games_only_and_a_promotion_starts_a_league
         };
         // Alice beats Bob (rated), then a scrimmage Bob wins (unrated), then Alice beats the boss
         // (rated: her second game, above the boss: promoted).
-        let play = async |game: NewGame, ranks: &[u32]| {
-            let id = store.schedule(&game, 3).await.unwrap();
-            let claimed = store.claim("w").await.unwrap().expect("the game");
-            assert_eq!(claimed.id, id);
-            assert!(
-                store
-                    .complete(&claimed, &finished(id, ranks), &promotion)
-                    .await
-                    .unwrap()
-            );
-        };
+        let play =
+            async |game: NewGame, ranks: &[u32]| play_one(&store, game, ranks, &promotion).await;
         play(game_of("ladder", vec![a, b]), &[1, 2]).await;
         let after_first = store.submission(a).await.unwrap().unwrap();
         play(game_of("scrimmage", vec![a, b]), &[2, 1]).await;
@@ -1763,15 +1773,7 @@ async fn a_batch_of_rated_games_rates_and_promotes_as_one_game_after_another() {
     use std::collections::HashMap;
     for (label, store, _keep, schema) in stores().await {
         let (_, _, a, b) = two_players(&store).await;
-        let carol_user = store
-            .ensure_user("carol", "hash-c", Role::Contestant)
-            .await
-            .unwrap();
-        let c = store
-            .add_submission(carol_user, "builtin", "random", None, "z", 0)
-            .await
-            .unwrap();
-        store.activate(carol_user, c).await.unwrap();
+        let (_, c) = carol(&store).await;
         let (boss_user, boss) = wood2_boss(&store).await;
         let promotion = Promotion {
             bosses: vec![Some(boss_user), None],
@@ -1879,18 +1881,7 @@ async fn a_rerun_starts_the_rating_afresh_and_the_history_shows_it() {
         let (_, _, a, b) = two_players(&store).await;
         let promotion = Promotion::default();
         let play = async |ranks: &[u32]| {
-            let id = store
-                .schedule(&game_of("ladder", vec![a, b]), 3)
-                .await
-                .unwrap();
-            let claimed = store.claim("w").await.unwrap().expect("the game");
-            assert_eq!(claimed.id, id);
-            assert!(
-                store
-                    .complete(&claimed, &finished(id, ranks), &promotion)
-                    .await
-                    .unwrap()
-            );
+            play_one(&store, game_of("ladder", vec![a, b]), ranks, &promotion).await
         };
         let fresh = Rating::default();
         play(&[1, 2]).await;

@@ -320,21 +320,9 @@ impl Store {
             let Some(last) = rows.last() else { break };
             let first: i64 = rows[0].try_get(0).map_err(db)?;
             after = last.try_get(0).map_err(db)?;
-            let seat_rows = sqlx::query(
-                "SELECT game_id, submission_id FROM game_seats WHERE game_id BETWEEN $1 AND $2 \
-                 ORDER BY game_id, seat",
-            )
-            .bind(first)
-            .bind(after)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(db)?;
             let mut seats: std::collections::HashMap<i64, Vec<i64>> = Default::default();
-            for row in &seat_rows {
-                seats
-                    .entry(row.try_get(0).map_err(db)?)
-                    .or_default()
-                    .push(row.try_get(1).map_err(db)?);
+            for (game, submission) in self.seats_between(first, after).await? {
+                seats.entry(game).or_default().push(submission);
             }
             let mut outcomes = Vec::new();
             for row in &rows {

@@ -544,6 +544,28 @@ impl Store {
         .await
     }
 
+    /// The seats of the games numbered `first` to `last`, as (game, submission) in game and seat
+    /// order: a range of the seats' primary key, one prepared statement for every range.
+    pub(super) async fn seats_between(
+        &self,
+        first: i64,
+        last: i64,
+    ) -> Result<Vec<(i64, i64)>, HostError> {
+        let rows = sqlx::query(
+            "SELECT game_id, submission_id FROM game_seats WHERE game_id BETWEEN $1 AND $2 \
+             ORDER BY game_id, seat",
+        )
+        .bind(first)
+        .bind(last)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        rows.iter()
+            .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(db)
+    }
+
     /// Seats by game, in seat order, of the games `which` selects (`kind` bound as `$1`).
     async fn seats_where(
         &self,

@@ -476,35 +476,29 @@ impl Store {
         // thousands of ids is planned as a scan of every seat: 25 ms for 4096 games at 200 000.)
         let (first, last) = (games[0].id, games[games.len() - 1].id);
         let claimed: std::collections::HashSet<i64> = games.iter().map(|g| g.id).collect();
+        // Bound when a range: one prepared statement serves every claim (a text of its own per
+        // claim was parsed and planned by PostgreSQL each time).
         let seats = if (last - first) < 2 * games.len() as i64 {
-            // Bound: one prepared statement serves every claim (a text of its own per claim was
-            // parsed and planned by PostgreSQL each time).
-            sqlx::query(
-                "SELECT game_id, submission_id FROM game_seats WHERE game_id BETWEEN $1 AND $2 \
-                 ORDER BY game_id, seat",
-            )
-            .bind(first)
-            .bind(last)
-            .fetch_all(&self.pool)
-            .await
+            self.seats_between(first, last).await?
         } else {
             let ids: Vec<String> = games.iter().map(|g| g.id.to_string()).collect();
-            sqlx::query(&format!(
+            let rows = sqlx::query(&format!(
                 "SELECT game_id, submission_id FROM game_seats WHERE game_id IN ({}) \
                  ORDER BY game_id, seat",
                 ids.join(",")
             ))
             .fetch_all(&self.pool)
             .await
-        }
-        .map_err(db)?;
-        let mut seat_ids: Vec<(i64, i64)> = Vec::with_capacity(seats.len());
-        for row in &seats {
-            let game: i64 = row.try_get(0).map_err(db)?;
-            if claimed.contains(&game) {
-                seat_ids.push((game, row.try_get(1).map_err(db)?));
-            }
-        }
+            .map_err(db)?;
+            rows.iter()
+                .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+                .collect::<Result<Vec<(i64, i64)>, sqlx::Error>>()
+                .map_err(db)?
+        };
+        let seat_ids: Vec<(i64, i64)> = seats
+            .into_iter()
+            .filter(|(game, _)| claimed.contains(game))
+            .collect();
         let mut distinct: Vec<i64> = seat_ids.iter().map(|(_, id)| *id).collect();
         distinct.sort_unstable();
         distinct.dedup();
