@@ -35,6 +35,19 @@ pub struct Reading {
     pub acted: bool,
     /// Calls made so far.
     pub calls: u32,
+    /// Characters each seat claimed that may still be in its hand: set by a claim, cleared when
+    /// that card is shown (it is replaced), given up, or the claim is caught as a bluff, and all
+    /// cleared by the seat's Exchange (a new hand). What a card-counting bot weighs its guesses by.
+    pub live_claims: [[bool; 5]; 2],
+    /// Challenged claims per seat that proved true (the card shown)...
+    pub shown: [u32; 2],
+    /// ...and that proved bluffs (a card given up instead).
+    pub caught: [u32; 2],
+    /// Challenges each seat made...
+    pub challenges: [u32; 2],
+    /// ...and the claims of the other it let go when it could have challenged them (a pass on Tax,
+    /// Exchange or Steal; a block accepted).
+    pub declined: [u32; 2],
 }
 
 /// Replays the history: who wrote what. Within a line the owner writes the even positions and the
@@ -78,7 +91,45 @@ pub fn read_history(history: &str) -> Reading {
             if let Some(card) = Card::needed_for(c) {
                 reading.claimed[writer][card as usize] = true;
                 reading.committed[writer][card as usize] = true;
+                reading.live_claims[writer][card as usize] = true;
             }
+            if c == b'q' {
+                reading.challenges[writer] += 1;
+            }
+            let after = i.checked_sub(1).map(|j| line[j]);
+            let lets_go = match c {
+                b'p' => matches!(after, Some(b'T' | b'E' | b'S')),
+                b'\n' => matches!(after, Some(b'a' | b'c' | b'd' | b's')),
+                _ => false,
+            };
+            if lets_go {
+                reading.declined[writer] += 1;
+            }
+            // A challenge (`q`) two characters back was answered now: the claim before it stood or
+            // fell. The claim's writer is the one answering.
+            let challenged = (i >= 2 && line[i - 1] == b'q')
+                .then(|| Card::needed_for(line[i - 2]))
+                .flatten();
+            if let Some(card) = Card::from_reveal(c) {
+                if challenged.is_some() {
+                    reading.shown[writer] += 1;
+                }
+                reading.live_claims[writer][card as usize] = false;
+            } else if let Some(card) = Card::from_surrender(c) {
+                if let Some(claim) = challenged {
+                    reading.caught[writer] += 1;
+                    reading.live_claims[writer][claim as usize] = false;
+                }
+                reading.live_claims[writer][card as usize] = false;
+            }
+        }
+        // An Exchange the owner was not caught bluffing leaves it a new hand.
+        let exchanged = line.first() == Some(&b'E')
+            && !line
+                .get(2)
+                .is_some_and(|&c| Card::from_surrender(c).is_some());
+        if exchanged && line.last() == Some(&b'\n') {
+            reading.live_claims[owner] = [false; 5];
         }
         lines += 1;
         start = end;
