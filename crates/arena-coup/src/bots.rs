@@ -43,6 +43,11 @@ pub struct Reading {
     pub shown: [u32; 2],
     /// ...and that proved bluffs (a card given up instead).
     pub caught: [u32; 2],
+    /// Characters each seat showed it likely lacks: it let a Steal go without a Captain or
+    /// Ambassador block, a Foreign Aid without a Duke block, an Assassination without a Contessa
+    /// block (most bots block truthfully when they can). Cleared when the seat gets a new card (an
+    /// Exchange, a card shown and replaced) or claims the character.
+    pub denied: [[bool; 5]; 2],
     /// Challenges each seat made...
     pub challenges: [u32; 2],
     /// ...and the claims of the other it let go when it could have challenged them (a pass on Tax,
@@ -96,6 +101,21 @@ pub fn read_history(history: &str) -> Reading {
             if c == b'q' {
                 reading.challenges[writer] += 1;
             }
+            if let Some(card) = Card::needed_for(c) {
+                reading.denied[writer][card as usize] = false;
+            }
+            if i == 1 {
+                let lacks: &[Card] = match (line[0], c) {
+                    (b'S', b'p' | b'q') => &[Card::Captain, Card::Ambassador],
+                    (b'F', b'p') => &[Card::Duke],
+                    (b'A', b'q') => &[Card::Contessa],
+                    (b'A', _) if Card::from_surrender(c).is_some() => &[Card::Contessa],
+                    _ => &[],
+                };
+                for &card in lacks {
+                    reading.denied[writer][card as usize] = true;
+                }
+            }
             let after = i.checked_sub(1).map(|j| line[j]);
             let lets_go = match c {
                 b'p' => matches!(after, Some(b'T' | b'E' | b'S')),
@@ -115,6 +135,7 @@ pub fn read_history(history: &str) -> Reading {
                     reading.shown[writer] += 1;
                 }
                 reading.live_claims[writer][card as usize] = false;
+                reading.denied[writer] = [false; 5];
             } else if let Some(card) = Card::from_surrender(c) {
                 if let Some(claim) = challenged {
                     reading.caught[writer] += 1;
@@ -130,6 +151,7 @@ pub fn read_history(history: &str) -> Reading {
                 .is_some_and(|&c| Card::from_surrender(c).is_some());
         if exchanged && line.last() == Some(&b'\n') {
             reading.live_claims[owner] = [false; 5];
+            reading.denied[owner] = [false; 5];
         }
         lines += 1;
         start = end;

@@ -1,10 +1,21 @@
-//! `oracle`: determinized Monte Carlo over the hidden cards.
+//! `oracle` and `king`: determinized Monte Carlo over the hidden cards.
 //!
-//! On every call with a choice it draws `samples` guesses at what it cannot see (the opponent's hand,
-//! weighted towards the characters the opponent has claimed since its last Income, and the deck's
-//! order), and for each guess tries every candidate (each legal move; each distinct keep when the call
-//! completes an Exchange) by playing the game out with `calculator` on both sides. The candidate that
-//! wins most play-outs is written; ties go to what calculator itself would write.
+//! On every call with a choice the bot draws `samples` guesses at what it cannot see (the opponent's
+//! hand and the deck's order), and for each guess tries every candidate (each legal move; each
+//! distinct keep when the call completes an Exchange) by playing the game out, `calculator` playing
+//! for the bot. The candidate that wins most play-outs is written; ties go to what calculator itself
+//! would write.
+//!
+//! The two differ in how they model the opponent ([`Model`]):
+//! - `oracle` weights the guesses towards the characters the opponent claimed since its last Income
+//!   and has calculator play the opponent;
+//! - `king` counts cards from the whole history (the claims not since shown, given up or
+//!   exchanged; the blocks the opponent did not make when a Steal, Foreign Aid or Assassination let
+//!   it), believes claims as far as this game's caught bluffs and shown cards say, and weighs what
+//!   kind of player the opponent is ([`Opponent`]: calculator-like, honest, or a doubter) by its
+//!   challenges and passes so far. Each guess draws a kind by those weights and plays that kind out;
+//!   the calculator-like one makes a random choice at a share of its decisions, so the search does
+//!   not lean on one exact opponent.
 //!
 //! Like every Coup bot it decides from the call alone (the history, coins and cards), so it plays the
 //! same in process and as a program called once per move. The work is a fixed number of play-outs and
@@ -289,6 +300,10 @@ impl OracleBot {
                 )
             }
         };
+        let (denied, denied_weight) = match (self.model, opponent) {
+            (Model::Oracle, _) | (_, Opponent::Doubter) => ([false; 5], 1.0),
+            _ => (reading.denied[opp], 0.15),
+        };
         // Rejection sampling: a hand missing a claimed character is kept less often.
         for attempt in 0..attempts {
             for i in (1..pool.len()).rev() {
@@ -300,6 +315,11 @@ impl OracleBot {
             for card in Card::ALL {
                 if claimed[card as usize] && !hand.contains(&card) {
                     weight *= bluff_weight;
+                }
+                // A character it let pass unblocked is unlikely in hand (not for a doubter, which
+                // never blocks).
+                if denied[card as usize] && hand.contains(&card) {
+                    weight *= denied_weight;
                 }
             }
             if attempt + 1 == attempts || unit(rng) < weight {
@@ -370,8 +390,9 @@ impl Bot<Coup> for OracleBot {
             let opponent = match self.model {
                 Model::Oracle => Opponent::Calculator(0.0),
                 Model::King => {
-                    // A kind by its weight; calculator as it is in half its guesses, with
-                    // surprises in the rest.
+                    // A kind by its weight; the calculator-like one makes a random choice at a
+                    // tenth or a quarter of its decisions (more hurt against calculator itself,
+                    // none did worse against oracle: docs/benchmarks.md).
                     let mut at = unit(&mut rng) * total;
                     let kind = kinds
                         .iter()
@@ -382,7 +403,7 @@ impl Bot<Coup> for OracleBot {
                         .unwrap_or(0);
                     match kind {
                         0 => Opponent::Calculator(
-                            [0.0, 0.0, 0.1, 0.25][below(&mut rng, 4) as usize & 3],
+                            [0.1, 0.1, 0.25, 0.25][below(&mut rng, 4) as usize & 3],
                         ),
                         1 => Opponent::Honest,
                         _ => Opponent::Doubter,
