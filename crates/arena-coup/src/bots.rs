@@ -146,9 +146,9 @@ pub fn read_history(history: &str) -> Reading {
         }
         // An Exchange the owner was not caught bluffing leaves it a new hand.
         let exchanged = line.first() == Some(&b'E')
-            && !line
+            && line
                 .get(2)
-                .is_some_and(|&c| Card::from_surrender(c).is_some());
+                .is_none_or(|&c| Card::from_surrender(c).is_none());
         if exchanged && line.last() == Some(&b'\n') {
             reading.live_claims[owner] = [false; 5];
             reading.denied[owner] = [false; 5];
