@@ -40,10 +40,10 @@ pub fn catalog() -> Vec<BotEntry<Coup>> {
         },
         BotEntry {
             name: "king",
-            about: "determinized Monte Carlo like oracle, with card counting from the whole history \
-                    (claims not since shown, given up or exchanged, believed by this game's caught \
-                    bluffs) and a calculator opponent that sometimes surprises, so it does not lean \
-                    on one exact opponent; a few milliseconds a call",
+            about: "determinized Monte Carlo like oracle, but it counts cards over the whole game \
+                    (claims not since shown, given up or exchanged; blocks not made) and judges from \
+                    the opponent's challenges, passes and caught bluffs whether it is calculator-like, \
+                    honest or always doubting; a few milliseconds a call",
             thinks: true,
             make: |seed| Box::new(OracleBot::with_model(seed, SAMPLES, Model::King)),
         },
