@@ -77,6 +77,18 @@ pub fn read_history(history: &str) -> Reading {
                 continue;
             }
             calls += 1;
+            if Card::from_surrender(c).is_some() {
+                // A card is given up only to a Coup or an Assassination (the line's second
+                // character) or right after a challenge or a shown card. Anywhere else the symbol is
+                // junk the original arbiter accepted before a move (Calculator wrote `<\n` where only
+                // `\n` was legal): the call is counted, nothing was lost.
+                let after = line[i.saturating_sub(1)];
+                let gives_up = (i == 1 && matches!(line[0], b'A' | b'C'))
+                    || (i >= 2 && (after == b'q' || Card::from_reveal(after).is_some()));
+                if !gives_up {
+                    continue;
+                }
+            }
             if let Some(card) = Card::from_surrender(c) {
                 reading.dead[writer][card as usize] += 1;
             }
@@ -654,6 +666,18 @@ mod tests {
             let reading = read_history(history);
             assert_eq!((reading.me, reading.my_turn), (me, my_turn), "{history:?}");
         }
+    }
+
+    #[test]
+    fn junk_before_a_newline_is_no_lost_card() {
+        // `<` before the owner's `\n` after a pass: the original arbiter accepted it; it is one call
+        // (with the newline) and no Captain was given up.
+        let reading = read_history("Tp<\nFdq_<\n");
+        assert_eq!(reading.dead, [[1, 0, 0, 0, 0], [0; 5]]);
+        assert_eq!(reading.calls, 8);
+        assert_eq!((reading.me, reading.my_turn), (0, true));
+        let real = read_history("Tq'\nC=\nAsq!_\n");
+        assert_eq!(real.dead, [[1, 1, 0, 1, 0], [0; 5]]);
     }
 
     #[test]
