@@ -5,7 +5,7 @@
 use arena_core::game::{Answer, Bot, Game};
 use arena_core::seed::bot_rng;
 use arena_coup::catalog;
-use arena_coup::rules::{Coup, CoupConfig, CoupObs};
+use arena_coup::rules::{Coup, CoupAction, CoupConfig, CoupObs, Move};
 use arena_coup::search::{Model, OracleBot};
 
 /// Fewer guesses than the built-in bot: tests run in the debug profile.
@@ -67,6 +67,56 @@ fn legal_against_every_built_in() {
             }
         }
     }
+}
+
+/// Calculator as the published one sometimes answered: `<` written before a lone `\n`, which the
+/// original arbiter (and arena without `--strict-moves`) accepts.
+struct JunkWriter(Box<dyn Bot<Coup>>);
+
+impl Bot<Coup> for JunkWriter {
+    fn act(&mut self, obs: &CoupObs) -> CoupAction {
+        let mut action = self.0.act(obs);
+        if action.wrote == Move::END && obs.legal.len() == 1 && obs.keep == 0 {
+            action.junk = Some('<');
+        }
+        action
+    }
+}
+
+#[test]
+fn junk_in_the_history_keeps_the_search_going() {
+    // After the opponent's junk the guesses must still reproduce the call (else the bot would
+    // play calculator's answer for the rest of the game), and the junk is no lost card.
+    let mut junk_games = 0;
+    for seed in 0..12 {
+        let seat = (seed % 2) as usize;
+        let mut opponent = JunkWriter(opponent("calculator", seed + 1));
+        let king = OracleBot::with_model(seed, 1, Model::King);
+        let mut me = OracleBot::with_model(seed, TEST_SAMPLES, Model::King);
+        let mut rng = bot_rng(seed);
+        let mut game = Coup::new(&CoupConfig::default(), seed);
+        let mut obs = CoupObs::default();
+        while let Some(player) = game.to_act() {
+            game.observe(player, &mut obs);
+            let action = if player == seat {
+                assert!(
+                    king.determinize(&obs, &mut rng).is_some(),
+                    "seed {seed}: no consistent guess for {obs:?}"
+                );
+                me.act(&obs)
+            } else {
+                opponent.act(&obs)
+            };
+            game.apply(player, Answer::Action(action));
+        }
+        assert!(
+            game.rule_faults().is_empty(),
+            "seed {seed}: {:?}",
+            game.history()
+        );
+        junk_games += usize::from(game.history().contains("p<\n"));
+    }
+    assert!(junk_games > 0, "no game had junk: the test tests nothing");
 }
 
 #[test]
