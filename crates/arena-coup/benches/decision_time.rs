@@ -1,8 +1,12 @@
-//! `cargo bench -p arena-coup --bench decision_time`: wall time of every `oracle` call in games
-//! against `calculator` (both seat orders per seed): median, p99 and max. The per-call limit is
-//! 10 s; the aim is at most 2 s even at the maximum.
+//! `cargo bench -p arena-coup --bench decision_time`: each built-in that searches (`king`,
+//! `oracle`) against every other built-in, in process, on paired seeds (each seed played in both
+//! seat orders): its win rate per opponent with a 95 % interval, and the wall and thread-CPU time of
+//! every one of its calls (median, p99, max). The per-call limit is 10 s; the aim is tens of ms at
+//! the maximum.
 //!
-//! Environment: `COUP_BENCH_GAMES` (default 200).
+//! Environment: `COUP_BENCH_GAMES` (games per pair, default 200, rounded up to even),
+//! `COUP_BENCH_BOTS` (the measured bots, comma-separated; default every bot that searches),
+//! `COUP_BENCH_AGAINST` (the opponents; default every other built-in).
 
 use std::time::Instant;
 
@@ -10,47 +14,109 @@ use arena_core::game::{Answer, Bot, Game};
 use arena_coup::catalog;
 use arena_coup::rules::{Coup, CoupConfig, CoupObs};
 
+/// CPU time of this thread in ms (what the bot used, whatever the machine's load).
+fn thread_cpu_ms() -> f64 {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes the timespec it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    now.tv_sec as f64 * 1e3 + now.tv_nsec as f64 / 1e6
+}
+
+fn names(variable: &str) -> Option<Vec<String>> {
+    let text = std::env::var(variable).ok()?;
+    Some(
+        text.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect(),
+    )
+}
+
+/// median, p99, max of `times` (sorted here).
+fn spread(times: &mut [f64]) -> (f64, f64, f64) {
+    times.sort_by(f64::total_cmp);
+    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+    (at(0.5), at(0.99), times[times.len() - 1])
+}
+
 fn main() {
-    let games: u64 = std::env::var("COUP_BENCH_GAMES")
+    let games = std::env::var("COUP_BENCH_GAMES")
         .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(200);
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(200)
+        .div_ceil(2);
     let catalog = catalog::catalog();
+    let measured = names("COUP_BENCH_BOTS").unwrap_or_else(|| {
+        catalog
+            .iter()
+            .filter(|b| b.thinks)
+            .map(|b| b.name.to_string())
+            .collect()
+    });
     let make = |name: &str, seed: u64| -> Box<dyn Bot<Coup>> {
         arena_core::registry::make_bot(&catalog, name, seed).expect("in the catalog")
     };
-    let mut times = Vec::new();
-    let mut wins = 0;
-    for seed in 0..games {
-        let seat = (seed % 2) as usize;
-        let mut players: Vec<Box<dyn Bot<Coup>>> = (0..2)
-            .map(|s| {
-                make(
-                    if s == seat { "oracle" } else { "calculator" },
-                    seed * 2 + s as u64,
-                )
-            })
-            .collect();
-        let mut game = Coup::new(&CoupConfig::default(), seed / 2);
-        let mut obs = CoupObs::default();
-        while let Some(player) = game.to_act() {
-            game.observe(player, &mut obs);
-            let start = Instant::now();
-            let action = players[player].act(&obs);
-            if player == seat {
-                times.push(start.elapsed().as_secs_f64() * 1e3);
+    for bot in &measured {
+        let against = names("COUP_BENCH_AGAINST").unwrap_or_else(|| {
+            catalog
+                .iter()
+                .map(|b| b.name.to_string())
+                .filter(|name| name != bot)
+                .collect()
+        });
+        let (mut wall, mut cpu) = (Vec::new(), Vec::new());
+        let started = Instant::now();
+        for opponent in &against {
+            let (mut wins, mut draws, mut played) = (0u32, 0u32, 0u32);
+            for seed in 0..games {
+                for seat in 0..2 {
+                    let mut players: Vec<Box<dyn Bot<Coup>>> = (0..2)
+                        .map(|s| {
+                            let name = if s == seat { bot } else { opponent };
+                            make(name, seed * 2 + s as u64)
+                        })
+                        .collect();
+                    let mut game = Coup::new(&CoupConfig::default(), seed);
+                    let mut obs = CoupObs::default();
+                    while let Some(player) = game.to_act() {
+                        game.observe(player, &mut obs);
+                        let (start, cpu_start) = (Instant::now(), thread_cpu_ms());
+                        let action = players[player].act(&obs);
+                        if player == seat {
+                            wall.push(start.elapsed().as_secs_f64() * 1e3);
+                            cpu.push(thread_cpu_ms() - cpu_start);
+                        }
+                        game.apply(player, Answer::Action(action));
+                    }
+                    played += 1;
+                    match game.outcome().winner {
+                        Some(w) if w == seat => wins += 1,
+                        None => draws += 1,
+                        _ => {}
+                    }
+                }
             }
-            game.apply(player, Answer::Action(action));
+            // A draw counts half; the interval is the normal one of a proportion.
+            let n = played as f64;
+            let rate = (wins as f64 + draws as f64 / 2.0) / n;
+            let half = 1.96 * (rate * (1.0 - rate) / n).sqrt();
+            println!(
+                "coup: {bot} vs {opponent}: {:.1} % ± {:.1} ({wins} won, {draws} drawn of {played})",
+                rate * 100.0,
+                half * 100.0
+            );
         }
-        wins += usize::from(game.outcome().winner == Some(seat));
+        let calls = wall.len();
+        let (w50, w99, wmax) = spread(&mut wall);
+        let (c50, c99, cmax) = spread(&mut cpu);
+        println!(
+            "coup: {bot}, {calls} calls in {:.1} s: wall median {w50:.2} ms, p99 {w99:.2} ms, max {wmax:.2} ms; \
+             CPU median {c50:.2} ms, p99 {c99:.2} ms, max {cmax:.2} ms",
+            started.elapsed().as_secs_f64()
+        );
     }
-    times.sort_by(f64::total_cmp);
-    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
-    println!(
-        "coup: oracle, {} calls in {games} games (won {wins}): median {:.2} ms, p99 {:.2} ms, max {:.2} ms",
-        times.len(),
-        at(0.5),
-        at(0.99),
-        times[times.len() - 1]
-    );
 }

@@ -35,6 +35,24 @@ pub struct Reading {
     pub acted: bool,
     /// Calls made so far.
     pub calls: u32,
+    /// Characters each seat claimed that may still be in its hand: set by a claim, cleared when
+    /// that card is shown (it is replaced), given up, or the claim is caught as a bluff, and all
+    /// cleared by the seat's Exchange (a new hand). What a card-counting bot weighs its guesses by.
+    pub live_claims: [[bool; 5]; 2],
+    /// Challenged claims per seat that proved true (the card shown)...
+    pub shown: [u32; 2],
+    /// ...and that proved bluffs (a card given up instead).
+    pub caught: [u32; 2],
+    /// Characters each seat showed it likely lacks: it let a Steal go without a Captain or
+    /// Ambassador block, a Foreign Aid without a Duke block, an Assassination without a Contessa
+    /// block (most bots block truthfully when they can). Cleared when the seat gets a new card (an
+    /// Exchange, a card shown and replaced) or claims the character.
+    pub denied: [[bool; 5]; 2],
+    /// Challenges each seat made...
+    pub challenges: [u32; 2],
+    /// ...and the claims of the other it let go when it could have challenged them (a pass on Tax,
+    /// Exchange or Steal; a block accepted).
+    pub declined: [u32; 2],
 }
 
 /// Replays the history: who wrote what. Within a line the owner writes the even positions and the
@@ -59,6 +77,18 @@ pub fn read_history(history: &str) -> Reading {
                 continue;
             }
             calls += 1;
+            if Card::from_surrender(c).is_some() {
+                // A card is given up only to a Coup or an Assassination (the line's second
+                // character) or right after a challenge or a shown card. Anywhere else the symbol is
+                // junk the original arbiter accepted before a move (Calculator wrote `<\n` where only
+                // `\n` was legal): the call is counted, nothing was lost.
+                let after = line[i.saturating_sub(1)];
+                let gives_up = (i == 1 && matches!(line[0], b'A' | b'C'))
+                    || (i >= 2 && (after == b'q' || Card::from_reveal(after).is_some()));
+                if !gives_up {
+                    continue;
+                }
+            }
             if let Some(card) = Card::from_surrender(c) {
                 reading.dead[writer][card as usize] += 1;
             }
@@ -78,7 +108,62 @@ pub fn read_history(history: &str) -> Reading {
             if let Some(card) = Card::needed_for(c) {
                 reading.claimed[writer][card as usize] = true;
                 reading.committed[writer][card as usize] = true;
+                reading.live_claims[writer][card as usize] = true;
             }
+            if c == b'q' {
+                reading.challenges[writer] += 1;
+            }
+            if let Some(card) = Card::needed_for(c) {
+                reading.denied[writer][card as usize] = false;
+            }
+            if i == 1 {
+                let lacks: &[Card] = match (line[0], c) {
+                    (b'S', b'p' | b'q') => &[Card::Captain, Card::Ambassador],
+                    (b'F', b'p') => &[Card::Duke],
+                    (b'A', b'q') => &[Card::Contessa],
+                    (b'A', _) if Card::from_surrender(c).is_some() => &[Card::Contessa],
+                    _ => &[],
+                };
+                for &card in lacks {
+                    reading.denied[writer][card as usize] = true;
+                }
+            }
+            let after = i.checked_sub(1).map(|j| line[j]);
+            let lets_go = match c {
+                b'p' => matches!(after, Some(b'T' | b'E' | b'S')),
+                b'\n' => matches!(after, Some(b'a' | b'c' | b'd' | b's')),
+                _ => false,
+            };
+            if lets_go {
+                reading.declined[writer] += 1;
+            }
+            // A challenge (`q`) two characters back was answered now: the claim before it stood or
+            // fell. The claim's writer is the one answering.
+            let challenged = (i >= 2 && line[i - 1] == b'q')
+                .then(|| Card::needed_for(line[i - 2]))
+                .flatten();
+            if let Some(card) = Card::from_reveal(c) {
+                if challenged.is_some() {
+                    reading.shown[writer] += 1;
+                }
+                reading.live_claims[writer][card as usize] = false;
+                reading.denied[writer] = [false; 5];
+            } else if let Some(card) = Card::from_surrender(c) {
+                if let Some(claim) = challenged {
+                    reading.caught[writer] += 1;
+                    reading.live_claims[writer][claim as usize] = false;
+                }
+                reading.live_claims[writer][card as usize] = false;
+            }
+        }
+        // An Exchange the owner was not caught bluffing leaves it a new hand.
+        let exchanged = line.first() == Some(&b'E')
+            && line
+                .get(2)
+                .is_none_or(|&c| Card::from_surrender(c).is_none());
+        if exchanged && line.last() == Some(&b'\n') {
+            reading.live_claims[owner] = [false; 5];
+            reading.denied[owner] = [false; 5];
         }
         lines += 1;
         start = end;
@@ -581,6 +666,18 @@ mod tests {
             let reading = read_history(history);
             assert_eq!((reading.me, reading.my_turn), (me, my_turn), "{history:?}");
         }
+    }
+
+    #[test]
+    fn junk_before_a_newline_is_no_lost_card() {
+        // `<` before the owner's `\n` after a pass: the original arbiter accepted it; it is one call
+        // (with the newline) and no Captain was given up.
+        let reading = read_history("Tp<\nFdq_<\n");
+        assert_eq!(reading.dead, [[1, 0, 0, 0, 0], [0; 5]]);
+        assert_eq!(reading.calls, 8);
+        assert_eq!((reading.me, reading.my_turn), (0, true));
+        let real = read_history("Tq'\nC=\nAsq!_\n");
+        assert_eq!(real.dead, [[1, 1, 0, 1, 0], [0; 5]]);
     }
 
     #[test]

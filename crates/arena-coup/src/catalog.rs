@@ -8,7 +8,7 @@ use arena_game::game::BotEntry;
 
 use crate::bots::{Calculator, RandomBot, Simple, Style};
 use crate::rules::Coup;
-use crate::search::{OracleBot, SAMPLES};
+use crate::search::{Model, OracleBot, SAMPLES};
 
 pub fn catalog() -> Vec<BotEntry<Coup>> {
     vec![
@@ -37,6 +37,15 @@ pub fn catalog() -> Vec<BotEntry<Coup>> {
                     calculator on both sides; a few milliseconds a call",
             thinks: true,
             make: |seed| Box::new(OracleBot::new(seed, SAMPLES)),
+        },
+        BotEntry {
+            name: "king",
+            about: "determinized Monte Carlo like oracle, but it counts cards over the whole game \
+                    (claims not since shown, given up or exchanged; blocks not made) and judges from \
+                    the opponent's challenges, passes and caught bluffs whether it is calculator-like, \
+                    honest or always doubting; a few milliseconds a call",
+            thinks: true,
+            make: |seed| Box::new(OracleBot::with_model(seed, SAMPLES, Model::King)),
         },
         BotEntry {
             name: "taxman",

@@ -3,8 +3,8 @@
 //! Code map:
 //! - [`rules`]: the game as a state machine over the history line (`Coup`, `CoupConfig`, moves, cards);
 //! - [`protocol`]: what a bot appended/printed → an action or a forfeit; forfeit kinds;
-//! - [`bots`]: built-in bots (only random, challenger and calculator follow published behaviour);
-//! - [`search`]: `oracle`, the determinized Monte Carlo bot;
+//! - [`bots`]: built-in rule bots (only random, challenger and calculator follow published behaviour);
+//! - [`search`]: `oracle` and `king`, the determinized Monte Carlo bots;
 //! - [`env`]: the action table and features of the Python environments;
 //! - [`catalog`]: every built-in bot by name, in the order `arena list` shows them;
 //! - [`entry`]: the game's definition ([`CoupDef`]), its call protocol (the history file and argv

@@ -1,10 +1,21 @@
-//! `oracle`: determinized Monte Carlo over the hidden cards.
+//! `oracle` and `king`: determinized Monte Carlo over the hidden cards.
 //!
-//! On every call with a choice it draws `samples` guesses at what it cannot see (the opponent's hand,
-//! weighted towards the characters the opponent has claimed since its last Income, and the deck's
-//! order), and for each guess tries every candidate (each legal move; each distinct keep when the call
-//! completes an Exchange) by playing the game out with `calculator` on both sides. The candidate that
-//! wins most play-outs is written; ties go to what calculator itself would write.
+//! On every call with a choice the bot draws `samples` guesses at what it cannot see (the opponent's
+//! hand and the deck's order), and for each guess tries every candidate (each legal move; each
+//! distinct keep when the call completes an Exchange) by playing the game out, `calculator` playing
+//! for the bot. The candidate that wins most play-outs is written; ties go to what calculator itself
+//! would write.
+//!
+//! The two differ in how they model the opponent ([`Model`]):
+//! - `oracle` weights the guesses towards the characters the opponent claimed since its last Income
+//!   and has calculator play the opponent;
+//! - `king` counts cards from the whole history (the claims not since shown, given up or
+//!   exchanged; the blocks the opponent did not make when a Steal, Foreign Aid or Assassination let
+//!   it), believes claims as far as this game's caught bluffs and shown cards say, and weighs what
+//!   kind of player the opponent is ([`Opponent`]: calculator-like, honest, or a doubter) by its
+//!   challenges and passes so far. Each guess draws a kind by those weights and plays that kind out;
+//!   the calculator-like one makes a random choice at a share of its decisions, so the search does
+//!   not lean on one exact opponent.
 //!
 //! Like every Coup bot it decides from the call alone (the history, coins and cards), so it plays the
 //! same in process and as a program called once per move. The work is a fixed number of play-outs and
@@ -15,23 +26,42 @@ use arena_game::game::{Answer, Bot, Game};
 use arena_game::seed::{BotRng, below, bot_rng, derive_seed};
 use rand_core::RngCore;
 
-use crate::bots::{Calculator, read_history};
+use crate::bots::{Calculator, Reading, Simple, Style, read_history};
 use crate::rules::{Card, Coup, CoupAction, CoupObs, Hand, Move};
 
 /// Guesses at the hidden cards per call in the built-in bot.
 pub const SAMPLES: usize = 200;
 
+/// How the searching bot models what it cannot see.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Model {
+    /// `oracle`: the opponent holds what it claimed since its last Income (calculator's own notion),
+    /// and plays like calculator.
+    Oracle,
+    /// `king`: the opponent holds what it claimed and has not shown, given up or exchanged since,
+    /// believed as far as its caught bluffs and shown cards in this game say; and it plays like
+    /// calculator with a share of surprises (a random legal choice at some of its decisions), so
+    /// the search does not lean on one exact opponent.
+    King,
+}
+
 /// The determinized Monte Carlo bot (module documentation).
 pub struct OracleBot {
     seed: u64,
     samples: usize,
+    model: Model,
 }
 
 impl OracleBot {
     pub fn new(seed: u64, samples: usize) -> Self {
+        Self::with_model(seed, samples, Model::Oracle)
+    }
+
+    pub fn with_model(seed: u64, samples: usize, model: Model) -> Self {
         OracleBot {
             seed,
             samples: samples.max(1),
+            model,
         }
     }
 }
@@ -94,9 +124,119 @@ fn same_answer(a: &CoupAction, b: &CoupAction) -> bool {
     a.wrote == b.wrote && sorted(&a.keep) == sorted(&b.keep)
 }
 
-/// Plays `game` to its end with calculator on both sides; 1 for a win of `me`, ½ for no winner.
-fn play_out(mut game: Coup, me: usize, seed: u64) -> f64 {
-    let mut players = [Calculator::new(seed), Calculator::new(seed ^ 1)];
+/// What `king` takes the opponent for in one guess (the rollouts' opponent and how far its claims are
+/// believed).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Opponent {
+    /// Plays like calculator, with a share of random choices (the f64).
+    Calculator(f64),
+    /// Claims only what it holds, blocks truthfully, challenges only what is provably false
+    /// (the `lawyer` rules): passive, and never bluffing.
+    Honest,
+    /// Challenges every claim (the `challenger` rules).
+    Doubter,
+}
+
+impl Opponent {
+    const KINDS: usize = 3;
+
+    /// How likely this kind challenges a claim it could challenge, and how likely a claim of its
+    /// that gets challenged is a bluff (the likelihoods `king` weighs the kinds by).
+    fn rates(kind: usize) -> (f64, f64) {
+        match kind {
+            0 => (0.35, 0.3),
+            1 => (0.03, 0.01),
+            _ => (0.95, 0.5),
+        }
+    }
+
+    /// Prior odds of each kind before any evidence.
+    fn prior(kind: usize) -> f64 {
+        [0.6, 0.25, 0.15][kind]
+    }
+
+    /// The weights of the kinds given the opponent's challenges, passes and challenged claims so
+    /// far (a product of per-event likelihoods; the challenges it lost count as evidence against
+    /// an opponent that only challenges sure things).
+    fn posterior(reading: &Reading, opp: usize) -> [f64; Self::KINDS] {
+        let me = 1 - opp;
+        let mut weights = [0.0; Self::KINDS];
+        for (kind, weight) in weights.iter_mut().enumerate() {
+            let (challenge, bluff) = Self::rates(kind);
+            let mut w = Self::prior(kind).ln();
+            w += reading.challenges[opp] as f64 * challenge.ln();
+            w += reading.declined[opp] as f64 * (1.0 - challenge).ln();
+            w += reading.caught[opp] as f64 * bluff.ln();
+            w += reading.shown[opp] as f64 * (1.0 - bluff).ln();
+            if kind == 1 {
+                // An honest lawyer challenges only provably false claims: never a true one.
+                w += reading.shown[me] as f64 * 0.01f64.ln();
+            }
+            *weight = w;
+        }
+        let top = weights.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        for w in &mut weights {
+            *w = (*w - top).exp();
+        }
+        weights
+    }
+}
+
+/// A rollout player.
+enum Rollout {
+    /// Calculator, making a uniformly random choice instead at a share `noise` of its turn starts
+    /// and answers (never at a card to give up, where a random pick only loses).
+    Calculator {
+        calculator: Calculator,
+        rng: BotRng,
+        noise: f64,
+    },
+    Simple(Simple),
+}
+
+impl Rollout {
+    fn new(seed: u64, opponent: Opponent) -> Self {
+        match opponent {
+            Opponent::Calculator(noise) => Rollout::Calculator {
+                calculator: Calculator::new(seed),
+                rng: bot_rng(seed ^ 0x9e37_79b9_7f4a_7c15),
+                noise,
+            },
+            Opponent::Honest => Rollout::Simple(Simple::new(Style::Lawyer)),
+            Opponent::Doubter => Rollout::Simple(Simple::new(Style::Challenger)),
+        }
+    }
+
+    fn act(&mut self, obs: &CoupObs) -> CoupAction {
+        match self {
+            Rollout::Simple(bot) => bot.act(obs),
+            Rollout::Calculator {
+                calculator,
+                rng,
+                noise,
+            } => {
+                let moves = obs.legal.as_slice();
+                let open = obs.keep == 0
+                    && moves.len() > 1
+                    && moves
+                        .iter()
+                        .any(|m| matches!(m.first(), b'I' | b'p' | b'q' | b'\n'));
+                if *noise > 0.0 && open && unit(rng) < *noise {
+                    let pick = below(rng, moves.len() as u32) as usize % moves.len();
+                    return CoupAction::play(moves[pick]);
+                }
+                calculator.act(obs)
+            }
+        }
+    }
+}
+
+/// Plays `game` to its end, calculator for `me` and `opponent` for the other; 1 for a win of `me`,
+/// ½ for no winner.
+fn play_out(mut game: Coup, me: usize, seed: u64, opponent: Opponent) -> f64 {
+    let seeds = [seed, seed ^ 1];
+    let mut players = seeds.map(|seed| Rollout::new(seed, Opponent::Calculator(0.0)));
+    players[1 - me] = Rollout::new(seeds[1 - me], opponent);
     let mut obs = CoupObs::default();
     while let Some(player) = game.to_act() {
         game.observe(player, &mut obs);
@@ -114,6 +254,17 @@ impl OracleBot {
     /// A guess at the opponent's hand and the deck, consistent with everything this call shows.
     pub fn determinize(&self, obs: &CoupObs, rng: &mut BotRng) -> Option<Coup> {
         let reading = read_history(&obs.history);
+        self.guess(obs, &reading, Opponent::Calculator(0.0), rng)
+    }
+
+    /// [`determinize`](Self::determinize) for an opponent taken for `opponent`.
+    fn guess(
+        &self,
+        obs: &CoupObs,
+        reading: &Reading,
+        opponent: Opponent,
+        rng: &mut BotRng,
+    ) -> Option<Coup> {
         let me = obs.player.min(1);
         let opp = 1 - me;
         // Three of each character, minus every card this bot can see.
@@ -132,10 +283,29 @@ impl OracleBot {
             .collect();
         let opp_dead: u32 = reading.dead[opp].iter().map(|&n| n as u32).sum();
         let opp_cards = 2usize.saturating_sub(opp_dead as usize).min(pool.len());
-        let claimed = reading.claimed[opp];
-        // Rejection sampling: a hand missing a claimed character is kept less often (calculator claims
-        // mostly what it holds, but keeps up a plan's claims after losing the card).
-        for attempt in 0..16 {
+        let (claimed, bluff_weight, attempts) = match self.model {
+            // Calculator claims mostly what it holds, but keeps up a plan's claims after losing
+            // the card.
+            Model::Oracle => (reading.claimed[opp], 0.25, 16),
+            // The odds of a bluff from this game's evidence: a prior of one caught bluff in three
+            // challenged claims, plus what the challenges so far showed.
+            Model::King if opponent == Opponent::Honest => (reading.live_claims[opp], 0.02, 32),
+            Model::King => {
+                let caught = reading.caught[opp] as f64;
+                let shown = reading.shown[opp] as f64;
+                (
+                    reading.live_claims[opp],
+                    (1.0 + caught) / (3.0 + caught + shown),
+                    32,
+                )
+            }
+        };
+        let (denied, denied_weight) = match (self.model, opponent) {
+            (Model::Oracle, _) | (_, Opponent::Doubter) => ([false; 5], 1.0),
+            _ => (reading.denied[opp], 0.15),
+        };
+        // Rejection sampling: a hand missing a claimed character is kept less often.
+        for attempt in 0..attempts {
             for i in (1..pool.len()).rev() {
                 let j = below(rng, i as u32 + 1) as usize;
                 pool.swap(i, j);
@@ -144,10 +314,15 @@ impl OracleBot {
             let mut weight = 1.0;
             for card in Card::ALL {
                 if claimed[card as usize] && !hand.contains(&card) {
-                    weight *= 0.25;
+                    weight *= bluff_weight;
+                }
+                // A character it let pass unblocked is unlikely in hand (not for a doubter, which
+                // never blocks).
+                if denied[card as usize] && hand.contains(&card) {
+                    weight *= denied_weight;
                 }
             }
-            if attempt == 15 || unit(rng) < weight {
+            if attempt + 1 == attempts || unit(rng) < weight {
                 break;
             }
         }
@@ -208,15 +383,41 @@ impl Bot<Coup> for OracleBot {
         let mut rng = bot_rng(call_seed);
         let mut wins = vec![0.0f64; options.len()];
         let me = obs.player.min(1);
+        let reading = read_history(&obs.history);
+        let kinds = Opponent::posterior(&reading, 1 - me);
+        let total: f64 = kinds.iter().sum();
         for _ in 0..self.samples {
-            let Some(game) = self.determinize(obs, &mut rng) else {
+            let opponent = match self.model {
+                Model::Oracle => Opponent::Calculator(0.0),
+                Model::King => {
+                    // A kind by its weight; the calculator-like one makes a random choice at a
+                    // tenth or a quarter of its decisions (more hurt against calculator itself,
+                    // none did worse against oracle: docs/benchmarks.md).
+                    let mut at = unit(&mut rng) * total;
+                    let kind = kinds
+                        .iter()
+                        .position(|&w| {
+                            at -= w;
+                            at < 0.0
+                        })
+                        .unwrap_or(0);
+                    match kind {
+                        0 => Opponent::Calculator(
+                            [0.1, 0.1, 0.25, 0.25][below(&mut rng, 4) as usize & 3],
+                        ),
+                        1 => Opponent::Honest,
+                        _ => Opponent::Doubter,
+                    }
+                }
+            };
+            let Some(game) = self.guess(obs, &reading, opponent, &mut rng) else {
                 return default;
             };
             let play_seed = rng.next_u64();
             for (option, win) in options.iter().zip(wins.iter_mut()) {
                 let mut branch = game.clone();
                 branch.apply(me, Answer::Action(*option));
-                *win += play_out(branch, me, play_seed);
+                *win += play_out(branch, me, play_seed, opponent);
             }
         }
         let default_index = options.iter().position(|o| same_answer(o, &default));
