@@ -79,6 +79,9 @@ pub struct SearchBot {
     pub win_bonus: i64,
     /// Whether a SEED next to one of my trees may be a candidate (they would shade each other).
     pub seed_next_to_own: bool,
+    /// More futures a candidate is played into, each `(my rule player, the other's)`, besides
+    /// `(policy, model)`: its value is the sum of its margins (none for `search`).
+    pub futures: Vec<(Planner, Planner)>,
 }
 
 impl Default for SearchBot {
@@ -109,6 +112,7 @@ impl SearchBot {
             max_own_seeds: MAX_OWN_SEEDS,
             win_bonus: WIN_BONUS,
             seed_next_to_own: true,
+            futures: Vec::new(),
         }
     }
 
@@ -314,10 +318,28 @@ impl SearchBot {
         false
     }
 
-    /// Plays `cmd` for `me`, then the rule player for both to the end; my final margin.
+    /// Plays `cmd` for `me`, then the rule players for both to the end, in each future; the sum of
+    /// my final margins.
     fn rollout(&mut self, game: &mut Spring2021, me: usize, cmd: Cmd, steps: &mut u64) -> i64 {
-        let mut policy = self.policy;
-        let mut model = self.model;
+        let mut total = 0;
+        for k in 0..self.futures.len() {
+            let (policy, model) = self.futures[k];
+            total += self.rollout_with(&mut game.clone(), me, cmd, steps, policy, model);
+        }
+        let (policy, model) = (self.policy, self.model);
+        total + self.rollout_with(game, me, cmd, steps, policy, model)
+    }
+
+    /// One future of `rollout`.
+    fn rollout_with(
+        &mut self,
+        game: &mut Spring2021,
+        me: usize,
+        cmd: Cmd,
+        steps: &mut u64,
+        mut policy: Planner,
+        mut model: Planner,
+    ) -> i64 {
         let mut mine_done = false;
         while let Some(player) = game.to_act() {
             game.observe(player, &mut self.obs);
