@@ -1,7 +1,8 @@
-//! `cargo run --release -p arena-spring2021 --example search_timing [GAMES] [OPPONENT] [LEAGUE] [D:S:M]`:
-//! plays `search` against a built-in bot (or `search:D:S:M`, a variant: deepened candidates, SEED
-//! candidates, own seeds allowed) on GAMES seeds in both seats, and prints its results and decision
-//! times, wall and thread CPU (median, p99, max; first answers apart), and the simulated answers.
+//! `cargo run --release -p arena-spring2021 --example search_timing [GAMES] [OPPONENT] [LEAGUE] [D:S:M|legend]`:
+//! plays `search` (or `legend`, 4th argument) against a built-in bot (or `search:D:S:M`, a variant:
+//! deepened candidates, SEED candidates, own seeds allowed) on GAMES seeds in both seats, and prints
+//! its results and decision times, wall and thread CPU (median, p99, max; first answers apart), and
+//! the simulated answers. `search_timing 100 search bronze legend` measures `legend`.
 //! `MY_POLICY`, `MY_MODEL`, `MY_WIN_BONUS`, `MY_NO_ADJACENT_SEED` set the measured bot's parameters
 //! (the self-play experiments of the notes).
 
@@ -43,7 +44,10 @@ fn main() {
         }
         Some(bot)
     };
-    let mut mine = args.get(3).and_then(|s| variant(s)).unwrap_or_default();
+    let mut mine = match args.get(3).map(String::as_str) {
+        Some("legend") => arena_spring2021::legend::legend(),
+        spec => spec.and_then(variant).unwrap_or_default(),
+    };
     // Experiments: `MY_POLICY` / `MY_MODEL` = `first_complete_day,tall_cap,endgame_days,max_seed_cost,min_seed_days`.
     let params = |name: &str| -> Option<arena_spring2021::bots::PlannerParams> {
         let text = std::env::var(name).ok()?;
@@ -77,6 +81,9 @@ fn main() {
     }
     if let Some(max) = num("MY_MAX_OWN_SEEDS") {
         mine.max_own_seeds = max as u32;
+    }
+    if let Some(d) = num("MY_SEED_LINE") {
+        mine.seed_line_distance = d as u8;
     }
     if std::env::var("MY_NO_ADJACENT_SEED").is_ok() {
         mine.seed_next_to_own = false;
@@ -187,7 +194,8 @@ fn main() {
     }
     let n = games * 2;
     println!(
-        "{n} games vs {opponent} ({league:?}): {wins} wins, {draws} draws, {} losses; mean margin {:.1}",
+        "{} answering, {n} games vs {opponent} ({league:?}): {wins} wins, {draws} draws, {} losses; mean margin {:.1}",
+        args.get(3).map_or("search", String::as_str),
         n - wins - draws,
         margin as f64 / n as f64
     );

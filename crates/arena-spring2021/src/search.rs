@@ -19,7 +19,7 @@
 
 use arena_game::{Answer, Bot, Game};
 
-use crate::board::{BOARD, DIST, bits};
+use crate::board::{BOARD, COORDS, DIST, bits};
 use crate::bots::{Planner, PlannerParams};
 use crate::game::{Action, Cmd, Obs, Spring2021};
 
@@ -79,6 +79,9 @@ pub struct SearchBot {
     pub win_bonus: i64,
     /// Whether a SEED next to one of my trees may be a candidate (they would shade each other).
     pub seed_next_to_own: bool,
+    /// No SEED candidate on a cell in a straight line with one of my trees at a distance up to
+    /// this, 2 or 3 (shadows fall along the lines; 0 or 1: no such rule).
+    pub seed_line_distance: u8,
     /// More futures a candidate is played into, each `(my rule player, the other's)`, besides
     /// `(policy, model)`: its value is the sum of its margins (none for `search`).
     pub futures: Vec<(Planner, Planner)>,
@@ -112,6 +115,7 @@ impl SearchBot {
             max_own_seeds: MAX_OWN_SEEDS,
             win_bonus: WIN_BONUS,
             seed_next_to_own: true,
+            seed_line_distance: 0,
             futures: Vec::new(),
         }
     }
@@ -165,6 +169,14 @@ impl SearchBot {
             }
             let near_own = bits(obs.mine).filter(|&t| DIST[t][target] <= 1).count() as i32;
             if near_own > 0 && !self.seed_next_to_own {
+                continue;
+            }
+            if self.seed_line_distance > 1
+                && bits(obs.mine).any(|t| {
+                    DIST[t][target] <= self.seed_line_distance
+                        && (0..3).any(|axis| COORDS[t][axis] == COORDS[target][axis])
+                })
+            {
                 continue;
             }
             let crowd = bits(obs.trees()).filter(|&t| DIST[t][target] <= 2).count() as i32;
