@@ -46,7 +46,7 @@ pub fn catalog() -> Vec<BotEntry<Spring2021>> {
         },
         BotEntry {
             name: "legend",
-            about: "search over many futures: each candidate and day line played to the end against 25 pairs of rule-player settings (mine, the other's), margins summed; ~8x search's step budget (deterministic), a few ms per answer, at most ~35 ms CPU",
+            about: "search over many futures: each candidate and day line played to the end against 37 pairs of rule-player settings (mine, the other's), margins summed; ~8x search's step budget (deterministic), a few ms per answer, at most ~35 ms CPU",
             thinks: true,
             make: |_| Box::new(legend()),
         },

@@ -11,7 +11,8 @@
 //! over the rest of my day: the 4 best lines are extended by each of my candidate moves of the same
 //! day (the opponent's answers in between from the model), each extension valued by its rollout, up
 //! to 8 moves; a root candidate is worth its best line. It is policy improvement over the rule
-//! player, redone at every answer, with a lookahead to the end of the game.
+//! player, redone at every answer, with a lookahead to the end of the game. `futures` plays each
+//! candidate into more pairs of rule players, summing the margins (`legend` does; `search` has none).
 //!
 //! The search is bounded by a step budget (one step = one simulated answer, about 0.2-0.3 µs), never
 //! by the clock: the move depends only on the position, so a game is reproducible, and the bot
