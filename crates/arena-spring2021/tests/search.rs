@@ -229,7 +229,10 @@ fn legend_wins(opponent: &str, seeds: std::ops::Range<u64>) -> (usize, usize) {
 fn legend_beats_planner_on_fixed_seeds() {
     let (wins, games) = legend_wins("planner", 100..110);
     eprintln!("legend won {wins} of {games} games against planner");
-    assert!(wins >= 19, "legend won {wins} of {games} games against planner");
+    assert!(
+        wins >= 19,
+        "legend won {wins} of {games} games against planner"
+    );
 }
 
 #[test]
