@@ -1,7 +1,8 @@
-//! `cargo run --release -p arena-spring2021 --example search_timing [GAMES] [OPPONENT] [LEAGUE] [D:S:M]`:
-//! plays `search` against a built-in bot (or `search:D:S:M`, a variant: deepened candidates, SEED
-//! candidates, own seeds allowed) on GAMES seeds in both seats, and prints its results and decision
-//! times, wall and thread CPU (median, p99, max; first answers apart), and the simulated answers.
+//! `cargo run --release -p arena-spring2021 --example search_timing [GAMES] [OPPONENT] [LEAGUE] [D:S:M|legend]`:
+//! plays `search` (or `legend`, 4th argument) against a built-in bot (or `search:D:S:M`, a variant:
+//! deepened candidates, SEED candidates, own seeds allowed) on GAMES seeds in both seats, and prints
+//! its results and decision times, wall and thread CPU (median, p99, max; first answers apart), and
+//! the simulated answers. `search_timing 100 search bronze legend` measures `legend`.
 //! `MY_POLICY`, `MY_MODEL`, `MY_WIN_BONUS`, `MY_NO_ADJACENT_SEED` set the measured bot's parameters
 //! (the self-play experiments of the notes).
 
@@ -43,7 +44,10 @@ fn main() {
         }
         Some(bot)
     };
-    let mut mine = args.get(3).and_then(|s| variant(s)).unwrap_or_default();
+    let mut mine = match args.get(3).map(String::as_str) {
+        Some("legend") => arena_spring2021::legend::legend(),
+        spec => spec.and_then(variant).unwrap_or_default(),
+    };
     // Experiments: `MY_POLICY` / `MY_MODEL` = `first_complete_day,tall_cap,endgame_days,max_seed_cost,min_seed_days`.
     let params = |name: &str| -> Option<arena_spring2021::bots::PlannerParams> {
         let text = std::env::var(name).ok()?;
@@ -65,6 +69,22 @@ fn main() {
     if let Some(depth) = std::env::var("MY_DEPTH").ok().and_then(|v| v.parse().ok()) {
         mine.depth = depth;
     }
+    let num = |name: &str| -> Option<u64> { std::env::var(name).ok()?.parse().ok() };
+    if let Some(budget) = num("MY_BUDGET") {
+        mine.budget = budget;
+    }
+    if let Some(deepen) = num("MY_DEEPEN") {
+        mine.deepen = deepen as usize;
+    }
+    if let Some(seeds) = num("MY_SEEDS") {
+        mine.seed_candidates = seeds as usize;
+    }
+    if let Some(max) = num("MY_MAX_OWN_SEEDS") {
+        mine.max_own_seeds = max as u32;
+    }
+    if let Some(d) = num("MY_SEED_LINE") {
+        mine.seed_line_distance = d as u8;
+    }
     if std::env::var("MY_NO_ADJACENT_SEED").is_ok() {
         mine.seed_next_to_own = false;
     }
@@ -73,6 +93,29 @@ fn main() {
     }
     if let Some(p) = params("MY_MODEL") {
         mine.model.params = p;
+    }
+    // `MY_FUTURES` = `POLICY/MODEL;POLICY/MODEL;...`, each in the format of `MY_POLICY`.
+    if let Ok(text) = std::env::var("MY_FUTURES") {
+        let parse = |t: &str| -> Option<arena_spring2021::bots::PlannerParams> {
+            let v: Vec<i64> = t.split(',').filter_map(|x| x.parse().ok()).collect();
+            (v.len() == 5).then(|| arena_spring2021::bots::PlannerParams {
+                first_complete_day: v[0] as u32,
+                tall_cap: v[1] as u32,
+                endgame_days: v[2] as u32,
+                max_seed_cost: v[3] as i32,
+                min_seed_days: v[4] as u32,
+            })
+        };
+        for pair in text.split(';') {
+            if let Some((a, b)) = pair.split_once('/')
+                && let (Some(a), Some(b)) = (parse(a), parse(b))
+            {
+                mine.futures.push((
+                    arena_spring2021::bots::Planner { params: a },
+                    arena_spring2021::bots::Planner { params: b },
+                ));
+            }
+        }
     }
     let opponent_variant = opponent.strip_prefix("search:").and_then(variant);
     let catalog = catalog();
@@ -151,7 +194,8 @@ fn main() {
     }
     let n = games * 2;
     println!(
-        "{n} games vs {opponent} ({league:?}): {wins} wins, {draws} draws, {} losses; mean margin {:.1}",
+        "{} answering, {n} games vs {opponent} ({league:?}): {wins} wins, {draws} draws, {} losses; mean margin {:.1}",
+        args.get(3).map_or("search", String::as_str),
         n - wins - draws,
         margin as f64 / n as f64
     );

@@ -8,6 +8,7 @@ use arena_game::BotEntry;
 
 use crate::bots::{Planner, RandomBot, SortedBoss};
 use crate::game::Spring2021;
+use crate::legend::legend;
 use crate::search::SearchBot;
 
 /// The built-in bots.
@@ -42,6 +43,12 @@ pub fn catalog() -> Vec<BotEntry<Spring2021>> {
             about: "rollout search with the exact rules: each listed COMPLETE/GROW, WAIT and the best SEEDs played to the end of the game against planner, best final margin; step budget (deterministic), a few ms per answer",
             thinks: true,
             make: |_| Box::new(SearchBot::default()),
+        },
+        BotEntry {
+            name: "legend",
+            about: "search over many futures: each candidate and day line played to the end against 37 pairs of rule-player settings (mine, the other's), margins summed; ~8x search's step budget (deterministic), a few ms per answer, at most ~35 ms CPU",
+            thinks: true,
+            make: |_| Box::new(legend()),
         },
     ]
 }

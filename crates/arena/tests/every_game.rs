@@ -69,7 +69,7 @@ fn every_registered_game_plays_views_and_runs_a_tournament() {
         let plain: Vec<&str> = bots
             .iter()
             .map(String::as_str)
-            .filter(|bot| !["montecarlo", "search", "oracle", "king"].contains(bot))
+            .filter(|bot| !["montecarlo", "search", "legend", "oracle", "king"].contains(bot))
             .collect();
         assert!(plain.len() >= 2, "{game}: at least two built-in bots");
         let seat = |i: usize| plain[i % plain.len()];
@@ -218,7 +218,7 @@ async fn every_registered_game_runs_as_a_contest() {
         let plain: Vec<&str> = bots
             .iter()
             .map(String::as_str)
-            .filter(|bot| !["montecarlo", "search", "oracle", "king"].contains(bot))
+            .filter(|bot| !["montecarlo", "search", "legend", "oracle", "king"].contains(bot))
             .collect();
         let dir = tempfile::tempdir().expect("temp dir");
         // Coup's contest sets one of the game's own options; its replays must show the rules it
