@@ -89,7 +89,7 @@ fn as_ordinary_thread<T>(think: impl FnOnce() -> T) -> T {
 }
 
 /// CPU time of the calling thread (the in-process bot runs on it while it answers).
-fn thread_cpu_time() -> Option<Duration> {
+pub fn thread_cpu_time() -> Option<Duration> {
     let mut now = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,

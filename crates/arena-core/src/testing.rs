@@ -1,8 +1,51 @@
 //! Support for the process tests of game crates: bots record their pids as `PID.pid` files in a
-//! directory, and the test checks that none of them is still running after the game.
+//! directory, and the test checks that none of them is still running after the game. And for the
+//! decision-time measurements of built-in bots (benches and examples): a game played with one
+//! seat's decisions timed, and the figures they print.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
+
+use arena_game::game::{Answer, Bot, Game, Outcome};
+
+use crate::agent::thread_cpu_time;
+
+/// CPU time of the calling thread in ms: what a built-in bot used while it answered, whatever the
+/// machine's load.
+pub fn thread_cpu_ms() -> f64 {
+    thread_cpu_time().map_or(0.0, |cpu| cpu.as_secs_f64() * 1e3)
+}
+
+/// Median, p99 and max of `times` (sorted here); `None` when there are none.
+pub fn spread(times: &mut [f64]) -> Option<(f64, f64, f64)> {
+    times.sort_by(f64::total_cmp);
+    let last = *times.last()?;
+    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+    Some((at(0.5), at(0.99), last))
+}
+
+/// Plays `game` to its end with `players`, timing every decision of `seat`'s player: its wall and
+/// thread-CPU milliseconds are pushed to `wall` and `cpu`.
+pub fn play_timed<G: Game>(
+    game: &mut G,
+    players: &mut [Box<dyn Bot<G>>],
+    obs: &mut G::Obs,
+    seat: usize,
+    wall: &mut Vec<f64>,
+    cpu: &mut Vec<f64>,
+) -> Outcome {
+    while let Some(player) = game.to_act() {
+        game.observe(player, obs);
+        let (start, cpu_start) = (Instant::now(), thread_cpu_ms());
+        let action = players[player].act(obs);
+        if player == seat {
+            wall.push(start.elapsed().as_secs_f64() * 1e3);
+            cpu.push(thread_cpu_ms() - cpu_start);
+        }
+        game.apply(player, Answer::Action(action));
+    }
+    game.outcome()
+}
 
 /// True while `pid` is a live process; a zombie (exited, waiting to be reaped by its parent or init)
 /// counts as gone.

@@ -10,20 +10,10 @@
 
 use std::time::Instant;
 
-use arena_core::game::{Answer, Bot, Game};
+use arena_core::game::{Bot, Game};
+use arena_core::testing::{play_timed, spread};
 use arena_coup::catalog;
 use arena_coup::rules::{Coup, CoupConfig, CoupObs};
-
-/// CPU time of this thread in ms (what the bot used, whatever the machine's load).
-fn thread_cpu_ms() -> f64 {
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime only writes the timespec it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
-    now.tv_sec as f64 * 1e3 + now.tv_nsec as f64 / 1e6
-}
 
 fn names(variable: &str) -> Option<Vec<String>> {
     let text = std::env::var(variable).ok()?;
@@ -34,13 +24,6 @@ fn names(variable: &str) -> Option<Vec<String>> {
             .map(String::from)
             .collect(),
     )
-}
-
-/// median, p99, max of `times` (sorted here).
-fn spread(times: &mut [f64]) -> (f64, f64, f64) {
-    times.sort_by(f64::total_cmp);
-    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
-    (at(0.5), at(0.99), times[times.len() - 1])
 }
 
 fn main() {
@@ -82,18 +65,10 @@ fn main() {
                         .collect();
                     let mut game = Coup::new(&CoupConfig::default(), seed);
                     let mut obs = CoupObs::default();
-                    while let Some(player) = game.to_act() {
-                        game.observe(player, &mut obs);
-                        let (start, cpu_start) = (Instant::now(), thread_cpu_ms());
-                        let action = players[player].act(&obs);
-                        if player == seat {
-                            wall.push(start.elapsed().as_secs_f64() * 1e3);
-                            cpu.push(thread_cpu_ms() - cpu_start);
-                        }
-                        game.apply(player, Answer::Action(action));
-                    }
+                    let outcome =
+                        play_timed(&mut game, &mut players, &mut obs, seat, &mut wall, &mut cpu);
                     played += 1;
-                    match game.outcome().winner {
+                    match outcome.winner {
                         Some(w) if w == seat => wins += 1,
                         None => draws += 1,
                         _ => {}
@@ -111,8 +86,8 @@ fn main() {
             );
         }
         let calls = wall.len();
-        let (w50, w99, wmax) = spread(&mut wall);
-        let (c50, c99, cmax) = spread(&mut cpu);
+        let (w50, w99, wmax) = spread(&mut wall).expect("decisions were timed");
+        let (c50, c99, cmax) = spread(&mut cpu).expect("decisions were timed");
         println!(
             "coup: {bot}, {calls} calls in {:.1} s: wall median {w50:.2} ms, p99 {w99:.2} ms, max {wmax:.2} ms; \
              CPU median {c50:.2} ms, p99 {c99:.2} ms, max {cmax:.2} ms",

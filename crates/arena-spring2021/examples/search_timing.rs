@@ -8,17 +8,7 @@
 
 use std::time::Instant;
 
-/// CPU time of this thread in ms (what the bot used, whatever the machine's load).
-fn thread_cpu_ms() -> f64 {
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime only writes the timespec it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
-    now.tv_sec as f64 * 1e3 + now.tv_nsec as f64 / 1e6
-}
-
+use arena_core::testing::{spread, thread_cpu_ms};
 use arena_core::{Answer, Game};
 use arena_spring2021::catalog::catalog;
 use arena_spring2021::search::SearchBot;
@@ -216,17 +206,12 @@ fn main() {
         ("later (wall)", &mut later),
         ("later (cpu)", &mut later_cpu),
     ] {
-        v.sort_by(|a, b| a.total_cmp(b));
-        if v.is_empty() {
+        let Some((median, p99, max)) = spread(v) else {
             continue;
-        }
-        let q = |p: f64| v[((v.len() - 1) as f64 * p).round() as usize];
+        };
         println!(
-            "{name}: {} answers, median {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+            "{name}: {} answers, median {median:.2} ms, p99 {p99:.2} ms, max {max:.2} ms",
             v.len(),
-            q(0.5),
-            q(0.99),
-            v[v.len() - 1]
         );
     }
 }
