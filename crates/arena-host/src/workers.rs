@@ -45,10 +45,15 @@ const MAX_AHEAD: i64 = 8;
 /// ([`crate::store::Store::fair_share`]); smaller ones play too briefly to be worth the look.
 const FAIR_SHARE_FROM: i64 = 64;
 
+/// How long a batch of claimed games may play: [`BATCH_PLAY`], and a quarter of the lease at most.
+fn batch_play(lease_ms: i64) -> Duration {
+    BATCH_PLAY.min(Duration::from_millis((lease_ms / 4).max(1) as u64))
+}
+
 /// The next batch size after `played` games took `took`: sized to play for [`BATCH_PLAY`] (and a
 /// quarter of the lease at most) at the rate just seen, changing by at most 4× at a time.
 fn next_batch(batch: i64, played: usize, took: Duration, lease_ms: i64) -> i64 {
-    let target = BATCH_PLAY.min(Duration::from_millis((lease_ms / 4).max(1) as u64));
+    let target = batch_play(lease_ms);
     let per_game = took.as_secs_f64() / played.max(1) as f64;
     let fitting = if per_game > 0.0 {
         (target.as_secs_f64() / per_game) as i64
@@ -452,8 +457,8 @@ impl Host {
         };
         // Games of process bots to claim while the current ones play: none while they are long
         // (see below), else as many as play in about `RECORD_GATHER`.
-        let mut short_games: i64 = 0;
-        // The next batch of built-in games (or the next game of short process games), claimed
+        let mut claim_ahead: i64 = 0;
+        // The next batch of built-in games (or the next games of short process games), claimed
         // while the current one plays.
         let mut ahead: Option<
             std::thread::ScopedJoinHandle<'scope, Result<Vec<Claimed>, HostError>>,
@@ -530,7 +535,7 @@ impl Host {
             if builtin_only && batch > 1 && !self.stopping() {
                 let count = batch;
                 ahead = Some(scope.spawn(move || claim_builtin(count)));
-            } else if !builtin_only && short_games > 0 && !self.stopping() {
+            } else if !builtin_only && claim_ahead > 0 && !self.stopping() {
                 // Games of process bots of a few milliseconds (trivial bots, a ladder's low
                 // leagues): the claim (a millisecond or so on PostgreSQL) is taken off the path
                 // between two games, and made for as many games as play in `RECORD_GATHER` (a
@@ -538,7 +543,7 @@ impl Host {
                 // short: games claimed ahead wait for the current ones, and a long wait would
                 // keep them from an idle worker. Held at once, so that their leases are renewed
                 // while they wait.
-                let count = short_games;
+                let count = claim_ahead;
                 ahead = Some(scope.spawn(move || {
                     let games = claim_some(count)?;
                     for game in &games {
@@ -564,9 +569,7 @@ impl Host {
                 batch = next_batch(batch, played.len(), took, self.lease_ms);
             } else {
                 let each = took / played.len().max(1) as u32;
-                short_games = if each
-                    < BATCH_PLAY.min(Duration::from_millis((self.lease_ms / 4).max(1) as u64))
-                {
+                claim_ahead = if each < batch_play(self.lease_ms) {
                     (RECORD_GATHER.as_secs_f64() / each.as_secs_f64().max(1e-4))
                         .clamp(1.0, MAX_AHEAD as f64) as i64
                 } else {

@@ -7,8 +7,8 @@
 //! Environment: `LW_BENCH_GAMES` (default 100 per edition), `LW_BENCH_AGAINST` (the three
 //! opponents, comma-separated; default `greedy,focus,spread`).
 
-use arena_core::testing::{play_timed, spread};
 use arena_core::Bot;
+use arena_core::testing::{play_timed, spread};
 use arena_langwars::{Edition, LangWars, Observation, catalog};
 
 fn main() {

@@ -200,16 +200,10 @@ impl Store {
     pub async fn reset_rating(&self, id: i64) -> Result<bool, HostError> {
         let fresh = Rating::default();
         let mut tx = self.pool.begin().await.map_err(db)?;
-        // The completion counter first, as completions take it: a completion's ratings (read,
-        // then written back) never interleave with a reset.
-        let completion: i64 = sqlx::query(
-            "UPDATE counters SET value = value WHERE name = 'completion' RETURNING value",
-        )
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(db)?
-        .try_get(0)
-        .map_err(db)?;
+        // The completion counter first (taking no number: its current value, locked), as
+        // completions take it: a completion's ratings (read, then written back) never interleave
+        // with a reset.
+        let completion = Self::take_ids(&mut tx, "completion", 0).await?;
         let league: Option<i64> = sqlx::query(
             "UPDATE submissions SET mu = $1, sigma = $2, games = 0 WHERE id = $3 RETURNING league",
         )
