@@ -623,17 +623,20 @@ impl Store {
         for (id, league, _) in &promotions {
             // Its ladder games queued in the old league are no longer its league's (its
             // scrimmages rate nobody: they are played as asked).
-            sqlx::query(
-                "UPDATE games SET state = 'cancelled' WHERE state = 'queued' AND league = $1 \
-                 AND kind IN ('ladder', 'placement') AND id IN \
-                 (SELECT game_id FROM game_seats WHERE submission_id = $2)",
-            )
-            .bind(league)
-            .bind(id)
-            .execute(&mut **tx)
-            .await
-            .map_err(db)?;
+            sqlx::query(CANCEL_QUEUED_OF_PROMOTED)
+                .bind(league)
+                .bind(id)
+                .execute(&mut **tx)
+                .await
+                .map_err(db)?;
         }
         Ok(())
     }
 }
+
+/// Cancels a promoted submission's rated games queued in the league it left (`$1`, the
+/// submission `$2`): from the queued games to their seats, not from the seats of every game it
+/// ever played.
+pub(super) const CANCEL_QUEUED_OF_PROMOTED: &str = "UPDATE games SET state = 'cancelled' WHERE state = 'queued' AND league = $1 \
+     AND kind IN ('ladder', 'placement') AND EXISTS \
+     (SELECT 1 FROM game_seats gs WHERE gs.game_id = games.id AND gs.submission_id = $2)";

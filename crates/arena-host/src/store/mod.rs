@@ -386,6 +386,48 @@ impl Store {
         self.backend
     }
 
+    /// The statements that run at every scheduler turn (a turn follows every recorded game) or
+    /// whenever a submission changes, each with bind values for its plan: each must reach the
+    /// games it changes or counts through an index, whatever the number of games played before.
+    /// For the test that reads their plans on both databases (`tests/store.rs`).
+    #[doc(hidden)]
+    pub fn indexed_statements(&self) -> Vec<(&'static str, String, Vec<i64>)> {
+        vec![
+            (
+                "pending_per_submission",
+                queue::PENDING_PER_SUBMISSION.to_string(),
+                vec![],
+            ),
+            (
+                "count_unfinished",
+                queue::COUNT_UNFINISHED.to_string(),
+                vec![],
+            ),
+            (
+                "count_queued_unasked",
+                queue::COUNT_QUEUED_UNASKED.to_string(),
+                vec![],
+            ),
+            ("count_queued", queue::COUNT_QUEUED.to_string(), vec![]),
+            ("count_running", queue::COUNT_RUNNING.to_string(), vec![]),
+            (
+                "requeue_expired",
+                queue::requeue_expired_sql(self.now_ms_sql()),
+                vec![],
+            ),
+            (
+                "cancel_queued_of_inactive",
+                submissions::CANCEL_QUEUED_OF_INACTIVE.to_string(),
+                vec![],
+            ),
+            (
+                "cancel_queued_of_promoted",
+                completion::CANCEL_QUEUED_OF_PROMOTED.to_string(),
+                vec![0, 1],
+            ),
+        ]
+    }
+
     pub async fn close(&self) {
         self.pool.close().await;
     }

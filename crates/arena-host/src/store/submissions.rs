@@ -149,15 +149,10 @@ impl Store {
     pub(super) async fn cancel_queued_of_inactive(
         tx: &mut Transaction<'_, Any>,
     ) -> Result<(), HostError> {
-        sqlx::query(
-            "UPDATE games SET state = 'cancelled' WHERE state = 'queued' AND id IN \
-             (SELECT gs.game_id FROM game_seats gs JOIN submissions s ON s.id = gs.submission_id \
-              JOIN users u ON u.id = s.user_id \
-              WHERE s.active = 0 OR s.state <> 'ready' OR u.disabled = 1)",
-        )
-        .execute(&mut **tx)
-        .await
-        .map_err(db)?;
+        sqlx::query(CANCEL_QUEUED_OF_INACTIVE)
+            .execute(&mut **tx)
+            .await
+            .map_err(db)?;
         Ok(())
     }
 
@@ -360,3 +355,11 @@ impl Store {
         Ok(())
     }
 }
+
+/// Cancels the queued games with a seat of a submission that no longer plays (replaced, not
+/// ready, or its contestant disabled). From the queued games to their seats: the other way round
+/// read every seat the inactive submissions ever played, a contest's whole history in the end.
+pub(super) const CANCEL_QUEUED_OF_INACTIVE: &str = "UPDATE games SET state = 'cancelled' WHERE state = 'queued' AND EXISTS \
+     (SELECT 1 FROM game_seats gs JOIN submissions s ON s.id = gs.submission_id \
+      JOIN users u ON u.id = s.user_id \
+      WHERE gs.game_id = games.id AND (s.active = 0 OR s.state <> 'ready' OR u.disabled = 1))";
