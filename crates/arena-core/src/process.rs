@@ -50,7 +50,9 @@ impl CappedText {
     }
 }
 
-pub use crate::spawn::{favour_this_thread, favour_this_thread_realtime, set_nonblocking};
+pub use crate::spawn::{
+    CpuLease, favour_this_thread, favour_this_thread_realtime, lease_cpu, set_nonblocking,
+};
 pub use crate::watchdog::{interrupt_fd, interrupt_waits, interrupted};
 
 /// What waiting for stdout gave.

@@ -49,7 +49,8 @@ pub struct HostOptions {
     /// ... or made at start and again whenever a build finds a toolchain outside the system's
     /// folders (then `sandbox` is not used).
     pub sandbox_factory: Option<SandboxFactory>,
-    /// Pin each worker's bots to a core of their own (as `arena tournament` does).
+    /// Pin each worker and its bots to a core that no other arena job of this machine holds
+    /// (`arena_core::process::lease_cpu`), with one job as with many.
     pub pin_cpus: bool,
     /// How this process's workers claim games (lease, languages).
     pub workers: WorkerSettings,

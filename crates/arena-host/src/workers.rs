@@ -305,19 +305,25 @@ impl Host {
         if count > 0 {
             self.listen(&handle);
         }
-        let cpus = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1);
         let threads = (0..count)
             .map(|index| {
                 let host = Arc::clone(self);
                 let handle = handle.clone();
-                let cpu = (host.pin_cpus && count > 1).then_some(index % cpus);
+                // A core of its own that no other job of this machine's arena processes holds (a
+                // host's workers, each `arena worker`), kept while the worker runs; unpinned when
+                // every core is taken.
+                let lease = host
+                    .pin_cpus
+                    .then(|| arena_core::process::lease_cpu(index))
+                    .flatten();
                 // Counted here, before the thread starts, so that a watcher never sees it missing.
                 host.workers_running.fetch_add(1, Ordering::SeqCst);
                 std::thread::Builder::new()
                     .name(format!("arena-host-worker-{index}"))
-                    .spawn(move || host.worker(cpu, &handle, until_idle))
+                    .spawn(move || {
+                        let cpu = lease.as_ref().map(|lease| lease.cpu);
+                        host.worker(cpu, &handle, until_idle)
+                    })
                     .expect("a thread for a worker")
             })
             .collect();

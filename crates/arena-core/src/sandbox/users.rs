@@ -9,7 +9,6 @@
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::io;
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -127,24 +126,7 @@ impl Users {
 
 /// The lock of `uid` in `dir`, if no one else holds it.
 fn try_lock(dir: &Path, uid: u32) -> io::Result<Option<File>> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .open(dir.join(uid.to_string()))?;
-    // SAFETY: flock on a descriptor we own.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-        return Ok(Some(file));
-    }
-    let error = io::Error::last_os_error();
-    if error.raw_os_error() == Some(libc::EWOULDBLOCK) {
-        Ok(None)
-    } else {
-        Err(error)
-    }
+    crate::spawn::try_lock(&dir.join(uid.to_string()))
 }
 
 /// The uids of `range` that some process runs as now (real, effective, saved or filesystem).
