@@ -2,9 +2,10 @@
 //! plays `search` (or `legend`, 4th argument) against a built-in bot (or `search:D:S:M`, a variant:
 //! deepened candidates, SEED candidates, own seeds allowed) on GAMES seeds in both seats, and prints
 //! its results and decision times, wall and thread CPU (median, p99, max; first answers apart), and
-//! the simulated answers. `search_timing 100 search bronze legend` measures `legend`.
-//! `MY_POLICY`, `MY_MODEL`, `MY_WIN_BONUS`, `MY_NO_ADJACENT_SEED` set the measured bot's parameters
-//! (the self-play experiments of the notes).
+//! the simulated answers. `search_timing 100 search bronze legend` measures `legend` (its "simulated
+//! answers" are the plan states it evaluated).
+//! `MY_POLICY`, `MY_MODEL`, `MY_WIN_BONUS`, `MY_NO_ADJACENT_SEED` set the measured `search`'s
+//! parameters (the self-play experiments of the notes).
 
 use std::time::Instant;
 
@@ -34,10 +35,11 @@ fn main() {
         }
         Some(bot)
     };
-    let mut mine = match args.get(3).map(String::as_str) {
-        Some("legend") => arena_spring2021::legend::legend(),
-        spec => spec.and_then(variant).unwrap_or_default(),
-    };
+    let measure_legend = args.get(3).map(String::as_str) == Some("legend");
+    let mut mine = args
+        .get(3)
+        .and_then(|spec| variant(spec))
+        .unwrap_or_default();
     // Experiments: `MY_POLICY` / `MY_MODEL` = `first_complete_day,tall_cap,endgame_days,max_seed_cost,min_seed_days`.
     let params = |name: &str| -> Option<arena_spring2021::bots::PlannerParams> {
         let text = std::env::var(name).ok()?;
@@ -125,7 +127,11 @@ fn main() {
         let seed = g.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5EED;
         for seat in 0..2 {
             let mut game = Spring2021::new(&league, seed);
-            let mut me = mine.clone();
+            let mut me = if measure_legend {
+                Measured::Plan(arena_spring2021::legend::legend())
+            } else {
+                Measured::Search(Box::new(mine.clone()))
+            };
             let mut other: Box<dyn arena_core::Bot<Spring2021>> = match (&entry, &opponent_variant)
             {
                 (Some(entry), _) => (entry.make)(seed),
@@ -139,7 +145,7 @@ fn main() {
                 let action = if p == seat {
                     let t = Instant::now();
                     let c = thread_cpu_ms();
-                    let a = arena_core::Bot::act(&mut me, &obs);
+                    let a = me.act(&obs);
                     let ms = t.elapsed().as_secs_f64() * 1e3;
                     let cpu = thread_cpu_ms() - c;
                     if asked {
@@ -148,11 +154,11 @@ fn main() {
                         first_cpu.push(cpu)
                     }
                     if ms > slowest.0 {
-                        slowest = (ms, me.last_steps, obs.day);
+                        slowest = (ms, me.last_steps(), obs.day);
                     }
                     total.0 += ms;
-                    most_steps = most_steps.max(me.last_steps);
-                    total.1 += me.last_steps;
+                    most_steps = most_steps.max(me.last_steps());
+                    total.1 += me.last_steps();
                     if asked {
                         later.push(ms)
                     } else {
@@ -213,5 +219,27 @@ fn main() {
             "{name}: {} answers, median {median:.2} ms, p99 {p99:.2} ms, max {max:.2} ms",
             v.len(),
         );
+    }
+}
+
+/// The measured bot: a `search` variant, or `legend` (a plan search, its own type).
+enum Measured {
+    Search(Box<SearchBot>),
+    Plan(arena_spring2021::plan::PlanBot),
+}
+
+impl Measured {
+    fn act(&mut self, obs: &Obs) -> arena_spring2021::Action {
+        match self {
+            Measured::Search(bot) => arena_core::Bot::act(bot.as_mut(), obs),
+            Measured::Plan(bot) => arena_core::Bot::act(bot, obs),
+        }
+    }
+
+    fn last_steps(&self) -> u64 {
+        match self {
+            Measured::Search(bot) => bot.last_steps,
+            Measured::Plan(bot) => bot.last_steps,
+        }
     }
 }

@@ -46,7 +46,7 @@ pub fn catalog() -> Vec<BotEntry<Spring2021>> {
         },
         BotEntry {
             name: "legend",
-            about: "search over many futures: each candidate and day line played to the end against 37 pairs of rule-player settings (mine, the other's), margins summed; ~8x search's step budget (deterministic), a few ms per answer, at most ~35 ms CPU",
+            about: "plan search: my own moves for 6 days (each COMPLETE, GROW, up to two SEEDs, WAIT; exact sun and shadows, the other's trees held still), a beam of 1200 plans per move valued by points, sun and the trees standing; deterministic (a width, not a clock), about 20 ms CPU per answer",
             thinks: true,
             make: |_| Box::new(legend()),
         },

@@ -4,9 +4,9 @@
 //! - [`game`]: the rules (leagues, frames, actions, scoring) behind `arena_game::Game`;
 //! - [`env`]: the action table and features of the Python environments;
 //! - [`protocol`]: the exact input text and the referee's output patterns;
-//! - [`bots`]: the official bosses and `planner`; [`search`]: the searching bot; [`legend`]: the
-//!   same search over many futures; [`catalog`]: all of them by name; [`conformance`]: official
-//!   transcripts replayed.
+//! - [`bots`]: the official bosses and `planner`; [`search`]: the searching bot; [`plan`]: a
+//!   beam search over my own moves for days ahead; [`legend`]: that plan search at its width;
+//!   [`catalog`]: all of them by name; [`conformance`]: official transcripts replayed.
 
 // Sizes and cells index several parallel tables at once (masks, costs, ranges, rays): index loops
 // say that more plainly than zipped iterators.
@@ -20,6 +20,7 @@ pub mod env;
 pub mod game;
 pub mod jrand;
 pub mod legend;
+pub mod plan;
 pub mod protocol;
 pub mod pyrand;
 pub mod search;

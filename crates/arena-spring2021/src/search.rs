@@ -12,7 +12,8 @@
 //! day (the opponent's answers in between from the model), each extension valued by its rollout, up
 //! to 8 moves; a root candidate is worth its best line. It is policy improvement over the rule
 //! player, redone at every answer, with a lookahead to the end of the game. `futures` plays each
-//! candidate into more pairs of rule players, summing the margins (`legend` does; `search` has none).
+//! candidate into more pairs of rule players, summing the margins (`search` has none; the `legend` of
+//! before the plan search had 36).
 //!
 //! The search is bounded by a step budget (one step = one simulated answer, about 0.2-0.3 µs), never
 //! by the clock: the move depends only on the position, so a game is reproducible, and the bot

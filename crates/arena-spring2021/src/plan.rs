@@ -1,0 +1,398 @@
+//! `plan`: a beam search over my own moves for the next days, the other player's trees held still.
+//!
+//! The strong contest bots did not play the game out with rule players: they planned their own
+//! moves several days ahead (every COMPLETE, GROW, one free SEED, WAIT, day after day, with the sun
+//! and its shadows exact) and valued the plans with a formula: points, sun, and what the trees
+//! standing at the plan's end will still earn. This module is that idea, written for arena's
+//! bitboards: a layered beam (each of my moves of a day is one layer, WAIT opens the next day),
+//! states deduplicated by a hash, the best `width` kept per layer; the move played is the first of
+//! the best plan. The other player's trees stay as they are (their shade counts, their moves are
+//! not guessed) and their completions are only a falling-nutrients estimate.
+//!
+//! It is bounded by a count of evaluated states (`budget`), never by the clock, so a position always
+//! gets the same answer.
+
+use std::collections::HashSet;
+
+use arena_game::Bot;
+
+use crate::board::{BOARD, RANGE, RAY, bits};
+use crate::game::{Action, BASE_COST, COMPLETE_COST, Cmd, Obs, Spring2021};
+
+/// Days searched ahead (the day of the answer included).
+const HORIZON: u32 = 6;
+/// My moves searched per day.
+const MOVES_PER_DAY: usize = 8;
+/// States kept per layer.
+const WIDTH: usize = 120;
+/// SEED moves only while I have fewer seeds than this (1: only the free seed).
+const MAX_SEEDS: u32 = 1;
+/// Evaluated states per answer at most.
+pub const BUDGET: u64 = 400_000;
+
+/// My side of a planned position.
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    /// My trees by size.
+    size: [u64; 4],
+    dormant: u64,
+    sun: i32,
+    /// Points gained in the plan (completions).
+    points: i32,
+    /// My completions in the plan.
+    completed: i32,
+    day: u32,
+    first: Option<Cmd>,
+    /// Whether a move other than COMPLETE was made this day: COMPLETEs come first in a planned day
+    /// (their order among my other moves changes nothing but the nutrients, which the first
+    /// completions take), which spares the beam the same day in other orders.
+    others_today: bool,
+}
+
+impl Plan {
+    fn mine(&self) -> u64 {
+        self.size[0] | self.size[1] | self.size[2] | self.size[3]
+    }
+
+    fn hash(&self) -> u64 {
+        let mut h = 0xcbf2_9ce4_8422_2325u64;
+        for v in [
+            self.size[0],
+            self.size[1],
+            self.size[2],
+            self.size[3],
+            self.dormant,
+            self.sun as u64,
+            self.points as u64 | (self.completed as u64) << 32,
+            u64::from(self.day) | u64::from(self.others_today) << 8,
+        ] {
+            h = (h ^ v).wrapping_mul(0x0000_0100_0000_01b3);
+            h ^= h >> 29;
+        }
+        h
+    }
+}
+
+/// The position around the plans: what does not change while I plan.
+struct Frame {
+    theirs: [u64; 4],
+    /// The shade the other player's trees cast, by sun direction and size of the casting tree.
+    their_cast: [[u64; 4]; 6],
+    shadows: bool,
+    seed: bool,
+    grow: bool,
+    /// SEED moves only while I have fewer seeds than this.
+    max_seeds: u32,
+    holes: u64,
+    today: u32,
+    nutrients: i32,
+    max_days: u32,
+}
+
+impl Frame {
+    fn richness_bonus(&self, cell: usize) -> i32 {
+        match crate::board::BASE_RICHNESS[cell] {
+            3 => 4,
+            2 => 2,
+            _ => 0,
+        }
+    }
+
+    /// Nutrients left for a completion on `day`: the other player completes about once a day from
+    /// day 10 on (a guess), and my own earlier completions count exactly.
+    fn nutrients_at(&self, day: u32, completed: i32) -> i32 {
+        let theirs = |d: u32| d.clamp(9, 19) as i32 - 9;
+        (self.nutrients - completed - (theirs(day) - theirs(self.today))).max(0)
+    }
+
+    /// Sun my trees gather on `day` (its direction), every tree of both players casting shade.
+    fn gather(&self, p: &Plan, day: u32) -> i32 {
+        if !self.shadows {
+            return (1..4)
+                .map(|s| s as i32 * p.size[s].count_ones() as i32)
+                .sum();
+        }
+        let dir = (day % 6) as usize;
+        let rays = &RAY[dir];
+        let mut shadow = self.their_cast[dir];
+        for s in 1..4 {
+            for cell in bits(p.size[s]) {
+                shadow[s] |= rays[cell][s];
+            }
+        }
+        let shade3 = shadow[3];
+        let shade2 = shade3 | shadow[2];
+        let shade1 = shade2 | shadow[1];
+        (p.size[1] & !shade1).count_ones() as i32
+            + 2 * (p.size[2] & !shade2).count_ones() as i32
+            + 3 * (p.size[3] & !shade3).count_ones() as i32
+    }
+
+    /// The plan's worth: points, sun at the final rate, and, until day 20, what the standing trees
+    /// are worth (more the bigger, less for each day of the week they would stand in shade).
+    fn value(&self, p: &Plan) -> f64 {
+        let day = p.day.min(self.max_days);
+        if day >= self.max_days {
+            return f64::from(p.points) + f64::from(p.sun / 3);
+        }
+        let standing = f64::from(20u32.saturating_sub(day));
+        let mut growth = 0.0;
+        for s in 1..4 {
+            growth += s as f64 * f64::from(p.size[s].count_ones());
+        }
+        // Shade over the coming week: the sun my trees would lose, with the trees as they stand.
+        let mut lost = 0;
+        let full: i32 = (1..4)
+            .map(|s| s as i32 * p.size[s].count_ones() as i32)
+            .sum();
+        for d in 0..6 {
+            lost += full - self.gather(p, day + d);
+        }
+        f64::from(p.points) * f64::from(day) / f64::from(self.max_days)
+            + f64::from(p.sun) / 3.0
+            + standing * growth
+            - standing * f64::from(lost) / 20.0
+    }
+
+    /// My moves in the plan (WAIT apart): COMPLETE first in a day, GROW, and one SEED when I have no
+    /// seed (free), never next to my own trees.
+    fn moves(&self, p: &Plan, out: &mut Vec<Cmd>) {
+        out.clear();
+        let mine = p.mine();
+        let all = mine | self.theirs[0] | self.theirs[1] | self.theirs[2] | self.theirs[3];
+        let free = BOARD & !self.holes & !all;
+        let awake = mine & !p.dormant;
+        if !p.others_today && p.sun >= COMPLETE_COST {
+            for cell in bits(p.size[3] & awake) {
+                out.push(Cmd::Complete(cell as u32));
+            }
+        }
+        for s in (0..3).rev() {
+            if !self.grow {
+                break;
+            }
+            let cost = BASE_COST[s + 1] + p.size[s + 1].count_ones() as i32;
+            if p.sun >= cost {
+                for cell in bits(p.size[s] & awake) {
+                    out.push(Cmd::Grow(cell as u32));
+                }
+            }
+        }
+        if self.seed && p.size[0].count_ones() < self.max_seeds {
+            let mut near_mine = 0u64;
+            for cell in bits(mine) {
+                near_mine |= RANGE[cell][1];
+            }
+            let mut targets = 0u64;
+            for s in 1..4 {
+                for cell in bits(p.size[s] & awake) {
+                    let reach = RANGE[cell][s] & free & !near_mine & !targets;
+                    for target in bits(reach) {
+                        out.push(Cmd::Seed(cell as u32, target as u32));
+                    }
+                    targets |= reach;
+                }
+            }
+        }
+    }
+
+    fn apply(&self, p: &Plan, cmd: Cmd) -> Plan {
+        let mut n = *p;
+        if n.first.is_none() {
+            n.first = Some(cmd);
+        }
+        match cmd {
+            Cmd::Complete(c) => {
+                let c = c as usize;
+                n.size[3] &= !(1 << c);
+                n.dormant &= !(1 << c);
+                n.sun -= COMPLETE_COST;
+                n.points += self.nutrients_at(p.day, p.completed) + self.richness_bonus(c);
+                n.completed += 1;
+            }
+            Cmd::Grow(c) => {
+                let c = c as usize;
+                let s = (0..3).find(|&s| p.size[s] >> c & 1 == 1).unwrap_or(0);
+                n.sun -= BASE_COST[s + 1] + p.size[s + 1].count_ones() as i32;
+                n.size[s] &= !(1 << c);
+                n.size[s + 1] |= 1 << c;
+                n.dormant |= 1 << c;
+                n.others_today = true;
+            }
+            Cmd::Seed(from, to) => {
+                n.sun -= p.size[0].count_ones() as i32;
+                n.size[0] |= 1 << to;
+                n.dormant |= 1 << from | 1 << to;
+                n.others_today = true;
+            }
+            Cmd::Wait => {}
+        }
+        n
+    }
+
+    fn next_day(&self, p: &Plan) -> Plan {
+        let mut n = *p;
+        if n.first.is_none() {
+            n.first = Some(Cmd::Wait);
+        }
+        n.day += 1;
+        n.dormant = 0;
+        n.others_today = false;
+        if n.day < self.max_days {
+            n.sun += self.gather(&n, n.day);
+        }
+        n
+    }
+}
+
+/// The `plan` bot (see the module).
+#[derive(Clone, Debug)]
+pub struct PlanBot {
+    pub budget: u64,
+    pub width: usize,
+    pub horizon: u32,
+    /// SEED moves in the plans only while I have fewer seeds than this.
+    pub max_seeds: u32,
+    /// States evaluated for the last answer (for measurements).
+    pub last_steps: u64,
+}
+
+impl Default for PlanBot {
+    fn default() -> Self {
+        PlanBot {
+            budget: BUDGET,
+            width: WIDTH,
+            horizon: HORIZON,
+            max_seeds: MAX_SEEDS,
+            last_steps: 0,
+        }
+    }
+}
+
+impl PlanBot {
+    pub fn decide(&mut self, obs: &Obs) -> Cmd {
+        let mut legal = Vec::new();
+        obs.for_each_possible(|_, cmd| legal.push(cmd));
+        self.last_steps = 0;
+        if legal.is_empty() {
+            return Cmd::Wait;
+        }
+        let mut theirs = [0u64; 4];
+        let mut mine = [0u64; 4];
+        for s in 0..4 {
+            theirs[s] = obs.size[s] & obs.theirs;
+            mine[s] = obs.size[s] & obs.mine;
+        }
+        let mut their_cast = [[0u64; 4]; 6];
+        for (dir, cast) in their_cast.iter_mut().enumerate() {
+            for s in 1..4 {
+                for cell in bits(theirs[s]) {
+                    cast[s] |= RAY[dir][cell][s];
+                }
+            }
+        }
+        let rules = obs.league.rules();
+        let frame = Frame {
+            theirs,
+            their_cast,
+            shadows: rules.shadows,
+            seed: rules.seed,
+            grow: rules.grow,
+            max_seeds: self.max_seeds,
+            holes: obs.holes,
+            today: obs.day,
+            nutrients: obs.nutrients,
+            max_days: obs.max_days(),
+        };
+        let root = Plan {
+            size: mine,
+            dormant: obs.dormant & obs.mine,
+            sun: obs.sun[0],
+            points: 0,
+            completed: 0,
+            day: obs.day,
+            first: None,
+            others_today: false,
+        };
+        let end_day = (obs.day + self.horizon).min(frame.max_days);
+        let mut steps = 0u64;
+        let mut layer = vec![root];
+        let mut moves = Vec::new();
+        let mut best: Option<(f64, Cmd)> = None;
+        let mut day = obs.day;
+        'days: while day < end_day {
+            let mut tomorrow: Vec<(f64, Plan)> = Vec::new();
+            let mut seen_tomorrow = HashSet::new();
+            for turn in 0..=MOVES_PER_DAY {
+                let mut next: Vec<(f64, Plan)> = Vec::new();
+                let mut seen = HashSet::new();
+                for p in &layer {
+                    if steps >= self.budget {
+                        break 'days;
+                    }
+                    let waited = frame.next_day(p);
+                    if seen_tomorrow.insert(waited.hash()) {
+                        steps += 1;
+                        tomorrow.push((frame.value(&waited), waited));
+                    }
+                    if turn == MOVES_PER_DAY {
+                        continue;
+                    }
+                    frame.moves(p, &mut moves);
+                    for &cmd in &moves {
+                        // The first move must be one the referee lists.
+                        if p.first.is_none() && !legal.contains(&cmd) {
+                            continue;
+                        }
+                        let n = frame.apply(p, cmd);
+                        if seen.insert(n.hash()) {
+                            steps += 1;
+                            next.push((frame.value(&n), n));
+                        }
+                    }
+                }
+                if next.is_empty() {
+                    break;
+                }
+                next.sort_by(|a, b| b.0.total_cmp(&a.0));
+                next.truncate(self.width);
+                layer = next.into_iter().map(|(_, p)| p).collect();
+            }
+            tomorrow.sort_by(|a, b| b.0.total_cmp(&a.0));
+            tomorrow.truncate(self.width);
+            day += 1;
+            if day >= end_day {
+                for (v, p) in &tomorrow {
+                    if best.is_none_or(|(b, _)| *v > b) {
+                        best = Some((*v, p.first.unwrap_or(Cmd::Wait)));
+                    }
+                }
+            }
+            layer = tomorrow.into_iter().map(|(_, p)| p).collect();
+        }
+        // Out of budget: the best of what was reached.
+        if best.is_none() {
+            for p in &layer {
+                let v = frame.value(p);
+                if best.is_none_or(|(b, _)| v > b) {
+                    best = Some((v, p.first.unwrap_or(Cmd::Wait)));
+                }
+            }
+        }
+        self.last_steps = steps;
+        match best {
+            Some((_, cmd)) if cmd == Cmd::Wait || legal.contains(&cmd) => cmd,
+            _ => Cmd::Wait,
+        }
+    }
+}
+
+impl Bot<Spring2021> for PlanBot {
+    fn act(&mut self, obs: &Obs) -> Action {
+        Action::new(self.decide(obs))
+    }
+
+    fn reset(&mut self, _seed: u64) -> bool {
+        true
+    }
+}
