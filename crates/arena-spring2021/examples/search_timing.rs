@@ -74,9 +74,6 @@ fn main() {
     if let Some(max) = num("MY_MAX_OWN_SEEDS") {
         mine.max_own_seeds = max as u32;
     }
-    if let Some(d) = num("MY_SEED_LINE") {
-        mine.seed_line_distance = d as u8;
-    }
     if std::env::var("MY_NO_ADJACENT_SEED").is_ok() {
         mine.seed_next_to_own = false;
     }
@@ -85,29 +82,6 @@ fn main() {
     }
     if let Some(p) = params("MY_MODEL") {
         mine.model.params = p;
-    }
-    // `MY_FUTURES` = `POLICY/MODEL;POLICY/MODEL;...`, each in the format of `MY_POLICY`.
-    if let Ok(text) = std::env::var("MY_FUTURES") {
-        let parse = |t: &str| -> Option<arena_spring2021::bots::PlannerParams> {
-            let v: Vec<i64> = t.split(',').filter_map(|x| x.parse().ok()).collect();
-            (v.len() == 5).then(|| arena_spring2021::bots::PlannerParams {
-                first_complete_day: v[0] as u32,
-                tall_cap: v[1] as u32,
-                endgame_days: v[2] as u32,
-                max_seed_cost: v[3] as i32,
-                min_seed_days: v[4] as u32,
-            })
-        };
-        for pair in text.split(';') {
-            if let Some((a, b)) = pair.split_once('/')
-                && let (Some(a), Some(b)) = (parse(a), parse(b))
-            {
-                mine.futures.push((
-                    arena_spring2021::bots::Planner { params: a },
-                    arena_spring2021::bots::Planner { params: b },
-                ));
-            }
-        }
     }
     let opponent_variant = opponent.strip_prefix("search:").and_then(variant);
     let catalog = catalog();

@@ -11,9 +11,7 @@
 //! over the rest of my day: the 4 best lines are extended by each of my candidate moves of the same
 //! day (the opponent's answers in between from the model), each extension valued by its rollout, up
 //! to 8 moves; a root candidate is worth its best line. It is policy improvement over the rule
-//! player, redone at every answer, with a lookahead to the end of the game. `futures` plays each
-//! candidate into more pairs of rule players, summing the margins (`search` has none; the `legend` of
-//! before the plan search had 36).
+//! player, redone at every answer, with a lookahead to the end of the game.
 //!
 //! The search is bounded by a step budget (one step = one simulated answer, about 0.2-0.3 µs), never
 //! by the clock: the move depends only on the position, so a game is reproducible, and the bot
@@ -21,7 +19,7 @@
 
 use arena_game::{Answer, Bot, Game};
 
-use crate::board::{BOARD, COORDS, DIST, bits};
+use crate::board::{BOARD, DIST, bits};
 use crate::bots::{Planner, PlannerParams};
 use crate::game::{Action, Cmd, Obs, Spring2021};
 
@@ -81,12 +79,6 @@ pub struct SearchBot {
     pub win_bonus: i64,
     /// Whether a SEED next to one of my trees may be a candidate (they would shade each other).
     pub seed_next_to_own: bool,
-    /// No SEED candidate on a cell in a straight line with one of my trees at a distance up to
-    /// this, 2 or 3 (shadows fall along the lines; 0 or 1: no such rule).
-    pub seed_line_distance: u8,
-    /// More futures a candidate is played into, each `(my rule player, the other's)`, besides
-    /// `(policy, model)`: its value is the sum of its margins (none for `search`).
-    pub futures: Vec<(Planner, Planner)>,
 }
 
 impl Default for SearchBot {
@@ -117,8 +109,6 @@ impl SearchBot {
             max_own_seeds: MAX_OWN_SEEDS,
             win_bonus: WIN_BONUS,
             seed_next_to_own: true,
-            seed_line_distance: 0,
-            futures: Vec::new(),
         }
     }
 
@@ -171,14 +161,6 @@ impl SearchBot {
             }
             let near_own = bits(obs.mine).filter(|&t| DIST[t][target] <= 1).count() as i32;
             if near_own > 0 && !self.seed_next_to_own {
-                continue;
-            }
-            if self.seed_line_distance > 1
-                && bits(obs.mine).any(|t| {
-                    DIST[t][target] <= self.seed_line_distance
-                        && (0..3).any(|axis| COORDS[t][axis] == COORDS[target][axis])
-                })
-            {
                 continue;
             }
             let crowd = bits(obs.trees()).filter(|&t| DIST[t][target] <= 2).count() as i32;
@@ -332,28 +314,10 @@ impl SearchBot {
         false
     }
 
-    /// Plays `cmd` for `me`, then the rule players for both to the end, in each future; the sum of
-    /// my final margins.
+    /// Plays `cmd` for `me`, then the rule player for both to the end; my final margin.
     fn rollout(&mut self, game: &mut Spring2021, me: usize, cmd: Cmd, steps: &mut u64) -> i64 {
-        let mut total = 0;
-        for k in 0..self.futures.len() {
-            let (policy, model) = self.futures[k];
-            total += self.rollout_with(&mut game.clone(), me, cmd, steps, policy, model);
-        }
-        let (policy, model) = (self.policy, self.model);
-        total + self.rollout_with(game, me, cmd, steps, policy, model)
-    }
-
-    /// One future of `rollout`.
-    fn rollout_with(
-        &mut self,
-        game: &mut Spring2021,
-        me: usize,
-        cmd: Cmd,
-        steps: &mut u64,
-        mut policy: Planner,
-        mut model: Planner,
-    ) -> i64 {
+        let mut policy = self.policy;
+        let mut model = self.model;
         let mut mine_done = false;
         while let Some(player) = game.to_act() {
             game.observe(player, &mut self.obs);
