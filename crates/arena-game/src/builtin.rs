@@ -205,12 +205,24 @@ pub fn stream_bot_main<G: StreamProtocol>(
     input: &mut dyn BufRead,
     output: &mut dyn Write,
 ) -> Result<(), String> {
-    let io_error = |e: std::io::Error| format!("cannot write the answer: {e}");
     if let Some(ready) = G::READY {
-        writeln!(output, "{ready}").map_err(io_error)?;
-        output.flush().map_err(io_error)?;
+        writeln!(output, "{ready}").map_err(write_error)?;
+        output.flush().map_err(write_error)?;
     }
-    let mut player = (bot.make)(seed);
+    answer_stream(&mut *(bot.make)(seed), input, output)
+}
+
+fn write_error(e: std::io::Error) -> String {
+    format!("cannot write the answer: {e}")
+}
+
+/// Reads an ask, answers with `player`, until input ends (the loop of [`stream_bot_main`] after its
+/// handshake; also for a bot made otherwise than from the catalog, as development aids do).
+pub fn answer_stream<G: StreamProtocol>(
+    player: &mut dyn Bot<G>,
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+) -> Result<(), String> {
     let mut line = String::new();
     let mut previous: Option<G::Obs> = None;
     while let Some(obs) = G::read_input(input, previous.as_ref())? {
@@ -218,8 +230,8 @@ pub fn stream_bot_main<G: StreamProtocol>(
         line.clear();
         G::encode_action(&action, &mut line);
         line.push('\n');
-        output.write_all(line.as_bytes()).map_err(io_error)?;
-        output.flush().map_err(io_error)?;
+        output.write_all(line.as_bytes()).map_err(write_error)?;
+        output.flush().map_err(write_error)?;
         previous = Some(obs);
     }
     Ok(())

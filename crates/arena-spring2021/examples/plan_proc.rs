@@ -2,9 +2,6 @@
 //! stdout with some settings changed (development aid: to measure variants against process bots,
 //! `arena tournament spring2021 --bot "v=target/release/examples/plan_proc 800" --bot other/`).
 
-use std::io::Write;
-
-use arena_game::{Bot, StreamProtocol};
 use arena_spring2021::Spring2021;
 
 fn main() {
@@ -22,23 +19,10 @@ fn main() {
     if let Some(&m) = args.get(2) {
         bot.max_seeds = m as u32;
     }
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
-    let mut out = std::io::stdout();
-    let mut previous = None;
-    let mut line = String::new();
-    while let Ok(Some(obs)) = Spring2021::read_input(&mut input, previous.as_ref()) {
-        let action = bot.act(&obs);
-        line.clear();
-        Spring2021::encode_action(&action, &mut line);
-        line.push('\n');
-        if out
-            .write_all(line.as_bytes())
-            .and_then(|_| out.flush())
-            .is_err()
-        {
-            return;
-        }
-        previous = Some(obs);
-    }
+    // Ends when its input ends or a pipe closes (nothing to report to: arena reads the pipes).
+    let _ = arena_game::builtin::answer_stream::<Spring2021>(
+        &mut bot,
+        &mut std::io::stdin().lock(),
+        &mut std::io::stdout(),
+    );
 }
