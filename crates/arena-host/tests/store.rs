@@ -43,12 +43,9 @@ async fn stores() -> Vec<(
     Option<String>,
 )> {
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let sqlite = Store::open(
-        &format!("sqlite://{}", dir.path().join("contest.db").display()),
-        None,
-    )
-    .await
-    .expect("SQLite opens");
+    let sqlite = Store::open(&sqlite_url(dir.path()), None)
+        .await
+        .expect("SQLite opens");
     let schema = fresh_schema();
     let postgres = Store::open(&postgres(), Some(&schema)).await.unwrap_or_else(|e| {
         panic!("PostgreSQL at {} must be running for these tests (it is on this machine kind and in CI; elsewhere set ARENA_TEST_POSTGRES): {e}", postgres())
@@ -57,6 +54,16 @@ async fn stores() -> Vec<(
         ("sqlite", sqlite, Some(dir), None),
         ("postgres", postgres, None, Some(schema)),
     ]
+}
+
+/// The address of the SQLite store `stores` makes in `dir`.
+fn sqlite_url(dir: &std::path::Path) -> String {
+    format!("sqlite://{}", dir.join("contest.db").display())
+}
+
+/// The address of a store of `stores`, from what keeps it alive (its folder, for SQLite).
+fn url_of(keep: Option<&tempfile::TempDir>) -> String {
+    keep.map_or_else(postgres, |dir| sqlite_url(dir.path()))
 }
 
 /// A pool of one connection of its own to `url`, in `schema` (PostgreSQL) when given: for what
@@ -703,10 +710,7 @@ async fn a_round_records_what_each_game_needs() {
             .collect();
         let ids = store.schedule_all(&round, 3).await.unwrap();
         store.close().await;
-        let url = match &keep {
-            Some(dir) => format!("sqlite://{}", dir.path().join("contest.db").display()),
-            None => postgres(),
-        };
+        let url = url_of(keep.as_ref());
         let pool = one_connection(&url, schema.as_deref()).await;
         let rows = sqlx::query("SELECT id, needs FROM games ORDER BY id")
             .fetch_all(&pool)
@@ -1528,10 +1532,7 @@ async fn the_listing_filters_pages_and_names_every_seat() {
 
         // A database from before the outcomes were stored: they are filled from the results
         // when it opens again.
-        let url = match &keep {
-            Some(dir) => format!("sqlite://{}", dir.path().join("contest.db").display()),
-            None => postgres(),
-        };
+        let url = url_of(keep.as_ref());
         let raw = one_connection(&url, schema.as_deref()).await;
         sqlx::query("DELETE FROM seat_results")
             .execute(&raw)
@@ -1952,10 +1953,7 @@ async fn the_scheduler_reads_the_unfinished_games_through_indexes_however_many_w
             store.claim_batch("w", None, 60_000, 2).await.unwrap().len(),
             2
         );
-        let url = match &keep {
-            Some(dir) => format!("sqlite://{}", dir.path().join("contest.db").display()),
-            None => postgres(),
-        };
+        let url = url_of(keep.as_ref());
         let pool = one_connection(&url, schema.as_deref()).await;
         // Finished games, ids far above the scheduled ones, with two seats each.
         pool.execute(

@@ -52,17 +52,23 @@ fn same_seed_same_game() {
         assert_eq!(a, b, "seat {seat}");
     }
     // Made from the catalog with different seeds: the search draws nothing at random.
+    answers_alike_whatever_its_seed("search", 5);
+}
+
+/// `name`, made from the catalog with different seeds, answers a first turn (of game `seed`) alike:
+/// it draws nothing at random. It is timed like a process.
+fn answers_alike_whatever_its_seed(name: &str, seed: u64) {
     let catalog = catalog();
-    let search =
-        arena_core::registry::find_bot(&catalog, "search").expect("search is in the catalog");
-    assert!(search.thinks, "search is timed like a process");
-    let mut game = Spring2021::new(&League::Bronze, 5);
+    let entry = arena_core::registry::find_bot(&catalog, name)
+        .unwrap_or_else(|_| panic!("{name} is in the catalog"));
+    assert!(entry.thinks, "{name} is timed like a process");
+    let mut game = Spring2021::new(&League::Bronze, seed);
     let mut obs = Obs::default();
     let player = game.to_act().expect("a first turn");
     game.observe(player, &mut obs);
     let answers: Vec<Action> = [1, 2, 3]
         .iter()
-        .map(|&seed| (search.make)(seed).act(&obs))
+        .map(|&seed| (entry.make)(seed).act(&obs))
         .collect();
     assert!(answers.windows(2).all(|w| w[0] == w[1]), "{answers:?}");
 }
@@ -79,9 +85,14 @@ fn never_an_illegal_move() {
         (League::Wood2, "random", 7),
         (League::Wood2, "planner", 8),
     ];
-    for (league, opponent, seed) in cases {
+    plays_legally(&cases, SearchBot::default);
+}
+
+/// The bot `make` makes plays no illegal move, in both seats, in each `(league, opponent, seed)`.
+fn plays_legally<B: Bot<Spring2021>>(cases: &[(League, &str, u64)], make: impl Fn() -> B) {
+    for &(league, opponent, seed) in cases {
         for seat in 0..2 {
-            let (moves, _, faults) = play(league, seed, seat, opponent, SearchBot::default());
+            let (moves, _, faults) = play(league, seed, seat, opponent, make());
             assert_eq!(faults, 0, "{league:?} against {opponent}, seat {seat}");
             assert!(!moves.is_empty());
         }
@@ -92,20 +103,7 @@ fn never_an_illegal_move() {
 fn beats_planner_on_fixed_seeds() {
     // 10 seeds in both seats. The search itself needs no budget cut here (it rarely reaches it),
     // so this is the bot as it plays; deterministic, so not flaky.
-    let mut wins = 0;
-    for seed in 100..110u64 {
-        for seat in 0..2 {
-            let (_, winner, faults) = play(
-                League::Bronze,
-                seed.wrapping_mul(0x9E37_79B9_7F4A_7C15),
-                seat,
-                "planner",
-                SearchBot::default(),
-            );
-            assert_eq!(faults, 0);
-            wins += usize::from(winner == Some(seat));
-        }
-    }
+    let (wins, _) = fixed_seed_wins(SearchBot::default, "planner", 100..110);
     assert!(wins >= 18, "search won {wins} of 20 games against planner");
 }
 
@@ -177,19 +175,7 @@ fn legend_same_seed_same_game() {
         let b = play(League::Bronze, 12, seat, "search", legend());
         assert_eq!(a, b, "seat {seat}");
     }
-    let catalog = catalog();
-    let entry =
-        arena_core::registry::find_bot(&catalog, "legend").expect("legend is in the catalog");
-    assert!(entry.thinks, "legend is timed like a process");
-    let mut game = Spring2021::new(&League::Bronze, 6);
-    let mut obs = Obs::default();
-    let player = game.to_act().expect("a first turn");
-    game.observe(player, &mut obs);
-    let answers: Vec<Action> = [1, 2, 3]
-        .iter()
-        .map(|&seed| (entry.make)(seed).act(&obs))
-        .collect();
-    assert!(answers.windows(2).all(|w| w[0] == w[1]), "{answers:?}");
+    answers_alike_whatever_its_seed("legend", 6);
 }
 
 #[test]
@@ -200,18 +186,17 @@ fn legend_never_an_illegal_move() {
         (League::Wood1, "planner", 33),
         (League::Wood2, "random", 34),
     ];
-    for (league, opponent, seed) in cases {
-        for seat in 0..2 {
-            let (moves, _, faults) = play(league, seed, seat, opponent, legend());
-            assert_eq!(faults, 0, "{league:?} against {opponent}, seat {seat}");
-            assert!(!moves.is_empty());
-        }
-    }
+    plays_legally(&cases, legend);
 }
 
-/// Wins on fixed seeds, both seats: deterministic, so a regression check rather than a measure
-/// (the measures, hundreds of games, are in docs/benchmarks.md).
-fn legend_wins(opponent: &str, seeds: std::ops::Range<u64>) -> (usize, usize) {
+/// Wins and games of the bot `make` makes against `opponent` in Bronze, on fixed seeds in both
+/// seats (each without a fault): deterministic, so a regression check rather than a measure (the
+/// measures, hundreds of games, are in docs/benchmarks.md).
+fn fixed_seed_wins<B: Bot<Spring2021>>(
+    make: impl Fn() -> B,
+    opponent: &str,
+    seeds: std::ops::Range<u64>,
+) -> (usize, usize) {
     let mut wins = 0;
     let mut games = 0;
     for seed in seeds {
@@ -221,7 +206,7 @@ fn legend_wins(opponent: &str, seeds: std::ops::Range<u64>) -> (usize, usize) {
                 seed.wrapping_mul(0x9E37_79B9_7F4A_7C15),
                 seat,
                 opponent,
-                legend(),
+                make(),
             );
             assert_eq!(faults, 0);
             wins += usize::from(winner == Some(seat));
@@ -234,7 +219,7 @@ fn legend_wins(opponent: &str, seeds: std::ops::Range<u64>) -> (usize, usize) {
 #[test]
 fn legend_beats_planner_on_fixed_seeds() {
     // 20 of 20 when written.
-    let (wins, games) = legend_wins("planner", 100..110);
+    let (wins, games) = fixed_seed_wins(legend, "planner", 100..110);
     assert!(
         wins >= 19,
         "legend won {wins} of {games} games against planner"
@@ -244,7 +229,7 @@ fn legend_beats_planner_on_fixed_seeds() {
 #[test]
 fn legend_beats_search_on_fixed_seeds() {
     // At least 80 % (the measure: 100 of 100 games, docs/benchmarks.md).
-    let (wins, games) = legend_wins("search", 200..215);
+    let (wins, games) = fixed_seed_wins(legend, "search", 200..215);
     assert!(
         wins >= 24,
         "legend won {wins} of {games} games against search"
