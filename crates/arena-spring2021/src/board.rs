@@ -24,6 +24,15 @@ pub const OPPOSITE: [u8; CELLS] = build_opposite();
 pub const DIST: [[u8; CELLS]; CELLS] = build_dist();
 /// Richness before holes: 3 for rings 0-1, 2 for ring 2, 1 for ring 3.
 pub const BASE_RICHNESS: [u8; CELLS] = build_richness();
+
+/// The points a COMPLETE earns above the nutrients on a cell of `richness` (0 for a hole or poor soil).
+pub const fn richness_bonus(richness: u8) -> i32 {
+    match richness {
+        3 => 4,
+        2 => 2,
+        _ => 0,
+    }
+}
 /// `RANGE[c][s]`: cells at distance 1..=s from c.
 pub const RANGE: [[u64; 4]; CELLS] = build_range();
 /// `RAY[d][c][s]`: the cells a tree of size s on c shades when the sun points to d.

@@ -162,12 +162,7 @@ impl Planner {
             return None;
         }
         let best = bits(ready).max_by_key(|&c| (obs.richness(c), std::cmp::Reverse(c)))?;
-        let points = obs.nutrients
-            + match obs.richness(best) {
-                3 => 4,
-                2 => 2,
-                _ => 0,
-            };
+        let points = obs.nutrients + crate::board::richness_bonus(obs.richness(best));
         let tall = (obs.mine & obs.size[3]).count_ones();
         let short_game = obs.max_days() <= 6;
         let want = if short_game {

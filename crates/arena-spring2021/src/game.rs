@@ -1054,12 +1054,7 @@ impl Spring2021 {
             self.sun = scratch;
         }
         for &cell in dying {
-            let points = self.nutrients
-                + match self.richness(cell) {
-                    3 => 4,
-                    2 => 2,
-                    _ => 0,
-                };
+            let points = self.nutrients + crate::board::richness_bonus(self.richness(cell));
             let player = self.owner_of(cell).unwrap_or(0);
             self.score[player] += points;
             self.size[3] &= !(1 << cell);

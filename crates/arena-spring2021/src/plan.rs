@@ -16,7 +16,7 @@ use std::collections::HashSet;
 
 use arena_game::Bot;
 
-use crate::board::{BOARD, RANGE, RAY, bits};
+use crate::board::{BASE_RICHNESS, BOARD, RANGE, RAY, bits, richness_bonus};
 use crate::game::{Action, BASE_COST, COMPLETE_COST, Cmd, Obs, Spring2021};
 
 /// Days searched ahead (the day of the answer included).
@@ -90,14 +90,6 @@ struct Frame {
 }
 
 impl Frame {
-    fn richness_bonus(&self, cell: usize) -> i32 {
-        match crate::board::BASE_RICHNESS[cell] {
-            3 => 4,
-            2 => 2,
-            _ => 0,
-        }
-    }
-
     /// Nutrients left for a completion on `day`: the other player completes about once a day from
     /// day 10 on (a guess), and my own earlier completions count exactly.
     fn nutrients_at(&self, day: u32, completed: i32) -> i32 {
@@ -108,9 +100,7 @@ impl Frame {
     /// Sun my trees gather on `day` (its direction), every tree of both players casting shade.
     fn gather(&self, p: &Plan, day: u32) -> i32 {
         if !self.shadows {
-            return (1..4)
-                .map(|s| s as i32 * p.size[s].count_ones() as i32)
-                .sum();
+            return unshaded_sun(p);
         }
         let dir = (day % 6) as usize;
         let rays = &RAY[dir];
@@ -142,9 +132,7 @@ impl Frame {
         }
         // Shade over the coming week: the sun my trees would lose, with the trees as they stand.
         let mut lost = 0;
-        let full: i32 = (1..4)
-            .map(|s| s as i32 * p.size[s].count_ones() as i32)
-            .sum();
+        let full = unshaded_sun(p);
         for d in 0..6 {
             lost += full - self.gather(p, day + d);
         }
@@ -207,7 +195,8 @@ impl Frame {
                 n.size[3] &= !(1 << c);
                 n.dormant &= !(1 << c);
                 n.sun -= COMPLETE_COST;
-                n.points += self.nutrients_at(p.day, p.completed) + self.richness_bonus(c);
+                n.points +=
+                    self.nutrients_at(p.day, p.completed) + richness_bonus(BASE_RICHNESS[c]);
                 n.completed += 1;
             }
             Cmd::Grow(c) => {
@@ -243,6 +232,13 @@ impl Frame {
         }
         n
     }
+}
+
+/// Sun my trees gather on a day without shade: each its size.
+fn unshaded_sun(p: &Plan) -> i32 {
+    (1..4)
+        .map(|s| s as i32 * p.size[s].count_ones() as i32)
+        .sum()
 }
 
 /// The `plan` bot (see the module).
