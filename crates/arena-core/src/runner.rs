@@ -207,11 +207,15 @@ pub async fn run_match<G: Game>(
     // Pausing keeps idle bots off the CPU while another one thinks; with fewer than two processes there
     // is nobody to keep off, and the two signals per answer would be pure cost.
     let pausing = options.pause_idle && seats.iter().filter(|s| s.agent.is_process()).count() > 1;
-    if pausing {
-        for seat in seats.iter_mut() {
-            seat.agent.pause();
-        }
-    }
+    // Which seats run (are not paused). A seat is paused only when another one is about to be
+    // asked, never right after its own answer: a stop and a continue microseconds apart can catch
+    // a bot in the middle of a `fork`, and Linux then leaves the new child stopped for good (seen
+    // on 6.18 with interpreters started through shell shims, which fork while they start: the bot
+    // waited on its stopped child until its first answer timed out). This way a bot asked twice in
+    // a row, or first, is not signalled at all, and a paused bot stays paused for at least another
+    // bot's whole answer. The stream agent continues a bot again while it waits (see
+    // `stream::Nudge`) in case a fork still straddles both signals.
+    let mut running = vec![true; seats.len()];
 
     let time_policy = options
         .time_policy
@@ -236,16 +240,20 @@ pub async fn run_match<G: Game>(
             game.apply(player, Answer::Fault(fault.clone()));
             continue;
         }
+        if pausing {
+            for (other, seat) in seats.iter_mut().enumerate() {
+                if other != player && std::mem::replace(&mut running[other], false) {
+                    seat.agent.pause();
+                }
+            }
+            if !std::mem::replace(&mut running[player], true) {
+                seats[player].agent.resume();
+            }
+        }
         let agent = &mut seats[player].agent;
         let limit = scale(game.time_limit(player), options.time_scale);
         let clock = &mut clocks[player];
-        if pausing {
-            agent.resume();
-        }
         let mut reply = agent.act(&obs, first[player], clock.deadline(limit)).await;
-        if pausing {
-            agent.pause();
-        }
         first[player] = false;
         if let Some((late, step)) = reply.stderr_late.take().zip(last_step[player]) {
             steps[step]

@@ -209,6 +209,7 @@ const CPU_POLL: Duration = Duration::from_millis(5);
 fn read_line_on_cpu(
     lines: &mut LineBuffer,
     process: &mut BotProcess,
+    nudge: &mut Nudge,
     cpu_before: Option<Duration>,
     started: Instant,
     limit: Duration,
@@ -223,10 +224,76 @@ fn read_line_on_cpu(
             return LineRead::Timeout;
         }
         let left = used.map_or(limit, |used| limit - used).max(CPU_POLL);
-        let until = cap.min(Instant::now() + left);
+        let until = nudge.until(lines, cap.min(Instant::now() + left));
         match lines.read_line(process, until, accept_unterminated) {
-            LineRead::Timeout if Instant::now() < cap => continue,
+            LineRead::Timeout if Instant::now() < cap => nudge.poke(process),
             other => return other,
+        }
+    }
+}
+
+/// Reads an answer judged on wall time: until `deadline`, in slices ended by the nudges.
+fn read_line_on_wall(
+    lines: &mut LineBuffer,
+    process: &mut BotProcess,
+    nudge: &mut Nudge,
+    deadline: Instant,
+    accept_unterminated: bool,
+) -> LineRead {
+    loop {
+        let until = nudge.until(lines, deadline);
+        match lines.read_line(process, until, accept_unterminated) {
+            LineRead::Timeout if Instant::now() < deadline => nudge.poke(process),
+            other => return other,
+        }
+    }
+}
+
+/// The first nudge's delay after a continue; each next one waits twice as long.
+const NUDGE_FIRST: Duration = Duration::from_millis(2);
+
+/// Continues a just-continued bot again while its answer is awaited, 2, 6, 14, 30... ms after the
+/// first continue: a handful of signals for the slowest answer, none for a quick one.
+///
+/// Why: when a stop and a continue reach a bot's group while one of its processes is inside
+/// `fork`, Linux can give the new child the stop but not the continue (seen on 6.18: 16 children in
+/// 400 forking shells stayed stopped when the two signals came back to back; a second continue
+/// released every one). The runner keeps the two apart (a seat is paused only when another is
+/// asked), but a fork can still straddle both on a loaded machine, and a bot waiting on its stopped
+/// child would then time out through no fault of its own.
+struct Nudge {
+    /// When the next continue is due; `None`: the bot was not continued for this answer (it was
+    /// never stopped), nothing to repeat.
+    next: Option<Instant>,
+    gap: Duration,
+}
+
+impl Nudge {
+    fn after_continue(resumed: bool) -> Self {
+        Nudge {
+            next: resumed.then(|| Instant::now() + NUDGE_FIRST),
+            gap: NUDGE_FIRST,
+        }
+    }
+
+    /// How long the next read may wait: up to the next continue while the bot has printed nothing
+    /// of its answer yet (once it prints, it runs; and a partial line's quiet period must not be
+    /// cut short).
+    fn until(&self, lines: &LineBuffer, until: Instant) -> Instant {
+        match self.next {
+            Some(next) if lines.pending.is_empty() => until.min(next),
+            _ => until,
+        }
+    }
+
+    /// Sends the continue when it is due.
+    fn poke(&mut self, process: &BotProcess) {
+        if let Some(next) = self.next
+            && Instant::now() >= next
+        {
+            process.resume();
+            self.gap *= 2;
+            self.next = Some(Instant::now() + self.gap);
         }
     }
 }
@@ -449,18 +516,24 @@ impl<G: StreamProtocol> Agent<G> for StreamAgent<G> {
                 .take()
                 .or_else(|| process.cpu_time_quick());
             process.write(input.as_bytes());
-            if std::mem::take(&mut self.resume_pending) {
+            let resumed = std::mem::take(&mut self.resume_pending);
+            if resumed {
                 process.resume();
             }
             let started = Instant::now();
+            let mut nudge = Nudge::after_continue(resumed);
             let read = match self.spec.clock {
-                ClockKind::Wall => {
-                    self.lines
-                        .read_line(process, started + limit, G::ACCEPT_UNTERMINATED)
-                }
+                ClockKind::Wall => read_line_on_wall(
+                    &mut self.lines,
+                    process,
+                    &mut nudge,
+                    started + limit,
+                    G::ACCEPT_UNTERMINATED,
+                ),
                 ClockKind::Cpu => read_line_on_cpu(
                     &mut self.lines,
                     process,
+                    &mut nudge,
                     cpu_before,
                     started,
                     limit,

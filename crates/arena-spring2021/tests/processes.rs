@@ -4,9 +4,13 @@
 
 use std::path::{Path, PathBuf};
 
+use std::time::Duration;
+
+use arena_core::game::{Answer, Game};
 use arena_core::registry::{GameRequest, GameResult, PlayerSpec, SeatRequest};
 use arena_core::testing::assert_no_process_left;
-use arena_core::{FaultKind, MatchOptions};
+use arena_core::{Agent, ClockKind, FaultKind, MatchOptions, ProcessSpec, StreamAgent};
+use arena_spring2021::{League, Obs, Spring2021};
 /// The game as the front ends see it.
 fn entry() -> Box<dyn arena_core::registry::GameEntry> {
     arena_core::registry::stream_entry(arena_spring2021::definition())
@@ -181,5 +185,48 @@ async fn stderr_flood_and_spinning_at_the_end_are_contained() {
         .sum();
     assert!(kept > 0 && kept <= 4096, "{kept} bytes kept");
     assert!(flood["stderr_dropped"].as_u64().expect("dropped counted") > 0);
+    assert_no_process_left(&dir);
+}
+
+/// Regression: a stop and a continue back to back, while the bot's shell forks, could leave the
+/// forked child stopped: Linux gave it the stop but not the continue, and the bot waited on it until
+/// its first answer timed out (3 games in 39 of this file's tests, with `python3` a pyenv shim).
+/// Here each bot forks while it starts and is stopped and continued at once, at a different
+/// moment each time; every one must answer.
+#[tokio::test]
+async fn a_bot_stopped_and_continued_while_it_forks_still_answers() {
+    let (_guard, dir) = tempdir();
+    // Forks for a while (each `$(...)` is one), then answers every ask with WAIT.
+    let script = format!(
+        "echo > {}/$$.pid; for i in $(seq 40); do x=$(true); done; \
+         while read -r line; do case $line in *WAIT*) echo WAIT;; esac; done",
+        dir.display()
+    );
+    let mut game = Spring2021::new(&League::Bronze, 42);
+    let mut obs = Obs::default();
+    game.observe(0, &mut obs);
+    for attempt in 0..80u64 {
+        let mut agent = StreamAgent::<Spring2021>::new(ProcessSpec {
+            argv: vec!["bash".into(), "-c".into(), script.clone()],
+            workdir: None,
+            stderr_cap: 4096,
+            time_scale: 1.0,
+            cpu: None,
+            sandbox: None,
+            clock: ClockKind::Wall,
+        });
+        agent.start().await.expect("the bot starts");
+        std::thread::sleep(Duration::from_micros(attempt % 10 * 700));
+        agent.pause();
+        agent.resume();
+        // Roomy: a stuck bot never answers, a loaded machine only answers late.
+        let reply = agent.act(&obs, true, Duration::from_secs(20)).await;
+        assert!(
+            matches!(reply.answer, Answer::Action(_)),
+            "attempt {attempt}: {:?}",
+            reply.answer
+        );
+        agent.finish().await;
+    }
     assert_no_process_left(&dir);
 }
