@@ -22,10 +22,9 @@ fn script() -> String {
 
 /// `time_scale` multiplies the 1000/100 ms limits: generous for the games that must not time out (the
 /// tests may run on a loaded machine), 2 for the timeout tests, whose bots sleep well past the limit.
-/// Limits scaled for tests whose bots should never come near them: generous, so that a stalled
-/// Python start-up (seen once in a fresh clone's test run, right after the build, when a
-/// well-behaved bot missed a 10.5 s first turn) cannot fail a test about something else. A wait
-/// that never ends would still fail, only later.
+/// Limits scaled for tests whose bots should never come near them. (The "stalled Python start-ups"
+/// once blamed for missed first turns of 10.5 s and 31.5 s were bots left stopped by a pause: see
+/// `a_bot_stopped_and_continued_while_it_forks_still_answers`.)
 const ROOMY: f64 = 30.0;
 
 async fn play(modes: [&str; 2], piddir: &Path, time_scale: f64) -> GameResult {
