@@ -124,8 +124,8 @@ impl Frame {
     }
 
     /// The plan's worth: points, sun at the final rate, and, until day 20, what the standing trees
-    /// are worth (more the bigger, less for each day of the week they would stand in shade, less
-    /// for each tree near enough in a line to shade them later).
+    /// are worth (more the bigger, less for each tree near enough in a line to shade them, now or
+    /// later, and, with that weight, for each day of the week they would stand in shade).
     fn value(&self, p: &Plan) -> f64 {
         let day = p.day.min(self.max_days);
         if day >= self.max_days {
@@ -264,11 +264,16 @@ fn unshaded_sun(p: &Plan) -> i32 {
 }
 
 /// Weights of the plan's valuation (development knobs; the defaults are `legend`'s).
+///
+/// The defaults count the trees in a line and not the week's shade: the line also sees the shade
+/// of trees still too small to cast it (my seeds, once grown), costs half the time, and won 65 % of
+/// 40 games of self-play against the week's shade (docs/benchmarks.md).
 #[derive(Clone, Copy, Debug)]
 pub struct Weights {
-    /// The sun my trees would lose to shade over the coming week.
+    /// The sun my trees would lose to shade over the coming week, the trees as they stand.
     pub shade: f64,
-    /// Trees in a line within 3 cells of mine (mine of any size, theirs at least as tall).
+    /// Trees in a line within 3 cells of mine (mine of any size, theirs at least as tall), each a
+    /// tree that shades it now or later on some day of the week.
     pub line: f64,
     /// The last day of the other player's guessed completions (one a day from day 10).
     pub their_end: u32,
@@ -277,8 +282,8 @@ pub struct Weights {
 impl Default for Weights {
     fn default() -> Self {
         Weights {
-            shade: 1.0,
-            line: 0.0,
+            shade: 0.0,
+            line: 1.0,
             their_end: 19,
         }
     }
