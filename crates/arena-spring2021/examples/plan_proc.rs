@@ -1,11 +1,12 @@
-//! `plan_proc [WIDTH] [HORIZON] [MAX_SEEDS]`: `legend` (the plan search) as a process on stdin and
-//! stdout with some settings changed (development aid: to measure variants against process bots,
+//! `plan_proc [WIDTH] [HORIZON] [MAX_SEEDS] [SHADE] [LINE] [BUDGET]`: `legend` (the plan
+//! search) as a process on stdin and stdout with some settings changed (the valuation's weights:
+//! `plan::Weights`) (development aid: to measure variants against process bots,
 //! `arena tournament spring2021 --bot "v=target/release/examples/plan_proc 800" --bot other/`).
 
 use arena_spring2021::Spring2021;
 
 fn main() {
-    let args: Vec<u64> = std::env::args()
+    let args: Vec<f64> = std::env::args()
         .skip(1)
         .filter_map(|a| a.parse().ok())
         .collect();
@@ -18,6 +19,15 @@ fn main() {
     }
     if let Some(&m) = args.get(2) {
         bot.max_seeds = m as u32;
+    }
+    if let Some(&w) = args.get(3) {
+        bot.weights.shade = w;
+    }
+    if let Some(&w) = args.get(4) {
+        bot.weights.line = w;
+    }
+    if let Some(&b) = args.get(5) {
+        bot.budget = b as u64;
     }
     // Ends when its input ends or a pipe closes (nothing to report to: arena reads the pipes).
     let _ = arena_game::builtin::answer_stream::<Spring2021>(

@@ -6,7 +6,9 @@
 //! because its rule players, however many, value a move by how *they* would go on, and they plan
 //! no more than a day. The plan search values my own moves for six days by a formula of points,
 //! sun and the trees standing, as the strong bots of the contest did, and wins about half of its
-//! games against them.
+//! games against them. The trees standing count less for each tree in a line within 3 cells that
+//! shades them now or once grown (`plan::Weights`), instead of the sun they would lose over a week
+//! with the trees as they stand, which missed the shade of seeds.
 //!
 //! It is bounded by its width and a count of evaluated states, never by the clock (reproducible,
 //! nothing drawn at random): `WIDTH` fills, at its p99, about half of the 100 ms limit on the
