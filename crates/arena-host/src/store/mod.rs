@@ -392,40 +392,33 @@ impl Store {
     /// For the test that reads their plans on both databases (`tests/store.rs`).
     #[doc(hidden)]
     pub fn indexed_statements(&self) -> Vec<(&'static str, String, Vec<i64>)> {
-        vec![
-            (
-                "pending_per_submission",
-                queue::PENDING_PER_SUBMISSION.to_string(),
-                vec![],
-            ),
-            (
-                "count_unfinished",
-                queue::COUNT_UNFINISHED.to_string(),
-                vec![],
-            ),
-            (
-                "count_queued_unasked",
-                queue::COUNT_QUEUED_UNASKED.to_string(),
-                vec![],
-            ),
-            ("count_queued", queue::COUNT_QUEUED.to_string(), vec![]),
-            ("count_running", queue::COUNT_RUNNING.to_string(), vec![]),
-            (
-                "requeue_expired",
-                queue::requeue_expired_sql(self.now_ms_sql()),
-                vec![],
-            ),
+        let unbound = [
+            ("pending_per_submission", queue::PENDING_PER_SUBMISSION),
+            ("count_unfinished", queue::COUNT_UNFINISHED),
+            ("count_queued_unasked", queue::COUNT_QUEUED_UNASKED),
+            ("count_queued", queue::COUNT_QUEUED),
+            ("count_running", queue::COUNT_RUNNING),
             (
                 "cancel_queued_of_inactive",
-                submissions::CANCEL_QUEUED_OF_INACTIVE.to_string(),
-                vec![],
+                submissions::CANCEL_QUEUED_OF_INACTIVE,
             ),
-            (
-                "cancel_queued_of_promoted",
-                completion::CANCEL_QUEUED_OF_PROMOTED.to_string(),
-                vec![0, 1],
-            ),
-        ]
+        ];
+        unbound
+            .into_iter()
+            .map(|(name, sql)| (name, sql.to_string(), vec![]))
+            .chain([
+                (
+                    "requeue_expired",
+                    queue::requeue_expired_sql(self.now_ms_sql()),
+                    vec![],
+                ),
+                (
+                    "cancel_queued_of_promoted",
+                    completion::CANCEL_QUEUED_OF_PROMOTED.to_string(),
+                    vec![0, 1],
+                ),
+            ])
+            .collect()
     }
 
     pub async fn close(&self) {
