@@ -53,6 +53,58 @@ pub struct Reading {
     /// ...and the claims of the other it let go when it could have challenged them (a pass on Tax,
     /// Exchange or Steal; a block accepted).
     pub declined: [u32; 2],
+    /// What calculator, playing each seat, remembers from its earlier calls of this game
+    /// ([`CalcFlags`]).
+    pub calc: [CalcFlags; 2],
+}
+
+/// Calculator's memory between calls (the published bot keeps it in a file in its folder): what the
+/// opponent has been doing since it last backed down with an Income, and the characters it committed
+/// itself to. Read back from the history, where the published bot wrote it down as it went; its own
+/// commitments are approximated by the claims it made (the history does not show which plan a claim
+/// served).
+#[derive(Default, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CalcFlags {
+    pub opp_tax: bool,
+    pub opp_steal: bool,
+    pub opp_assassinate: bool,
+    pub opp_aid: bool,
+    pub duke: bool,
+    pub captain: bool,
+    pub assassin: bool,
+}
+
+impl CalcFlags {
+    /// The opponent opened a line with `action`, and this seat was asked to answer it.
+    pub fn saw(&mut self, action: u8) {
+        match action {
+            b'T' => self.opp_tax = true,
+            b'S' => self.opp_steal = true,
+            b'A' => self.opp_assassinate = true,
+            b'F' => self.opp_aid = true,
+            _ => {}
+        }
+    }
+
+    /// This seat challenged what the line so far (`line`) shows: it stops fearing that claim.
+    pub fn challenged(&mut self, line: &[u8]) {
+        match line {
+            b"T" | b"Fd" => self.opp_tax = false,
+            b"S" | b"Sc" => self.opp_steal = false,
+            b"A" => self.opp_assassinate = false,
+            _ => {}
+        }
+    }
+
+    /// Forgets a commitment to `card` (shown, so replaced; or caught bluffing it).
+    fn drop(&mut self, card: Card) {
+        match card {
+            Card::Duke => self.duke = false,
+            Card::Captain => self.captain = false,
+            Card::Assassin => self.assassin = false,
+            _ => {}
+        }
+    }
 }
 
 /// Replays the history: who wrote what. Within a line the owner writes the even positions and the
@@ -92,6 +144,7 @@ pub fn read_history(history: &str) -> Reading {
             if let Some(card) = Card::from_surrender(c) {
                 reading.dead[writer][card as usize] += 1;
             }
+            calc_flags(&mut reading.calc, line, i, owner, writer, calls == 1);
             if i == 0 {
                 match c {
                     b'I' => {
@@ -165,6 +218,11 @@ pub fn read_history(history: &str) -> Reading {
             reading.live_claims[owner] = [false; 5];
             reading.denied[owner] = [false; 5];
         }
+        if line == b"I\n" {
+            // The other seat's next call starts its turn after an Income: backing down.
+            let flags = &mut reading.calc[1 - owner];
+            (flags.opp_tax, flags.opp_steal, flags.opp_aid) = (false, false, false);
+        }
         lines += 1;
         start = end;
     }
@@ -181,6 +239,45 @@ pub fn read_history(history: &str) -> Reading {
     reading.first_line = lines == 0 || (lines == 1 && !line_done);
     reading.acted = calls > reading.me;
     reading
+}
+
+/// Calculator's flags after `writer` wrote `line[i]` (the game's first call when `first_call`).
+fn calc_flags(
+    calc: &mut [CalcFlags; 2],
+    line: &[u8],
+    i: usize,
+    owner: usize,
+    writer: usize,
+    first_call: bool,
+) {
+    let c = line[i];
+    let flags = &mut calc[writer];
+    if i == 1 {
+        // Asked to answer the opponent's action: calculator notes it before deciding.
+        flags.saw(line[0]);
+    }
+    if c == b'q' {
+        flags.challenged(&line[..i]);
+    }
+    if i == 0 {
+        match c {
+            b'T' => flags.duke = true,
+            b'S' => flags.captain = true,
+            b'A' => flags.assassin = true,
+            // Its opening Income means it holds an Assassin and plans to use it.
+            b'I' if first_call => flags.assassin = true,
+            _ => {}
+        }
+    }
+    if let Some(card) = Card::from_reveal(c) {
+        flags.drop(card);
+    }
+    // Its own claim was challenged and it gave up a card: it stops claiming that character.
+    if i == 2 && writer == owner && line[1] == b'q' && Card::from_surrender(c).is_some() {
+        if let Some(card) = Card::needed_for(line[0]) {
+            flags.drop(card);
+        }
+    }
 }
 
 fn find(obs: &CoupObs, first: u8) -> Option<Move> {
@@ -384,268 +481,6 @@ impl Bot<Coup> for Simple {
     }
 }
 
-/// Calculator, written from reference §4.1: estimate turns to win for each plan, pick the least
-/// aggressive plan that wins first, react by fixed priorities.
-pub struct Calculator {
-    rng: BotRng,
-}
-
-impl Calculator {
-    pub fn new(seed: u64) -> Self {
-        Calculator { rng: bot_rng(seed) }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Plan {
-    Duke,
-    Income,
-    DukeAssassin,
-    Assassin,
-    Captain,
-    ForeignAid,
-    ForeignAidAssassin,
-    CaptainAssassin,
-}
-
-/// Turns to kill `cards` cards starting from `coins`, earning `rate` a turn, paying `cost` a kill (each
-/// kill takes a turn). `None` when the plan never gets there.
-fn turns_to_win(coins: i32, rate: i32, cost: i32, cards: u32) -> Option<u32> {
-    let mut coins = coins;
-    let mut turns = 0;
-    for _ in 0..cards {
-        if coins < cost {
-            if rate <= 0 {
-                return None;
-            }
-            let needed = cost - coins;
-            let earning = ((needed + rate - 1) / rate) as u32;
-            turns += earning;
-            coins += earning as i32 * rate;
-        }
-        coins -= cost;
-        turns += 1;
-    }
-    Some(turns)
-}
-
-impl Calculator {
-    fn order(plan: Option<Plan>) -> [Card; 5] {
-        use Card::*;
-        match plan {
-            Some(Plan::Duke) => [Duke, Contessa, Captain, Ambassador, Assassin],
-            Some(Plan::DukeAssassin) => [Duke, Assassin, Contessa, Captain, Ambassador],
-            Some(Plan::Assassin | Plan::ForeignAidAssassin) => {
-                [Assassin, Contessa, Duke, Captain, Ambassador]
-            }
-            Some(Plan::Captain) => [Captain, Ambassador, Contessa, Duke, Assassin],
-            Some(Plan::CaptainAssassin) => [Captain, Assassin, Ambassador, Contessa, Duke],
-            _ => DEFAULT_ORDER,
-        }
-    }
-
-    /// The plan that wins first, if any (checked least aggressive first).
-    fn choose_plan(obs: &CoupObs, reading: &Reading) -> Option<Plan> {
-        let me = reading.me;
-        let opp = 1 - me;
-        let hand = obs.hand();
-        let holds = |card| hand.contains(&card);
-        let committed = |card: Card| reading.committed[me][card as usize];
-        let opp_cards = 2u32.saturating_sub(reading.dead[opp].iter().map(|&n| n as u32).sum());
-        let my_cards = hand.len() as u32;
-        let opp_claims = reading.claimed[opp];
-        let opp_duke = opp_claims[Card::Duke as usize];
-        let opp_captain = opp_claims[Card::Captain as usize];
-        // Being stolen from every turn costs 2 a turn unless a block is at hand.
-        let robbed = if opp_captain && !holds(Card::Captain) && !holds(Card::Ambassador) {
-            2
-        } else {
-            0
-        };
-        let opp_rate = if opp_duke {
-            3
-        } else if reading.foreign_aid[opp] && !holds(Card::Duke) {
-            2
-        } else {
-            1
-        };
-        let opp_cost = if reading.assassinated[opp] && !holds(Card::Contessa) {
-            3
-        } else {
-            7
-        };
-        let opp_turns = [
-            turns_to_win(obs.opp_coins, opp_rate, opp_cost, my_cards),
-            if opp_captain {
-                turns_to_win(obs.opp_coins, 2, opp_cost, my_cards)
-            } else {
-                None
-            },
-        ]
-        .into_iter()
-        .flatten()
-        .min()
-        .unwrap_or(u32::MAX);
-        let coins = obs.my_coins;
-        let fa_ok = !opp_duke;
-        let duke = holds(Card::Duke) || committed(Card::Duke);
-        let assassin = holds(Card::Assassin) || committed(Card::Assassin);
-        let captain = holds(Card::Captain);
-        let plans: [(Plan, bool, i32, i32); 8] = [
-            (Plan::Duke, duke, 3, 7),
-            (Plan::Income, true, 1, 7),
-            (Plan::DukeAssassin, duke && assassin, 3, 3),
-            (Plan::Assassin, assassin, 1, 3),
-            (Plan::Captain, captain && obs.opp_coins > 0, 2, 7),
-            (Plan::ForeignAid, fa_ok, 2, 7),
-            (Plan::ForeignAidAssassin, fa_ok && assassin, 2, 3),
-            (Plan::CaptainAssassin, captain && assassin, 2, 3),
-        ];
-        plans
-            .into_iter()
-            .filter(|&(_, available, _, _)| available)
-            .find(|&(_, _, rate, cost)| {
-                turns_to_win(coins, rate - robbed, cost, opp_cards).is_some_and(|t| t <= opp_turns)
-            })
-            .map(|(plan, ..)| plan)
-    }
-
-    fn turn(obs: &CoupObs, reading: &Reading, plan: Option<Plan>) -> Option<Move> {
-        let pick = |c| find(obs, c);
-        let hand = obs.hand();
-        let holds = |card| hand.contains(&card);
-        if !reading.acted {
-            return if holds(Card::Duke) {
-                pick(b'T')
-            } else if holds(Card::Captain) {
-                pick(b'S').or(pick(b'T'))
-            } else if holds(Card::Assassin) {
-                Some(Move::INCOME)
-            } else if holds(Card::Ambassador) {
-                pick(b'E')
-            } else {
-                pick(b'T')
-            };
-        }
-        let coup = pick(b'C');
-        let assassinate = pick(b'A');
-        match plan {
-            Some(Plan::Duke) => coup.or(pick(b'T')),
-            Some(Plan::Income) => coup.or(Some(Move::INCOME)),
-            Some(Plan::DukeAssassin) => coup.or(assassinate).or(pick(b'T')),
-            Some(Plan::Assassin) => coup.or(assassinate).or(Some(Move::INCOME)),
-            Some(Plan::Captain) => coup.or(pick(b'S')),
-            Some(Plan::ForeignAid) => coup.or(pick(b'F')),
-            Some(Plan::ForeignAidAssassin) => coup.or(assassinate).or(pick(b'F')),
-            Some(Plan::CaptainAssassin) => coup.or(assassinate).or(pick(b'S')),
-            None => {
-                let opp_duke = reading.claimed[1 - reading.me][Card::Duke as usize];
-                coup.or(pick(b'S').filter(|_| holds(Card::Captain)))
-                    .or(assassinate.filter(|_| holds(Card::Assassin)))
-                    .or(pick(b'E').filter(|_| holds(Card::Ambassador)))
-                    .or(pick(b'F').filter(|_| !opp_duke))
-                    .or(pick(b'T'))
-            }
-        }
-    }
-
-    fn respond(
-        obs: &CoupObs,
-        reading: &Reading,
-        plan: Option<Plan>,
-        last: u8,
-        order: &[Card; 5],
-    ) -> Option<Move> {
-        let pick = |c| find(obs, c);
-        let hand = obs.hand();
-        let holds = |card| hand.contains(&card);
-        let count = |card| hand.iter().filter(|&&c| c == card).count();
-        // Truthful blocks first.
-        let block = match last {
-            b'F' if holds(Card::Duke) => pick(b'd'),
-            b'S' if holds(Card::Ambassador) => pick(b'a'),
-            b'S' if holds(Card::Captain) => pick(b'c'),
-            b'A' if holds(Card::Contessa) => pick(b's'),
-            _ => None,
-        };
-        if block.is_some() {
-            return block;
-        }
-        // Committed: a block of its own action is always challenged.
-        if reading.my_turn && matches!(last, b'a' | b'c' | b'd' | b's') {
-            return pick(b'q');
-        }
-        if matches!(plan, Some(Plan::Captain | Plan::CaptainAssassin))
-            && matches!(last, b'S' | b'E')
-        {
-            return pick(b'q');
-        }
-        if reading.first_line && !reading.my_turn {
-            match last {
-                b'T' => {
-                    let pair = [Card::Duke, Card::Assassin, Card::Contessa]
-                        .iter()
-                        .any(|&c| count(c) == 2);
-                    return if pair { pick(b'q') } else { pick(b'p') };
-                }
-                b'S' => {
-                    let shield = holds(Card::Duke) && holds(Card::Assassin);
-                    return if shield { pick(b'p') } else { pick(b'q') };
-                }
-                b'E' => return pick(b'p'),
-                _ => {}
-            }
-        }
-        if last == b'A' {
-            return if hand.len() >= 2 {
-                lose_least_wanted(obs, order)
-            } else {
-                pick(b'q')
-            };
-        }
-        // A winning plan never needs a gamble; without one, a challenge is the way out.
-        if plan.is_none() && matches!(last, b'T' | b'S' | b'E') {
-            return pick(b'q');
-        }
-        pick(b'p')
-            .or(pick(b'\n'))
-            .or_else(|| lose_least_wanted(obs, order))
-    }
-}
-
-impl Bot<Coup> for Calculator {
-    fn act(&mut self, obs: &CoupObs) -> CoupAction {
-        let reading = read_history(&obs.history);
-        let plan = Self::choose_plan(obs, &reading);
-        let order = Self::order(plan);
-        let wrote = if let Some(only) = only_move(obs) {
-            Some(only)
-        } else {
-            match obs.line().as_bytes().last() {
-                None => Self::turn(obs, &reading, plan),
-                Some(&last) => Self::respond(obs, &reading, plan, last, &order),
-            }
-        };
-        let wrote = wrote.filter(|m| obs.legal.contains(*m)).unwrap_or_else(|| {
-            // Never expected; a legal fallback keeps the bot from forfeiting.
-            let moves = obs.legal.as_slice();
-            moves[below(&mut self.rng, moves.len() as u32) as usize % moves.len()]
-        });
-        let mut action = finish(obs, wrote, &order);
-        if obs.keep > 0 && wrote == Move::END && action.keep.len() < obs.keep {
-            // Too few ranked cards: a random pick, as described.
-            let mut left = obs.cards;
-            action.keep = Hand::new();
-            for _ in 0..obs.keep {
-                let pick = left.as_slice()[below(&mut self.rng, left.len() as u32) as usize];
-                left.remove(pick);
-                action.keep.push(pick);
-            }
-        }
-        action
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -678,12 +513,5 @@ mod tests {
         assert_eq!((reading.me, reading.my_turn), (0, true));
         let real = read_history("Tq'\nC=\nAsq!_\n");
         assert_eq!(real.dead, [[1, 1, 0, 1, 0], [0; 5]]);
-    }
-
-    #[test]
-    fn turns() {
-        assert_eq!(turns_to_win(1, 1, 7, 2), Some(6 + 1 + 7 + 1));
-        assert_eq!(turns_to_win(7, 3, 7, 1), Some(1));
-        assert_eq!(turns_to_win(0, 0, 7, 1), None);
     }
 }

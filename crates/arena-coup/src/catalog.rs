@@ -6,7 +6,8 @@
 
 use arena_game::game::BotEntry;
 
-use crate::bots::{Calculator, RandomBot, Simple, Style};
+use crate::bots::{RandomBot, Simple, Style};
+use crate::calculator::Calculator;
 use crate::rules::Coup;
 use crate::search::{Model, OracleBot, SAMPLES};
 

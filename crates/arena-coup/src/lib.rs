@@ -22,6 +22,7 @@
 //! from the options it sets ([`OPTIONS`], [`config_of`]).
 
 pub mod bots;
+pub mod calculator;
 pub mod catalog;
 pub mod entry;
 pub mod env;

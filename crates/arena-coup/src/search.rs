@@ -26,7 +26,8 @@ use arena_game::game::{Answer, Bot, Game};
 use arena_game::seed::{BotRng, below, bot_rng, derive_seed};
 use rand_core::RngCore;
 
-use crate::bots::{Calculator, Reading, Simple, Style, read_history};
+use crate::bots::{Reading, Simple, Style, read_history};
+use crate::calculator::Calculator;
 use crate::rules::{Card, Coup, CoupAction, CoupObs, Hand, Move};
 
 /// Guesses at the hidden cards per call in the built-in bot.

@@ -9,7 +9,7 @@ use arena_coup::rules::{Coup, CoupAction, CoupConfig, CoupObs, Move};
 use arena_coup::search::{Model, OracleBot};
 
 /// Fewer guesses than the built-in bot: tests run in the debug profile.
-const TEST_SAMPLES: usize = 16;
+const TEST_SAMPLES: usize = 48;
 
 fn opponent(name: &str, seed: u64) -> Box<dyn Bot<Coup>> {
     arena_core::registry::make_bot(&catalog::catalog(), name, seed).expect("built in")
@@ -161,13 +161,15 @@ fn wins_of(model: Model, against: &str) -> usize {
 
 #[test]
 fn beats_calculator_on_fixed_seeds() {
-    // 150 fixed games, both seat orders; the built-in bots win about 75 % (docs/benchmarks.md). With
-    // the test budget a win rate below 60 % would mean the search is broken.
+    // 150 fixed games, both seat orders. With the built-in budget both win about 62 % against
+    // calculator (which plays as the published Calculator: docs/benchmarks.md), and calculator
+    // against itself wins half; with the test budget a win rate under 56 % would mean the search
+    // lost its edge.
     for model in MODELS {
         let wins = wins_of(model, "calculator");
         eprintln!("{model:?} won {wins} of 150 against calculator");
         assert!(
-            wins >= 90,
+            wins >= 84,
             "{model:?} won only {wins} of 150 against calculator"
         );
     }
