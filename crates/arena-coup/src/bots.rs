@@ -21,18 +21,10 @@ pub struct Reading {
     pub me: usize,
     /// Surrendered (dead) cards per seat.
     pub dead: [[u8; 5]; 2],
-    /// Whether the current line is the game's first.
-    pub first_line: bool,
     /// Whether `me` owns the current turn.
     pub my_turn: bool,
     /// Characters each seat has claimed since its last Income (an Income is "backing down").
     pub claimed: [[bool; 5]; 2],
-    /// Characters each seat has ever claimed this game (a bot's own commitments).
-    pub committed: [[bool; 5]; 2],
-    pub foreign_aid: [bool; 2],
-    pub assassinated: [bool; 2],
-    /// Whether `me` has taken a turn yet.
-    pub acted: bool,
     /// Calls made so far.
     pub calls: u32,
     /// Characters each seat claimed that may still be in its hand: set by a claim, cleared when
@@ -72,6 +64,9 @@ pub struct CalcFlags {
     pub duke: bool,
     pub captain: bool,
     pub assassin: bool,
+    /// Whether `duke` comes from the game's opening Tax, which commits it whatever it holds; a later
+    /// Tax commits it only as a bluff, so giving up a Duke shows that one was honest.
+    pub opened_with_tax: bool,
 }
 
 impl CalcFlags {
@@ -99,7 +94,7 @@ impl CalcFlags {
     /// Forgets a commitment to `card` (shown, so replaced; or caught bluffing it).
     fn drop(&mut self, card: Card) {
         match card {
-            Card::Duke => self.duke = false,
+            Card::Duke => (self.duke, self.opened_with_tax) = (false, false),
             Card::Captain => self.captain = false,
             Card::Assassin => self.assassin = false,
             _ => {}
@@ -114,7 +109,6 @@ pub fn read_history(history: &str) -> Reading {
     let mut reading = Reading::default();
     let mut calls = 0usize;
     let bytes = history.as_bytes();
-    let mut lines = 0;
     let mut start = 0;
     while start < bytes.len() {
         let end = bytes[start..]
@@ -145,22 +139,12 @@ pub fn read_history(history: &str) -> Reading {
                 reading.dead[writer][card as usize] += 1;
             }
             calc_flags(&mut reading.calc, line, i, owner, writer, calls == 1);
-            if i == 0 {
-                match c {
-                    b'I' => {
-                        // Backing down: an Income forgets the aggression shown so far.
-                        reading.claimed[writer] = [false; 5];
-                        reading.foreign_aid[writer] = false;
-                        reading.assassinated[writer] = false;
-                    }
-                    b'F' => reading.foreign_aid[writer] = true,
-                    b'A' => reading.assassinated[writer] = true,
-                    _ => {}
-                }
+            if i == 0 && c == b'I' {
+                // Backing down: an Income forgets the aggression shown so far.
+                reading.claimed[writer] = [false; 5];
             }
             if let Some(card) = Card::needed_for(c) {
                 reading.claimed[writer][card as usize] = true;
-                reading.committed[writer][card as usize] = true;
                 reading.live_claims[writer][card as usize] = true;
             }
             if c == b'q' {
@@ -223,7 +207,6 @@ pub fn read_history(history: &str) -> Reading {
             let flags = &mut reading.calc[1 - owner];
             (flags.opp_tax, flags.opp_steal, flags.opp_aid) = (false, false, false);
         }
-        lines += 1;
         start = end;
     }
     reading.me = calls % 2;
@@ -236,8 +219,6 @@ pub fn read_history(history: &str) -> Reading {
         owner_calls -= bytes.len() - line_start;
     }
     reading.my_turn = owner_calls % 2 == reading.me;
-    reading.first_line = lines == 0 || (lines == 1 && !line_done);
-    reading.acted = calls > reading.me;
     reading
 }
 
@@ -261,7 +242,10 @@ fn calc_flags(
     }
     if i == 0 {
         match c {
-            b'T' => flags.duke = true,
+            b'T' => {
+                flags.duke = true;
+                flags.opened_with_tax |= first_call;
+            }
             b'S' => flags.captain = true,
             b'A' => flags.assassin = true,
             // Its opening Income means it holds an Assassin and plans to use it.
@@ -272,11 +256,17 @@ fn calc_flags(
     if let Some(card) = Card::from_reveal(c) {
         flags.drop(card);
     }
+    if c == Card::Duke.surrender() && !flags.opened_with_tax {
+        flags.duke = false;
+    }
     // Its own claim was challenged and it gave up a card: it stops claiming that character.
-    if i == 2 && writer == owner && line[1] == b'q' && Card::from_surrender(c).is_some() {
-        if let Some(card) = Card::needed_for(line[0]) {
-            flags.drop(card);
-        }
+    if i == 2
+        && writer == owner
+        && line[1] == b'q'
+        && Card::from_surrender(c).is_some()
+        && let Some(card) = Card::needed_for(line[0])
+    {
+        flags.drop(card);
     }
 }
 

