@@ -1,13 +1,14 @@
-//! Built-in bots. Only `random`, `challenger` and `calculator` follow published behaviour (the
-//! question's two example bots and Brilliand's Calculator as described in reference §4.1); the rest are
-//! simple stand-ins inspired by leaderboard names, not the real answers (which were never retrieved).
+//! Built-in rule bots and the history reader every Coup bot here shares. Only `random` and
+//! `challenger` follow published behaviour (the question's two example bots; Brilliand's Calculator
+//! has its own module, `calculator`); the rest are simple stand-ins inspired by leaderboard names,
+//! not the real answers (which were never retrieved).
 //!
 //! Every bot decides from the observation alone (history text, coins, cards, legal moves), so it plays
 //! the same in process and as an external program called once per move.
 //!
 //! The list of built-in bots, in the order `arena list` shows them, is in the `catalog` module, which
-//! also names the searching bot (whose module imports this one for calculator). Written without a
-//! link: this module refers to neither.
+//! also names calculator and the searching bots (whose modules import this one for the history
+//! reader). Written without a link: this module refers to none of them.
 
 use arena_game::game::Bot;
 use arena_game::seed::{BotRng, below, bot_rng};

@@ -1,8 +1,9 @@
 //! The built-in bots by name, in the order `arena list` shows them.
 //!
-//! Its own module because it names both the rule bots ([`bots`](mod@crate::bots)) and the searching
-//! bot ([`search`](mod@crate::search)), which plays calculator from `bots`: kept in either, the two
-//! modules would import each other.
+//! Its own module because it names the rule bots ([`bots`](mod@crate::bots)), calculator
+//! ([`calculator`](mod@crate::calculator)) and the searching bots ([`search`](mod@crate::search)),
+//! which play calculator and read histories with `bots`: kept in any of them, the modules would
+//! import each other.
 
 use arena_game::game::BotEntry;
 

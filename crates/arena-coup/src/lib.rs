@@ -3,7 +3,9 @@
 //! Code map:
 //! - [`rules`]: the game as a state machine over the history line (`Coup`, `CoupConfig`, moves, cards);
 //! - [`protocol`]: what a bot appended/printed → an action or a forfeit; forfeit kinds;
-//! - [`bots`]: built-in rule bots (only random, challenger and calculator follow published behaviour);
+//! - [`bots`]: built-in rule bots (only random and challenger follow published behaviour) and the
+//!   history reader the bots share;
+//! - [`calculator`]: Brilliand's Calculator as the published bot plays, its flags read from the history;
 //! - [`search`]: `oracle` and `king`, the determinized Monte Carlo bots;
 //! - [`env`]: the action table and features of the Python environments;
 //! - [`catalog`]: every built-in bot by name, in the order `arena list` shows them;
