@@ -8,11 +8,14 @@
 //! sun and the trees standing, as the strong bots of the contest did, and wins about half of its
 //! games against them. The trees standing count less for each tree in a line within 3 cells that
 //! shades them now or once grown (`plan::Weights`), instead of the sun they would lose over a week
-//! with the trees as they stand, which missed the shade of seeds.
+//! with the trees as they stand, which missed the shade of seeds. A layer of the beam keeps one plan
+//! per set of trees (sizes and dormancy), the best-valued, as btk15049's beam does: plans that
+//! differ only in sun or points no longer take its width (`PlanBot::by_trees`; 53 % of 200 games
+//! against btk15049 instead of 45 % of 160, docs/benchmarks.md).
 //!
 //! It is bounded by its width and a count of evaluated states, never by the clock (reproducible,
-//! nothing drawn at random): `WIDTH` fills, at its p99, about half of the 100 ms limit on the
-//! machine of `docs/benchmarks.md` (the `search_timing` example, `legend` as the measured bot).
+//! nothing drawn at random): `WIDTH` fills, at its p99, about 60 % of the 100 ms limit on the
+//! loaded machine of `docs/benchmarks.md` (the `search_timing` example, `legend` measured).
 
 use crate::plan::PlanBot;
 
@@ -20,8 +23,8 @@ use crate::plan::PlanBot;
 pub const WIDTH: usize = 1200;
 /// SEED moves in the plans while I have fewer seeds than this (the free one and one more).
 pub const MAX_SEEDS: u32 = 2;
-/// Evaluated states per answer at most: a cap the width keeps it under (the most in 8 206 answers
-/// was 283 402, 76 ms of CPU; the median answer evaluates about 70 000).
+/// Evaluated states per answer at most (every plan offered to a layer counts): a cap the width
+/// keeps it under (the most in 2 079 answers of `search_timing` was 331 394).
 pub const BUDGET: u64 = 400_000;
 
 /// The `legend` bot.
@@ -30,6 +33,7 @@ pub fn legend() -> PlanBot {
         width: WIDTH,
         max_seeds: MAX_SEEDS,
         budget: BUDGET,
+        by_trees: true,
         ..PlanBot::default()
     }
 }
