@@ -11,7 +11,7 @@
 //! with the trees as they stand, which missed the shade of seeds. A layer of the beam keeps one plan
 //! per set of trees (sizes and dormancy), the best-valued, as btk15049's beam does: plans that
 //! differ only in sun or points no longer take its width (`PlanBot::by_trees`; 53 % of 200 games
-//! against btk15049 instead of 45 % of 160, docs/benchmarks.md).
+//! against btk15049, the former 47 % of 240: not a clear gain, docs/benchmarks.md).
 //!
 //! It is bounded by its width and a count of evaluated states, never by the clock (reproducible,
 //! nothing drawn at random): `WIDTH` fills, at its p99, about 60 % of the 100 ms limit on the
