@@ -5,7 +5,8 @@
 //! the simulated answers. `search_timing 100 search bronze legend` measures `legend` (its "simulated
 //! answers" are the plan states it evaluated).
 //! `MY_POLICY`, `MY_MODEL`, `MY_WIN_BONUS`, `MY_NO_ADJACENT_SEED` set the measured `search`'s
-//! parameters (the self-play experiments of the notes).
+//! parameters (the self-play experiments of the notes); `LEGEND_BY_TREES=1` measures `legend` keeping
+//! one plan per set of trees (`PlanBot::by_trees`, not adopted: docs/benchmarks.md).
 
 use std::time::Instant;
 
@@ -102,7 +103,12 @@ fn main() {
         for seat in 0..2 {
             let mut game = Spring2021::new(&league, seed);
             let mut me = if measure_legend {
-                Measured::Plan(arena_spring2021::legend::legend())
+                let mut bot = arena_spring2021::legend::legend();
+                // `LEGEND_BY_TREES=1`: one plan per set of trees (an experiment), to compare.
+                if let Ok(v) = std::env::var("LEGEND_BY_TREES") {
+                    bot.by_trees = v != "0";
+                }
+                Measured::Plan(bot)
             } else {
                 Measured::Search(Box::new(mine.clone()))
             };

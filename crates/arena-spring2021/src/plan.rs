@@ -5,14 +5,16 @@
 //! and its shadows exact) and valued the plans with a formula: points, sun, and what the trees
 //! standing at the plan's end will still earn. This module is that idea, written for arena's
 //! bitboards: a layered beam (each of my moves of a day is one layer, WAIT opens the next day),
-//! states deduplicated by a hash, the best `width` kept per layer; the move played is the first of
-//! the best plan. The other player's trees stay as they are (their shade counts, their moves are
-//! not guessed) and their completions are only a falling-nutrients estimate.
+//! states deduplicated by a hash (or by their trees, the best-valued kept: `PlanBot::by_trees`),
+//! the best `width` kept per layer; the move played is the first of the best plan. The other
+//! player's trees stay as they are (their shade counts, their moves are not guessed) and their
+//! completions are only a falling-nutrients estimate.
 //!
 //! It is bounded by a count of evaluated states (`budget`), never by the clock, so a position always
 //! gets the same answer.
 
-use std::collections::HashSet;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use arena_game::Bot;
@@ -72,6 +74,25 @@ impl Plan {
         }
         h
     }
+
+    /// The plan's trees only (sizes, dormancy, day, and whether COMPLETE is still open today):
+    /// plans that differ only in sun and points go on alike, so a layer keeps the best of them
+    /// (as btk15049's beam does), which leaves its width to different trees.
+    fn tree_hash(&self) -> u64 {
+        let mut h = 0x84222325cbf29ce4u64;
+        for v in [
+            self.size[0],
+            self.size[1],
+            self.size[2],
+            self.size[3],
+            self.dormant,
+            u64::from(self.day) | u64::from(self.others_today) << 8,
+        ] {
+            h = (h ^ v).wrapping_mul(0x0000_0100_0000_01b3);
+            h ^= h >> 29;
+        }
+        h
+    }
 }
 
 /// The position around the plans: what does not change while I plan.
@@ -89,7 +110,8 @@ struct Frame {
     nutrients: i32,
     max_days: u32,
     weights: Weights,
-    /// The other player's trees of a size at least s (s = 1 for s = 0: their seeds cast nothing).
+    /// The other player's trees of a size at least s (s = 1 for s = 0: their seeds cast nothing;
+    /// with `Weights::taller`, of a size over s).
     theirs_at_least: [u64; 4],
 }
 
@@ -121,6 +143,16 @@ impl Frame {
         (p.size[1] & !shade1).count_ones() as i32
             + 2 * (p.size[2] & !shade2).count_ones() as i32
             + 3 * (p.size[3] & !shade3).count_ones() as i32
+    }
+
+    /// The part of [`Frame::value`] that is not the trees': points and sun (plans with the same
+    /// trees on the same day differ by this alone).
+    fn own_value(&self, p: &Plan) -> f64 {
+        let day = p.day.min(self.max_days);
+        if day >= self.max_days {
+            return f64::from(p.points) + f64::from(p.sun / 3);
+        }
+        f64::from(p.points) * f64::from(day) / f64::from(self.max_days) + f64::from(p.sun) / 3.0
     }
 
     /// The plan's worth: points, sun at the final rate, and, until day 20, what the standing trees
@@ -277,6 +309,9 @@ pub struct Weights {
     pub line: f64,
     /// The last day of the other player's guessed completions (one a day from day 10).
     pub their_end: u32,
+    /// The line counts only the other player's trees taller than mine (as btk15049's valuation),
+    /// not those as tall.
+    pub taller: bool,
 }
 
 impl Default for Weights {
@@ -285,6 +320,7 @@ impl Default for Weights {
             shade: 0.0,
             line: 1.0,
             their_end: 19,
+            taller: false,
         }
     }
 }
@@ -326,6 +362,45 @@ impl Hasher for Mixed {
 
 type HashSeen = HashSet<u64, BuildHasherDefault<Mixed>>;
 
+/// One layer of the beam being filled: its plans, deduplicated (see [`PlanBot::by_trees`]).
+#[derive(Default)]
+struct Layer {
+    plans: Vec<(f64, Plan)>,
+    /// Without `by_trees`: the plans' hashes.
+    seen: HashSeen,
+    /// With `by_trees`: a plan's trees to its place in `plans`.
+    at: HashMap<u64, usize, BuildHasherDefault<Mixed>>,
+}
+
+impl Layer {
+    /// Takes `p` into the layer; returns whether it counts as an evaluated state (a step of the
+    /// budget).
+    fn offer(&mut self, frame: &Frame, p: Plan, by_trees: bool) -> bool {
+        if !by_trees {
+            if self.seen.insert(p.hash()) {
+                self.plans.push((frame.value(&p), p));
+                return true;
+            }
+            return false;
+        }
+        match self.at.entry(p.tree_hash()) {
+            Entry::Occupied(e) => {
+                // The same trees: the worth of the trees is the same, only points and sun differ
+                // (spares the valuation of the trees, most of its cost).
+                let slot = &mut self.plans[*e.get()];
+                if frame.own_value(&p) > frame.own_value(&slot.1) {
+                    *slot = (frame.value(&p), p);
+                }
+            }
+            Entry::Vacant(e) => {
+                e.insert(self.plans.len());
+                self.plans.push((frame.value(&p), p));
+            }
+        }
+        true
+    }
+}
+
 /// The best `width` of `plans`, best first (a partial selection: a layer holds many more).
 fn keep_best(plans: &mut Vec<(f64, Plan)>, width: usize) {
     if plans.len() > width {
@@ -345,6 +420,9 @@ pub struct PlanBot {
     pub max_seeds: u32,
     /// The valuation's weights.
     pub weights: Weights,
+    /// Plans of a layer count as the same when their trees are (sun and points apart), and the
+    /// best-valued is kept; otherwise only exact repeats are dropped.
+    pub by_trees: bool,
     /// States evaluated for the last answer (for measurements).
     pub last_steps: u64,
 }
@@ -357,6 +435,7 @@ impl Default for PlanBot {
             horizon: HORIZON,
             max_seeds: MAX_SEEDS,
             weights: Weights::default(),
+            by_trees: false,
             last_steps: 0,
         }
     }
@@ -397,12 +476,21 @@ impl PlanBot {
             nutrients: obs.nutrients,
             max_days: obs.max_days(),
             weights: self.weights,
-            theirs_at_least: [
-                theirs[1] | theirs[2] | theirs[3],
-                theirs[1] | theirs[2] | theirs[3],
-                theirs[2] | theirs[3],
-                theirs[3],
-            ],
+            theirs_at_least: if self.weights.taller {
+                [
+                    theirs[1] | theirs[2] | theirs[3],
+                    theirs[2] | theirs[3],
+                    theirs[3],
+                    0,
+                ]
+            } else {
+                [
+                    theirs[1] | theirs[2] | theirs[3],
+                    theirs[1] | theirs[2] | theirs[3],
+                    theirs[2] | theirs[3],
+                    theirs[3],
+                ]
+            },
         };
         let root = Plan {
             size: mine,
@@ -421,19 +509,15 @@ impl PlanBot {
         let mut best: Option<(f64, Cmd)> = None;
         let mut day = obs.day;
         'days: while day < end_day {
-            let mut tomorrow: Vec<(f64, Plan)> = Vec::new();
-            let mut seen_tomorrow = HashSeen::default();
+            let mut tomorrow = Layer::default();
             for turn in 0..=MOVES_PER_DAY {
-                let mut next: Vec<(f64, Plan)> = Vec::new();
-                let mut seen = HashSeen::default();
+                let mut next = Layer::default();
                 for p in &layer {
                     if steps >= self.budget {
                         break 'days;
                     }
-                    let waited = frame.next_day(p);
-                    if seen_tomorrow.insert(waited.hash()) {
+                    if tomorrow.offer(&frame, frame.next_day(p), self.by_trees) {
                         steps += 1;
-                        tomorrow.push((frame.value(&waited), waited));
                     }
                     if turn == MOVES_PER_DAY {
                         continue;
@@ -444,19 +528,19 @@ impl PlanBot {
                         if p.first.is_none() && !legal.contains(&cmd) {
                             continue;
                         }
-                        let n = frame.apply(p, cmd);
-                        if seen.insert(n.hash()) {
+                        if next.offer(&frame, frame.apply(p, cmd), self.by_trees) {
                             steps += 1;
-                            next.push((frame.value(&n), n));
                         }
                     }
                 }
+                let mut next = next.plans;
                 if next.is_empty() {
                     break;
                 }
                 keep_best(&mut next, self.width);
                 layer = next.into_iter().map(|(_, p)| p).collect();
             }
+            let mut tomorrow = tomorrow.plans;
             keep_best(&mut tomorrow, self.width);
             day += 1;
             if day >= end_day {
