@@ -52,46 +52,50 @@ struct Plan {
     others_today: bool,
 }
 
+/// FNV-1a over whole words, with a shift to spread the high bits: the plans' hashes.
+fn fold_hash<const N: usize>(seed: u64, values: [u64; N]) -> u64 {
+    values.into_iter().fold(seed, |h, v| {
+        let h = (h ^ v).wrapping_mul(0x0000_0100_0000_01b3);
+        h ^ (h >> 29)
+    })
+}
+
 impl Plan {
     fn mine(&self) -> u64 {
         self.size[0] | self.size[1] | self.size[2] | self.size[3]
     }
 
     fn hash(&self) -> u64 {
-        let mut h = 0xcbf2_9ce4_8422_2325u64;
-        for v in [
-            self.size[0],
-            self.size[1],
-            self.size[2],
-            self.size[3],
-            self.dormant,
-            self.sun as u64,
-            self.points as u64 | (self.completed as u64) << 32,
-            u64::from(self.day) | u64::from(self.others_today) << 8,
-        ] {
-            h = (h ^ v).wrapping_mul(0x0000_0100_0000_01b3);
-            h ^= h >> 29;
-        }
-        h
+        fold_hash(
+            0xcbf2_9ce4_8422_2325,
+            [
+                self.size[0],
+                self.size[1],
+                self.size[2],
+                self.size[3],
+                self.dormant,
+                self.sun as u64,
+                self.points as u64 | (self.completed as u64) << 32,
+                u64::from(self.day) | u64::from(self.others_today) << 8,
+            ],
+        )
     }
 
     /// The plan's trees only (sizes, dormancy, day, and whether COMPLETE is still open today):
     /// plans that differ only in sun and points go on alike, so a layer keeps the best of them
     /// (as btk15049's beam does), which leaves its width to different trees.
     fn tree_hash(&self) -> u64 {
-        let mut h = 0x84222325cbf29ce4u64;
-        for v in [
-            self.size[0],
-            self.size[1],
-            self.size[2],
-            self.size[3],
-            self.dormant,
-            u64::from(self.day) | u64::from(self.others_today) << 8,
-        ] {
-            h = (h ^ v).wrapping_mul(0x0000_0100_0000_01b3);
-            h ^= h >> 29;
-        }
-        h
+        fold_hash(
+            0x84222325cbf29ce4,
+            [
+                self.size[0],
+                self.size[1],
+                self.size[2],
+                self.size[3],
+                self.dormant,
+                u64::from(self.day) | u64::from(self.others_today) << 8,
+            ],
+        )
     }
 }
 
