@@ -46,6 +46,10 @@ pub struct Reading {
     /// ...and the claims of the other it let go when it could have challenged them (a pass on Tax,
     /// Exchange or Steal; a block accepted).
     pub declined: [u32; 2],
+    /// Lines in the history, the unfinished one included.
+    pub lines: usize,
+    /// Lines holding any give-up symbol, junk included (how calculator counts the cards lost).
+    pub lines_with_give_up_symbol: u32,
     /// What calculator, playing each seat, remembers from its earlier calls of this game
     /// ([`CalcFlags`]).
     pub calc: [CalcFlags; 2],
@@ -118,6 +122,10 @@ pub fn read_history(history: &str) -> Reading {
             .map_or(bytes.len(), |e| start + e + 1);
         let line = &bytes[start..end];
         let owner = calls % 2;
+        reading.lines += 1;
+        if line.iter().any(|&b| Card::from_surrender(b).is_some()) {
+            reading.lines_with_give_up_symbol += 1;
+        }
         for (i, &c) in line.iter().enumerate() {
             let writer = if i % 2 == 0 { owner } else { 1 - owner };
             if c == b'\n' && i % 2 == 1 {

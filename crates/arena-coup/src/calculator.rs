@@ -57,9 +57,12 @@ struct Situation<'a> {
     opp_coins: i32,
     my_cards: i32,
     opp_cards: i32,
+    /// The opponent steals and it holds no card to block a Steal: it loses 2 coins a turn.
+    robbed: bool,
 }
 
-/// `⌈a / b⌉`-style integer steps as the bot computes them: `max(0, a) / b`, floored.
+/// Turns at `b` a turn to cover `a` as the bot computes them: `max(0, a) / b`, floored (the callers
+/// add `b - 1` to `a` where they round up).
 fn steps(a: i32, b: i32) -> i32 {
     a.max(0) / b
 }
@@ -90,7 +93,7 @@ impl Situation<'_> {
         let (mine, theirs, n) = (self.my_coins, self.opp_coins, self.opp_cards);
         let m = self.my_cards;
         let f = &self.flags;
-        let robbed = f.opp_steal && !self.holds(Card::Captain) && !self.holds(Card::Ambassador);
+        let robbed = self.robbed;
         let killed_cheaply = f.opp_assassinate && !self.holds(Card::Contessa);
         // Being stolen from also costs the coins the opponent takes on each kill's way.
         let drain = if robbed { 2 * (n - m) } else { 0 };
@@ -315,12 +318,7 @@ impl Calculator {
             Some(Plan::Duke) => coup_or(&["T"]),
             Some(Plan::Income) => coup_or(&["I\n"]),
             Some(Plan::DukeAssassin) => {
-                let drain =
-                    if s.flags.opp_steal && !s.holds(Card::Captain) && !s.holds(Card::Ambassador) {
-                        2 * (s.opp_cards - 1)
-                    } else {
-                        0
-                    };
+                let drain = if s.robbed { 2 * (s.opp_cards - 1) } else { 0 };
                 if 3 * s.opp_cards <= s.my_coins - drain && can("A") {
                     "A"
                 } else {
@@ -396,13 +394,6 @@ impl Bot<crate::rules::Coup> for Calculator {
             None => obs.history.rfind('\n').map_or(0, |at| at + 1),
         };
         let line = &history[line_start..];
-        let lines = history.iter().filter(|&&b| b == b'\n').count()
-            + usize::from(!obs.history.is_empty() && !obs.history.ends_with('\n'));
-        let lost_lines = obs
-            .history
-            .split_inclusive('\n')
-            .filter(|l| l.bytes().any(|b| Card::from_surrender(b).is_some()))
-            .count() as i32;
         let cards = obs.cards.as_slice();
         let mut flags = reading.calc[reading.me];
         let mut my_coins = obs.my_coins;
@@ -430,11 +421,14 @@ impl Bot<crate::rules::Coup> for Calculator {
             flags,
             cards,
             line,
-            lines,
+            lines: reading.lines,
             my_coins,
             opp_coins,
             my_cards,
-            opp_cards: 4 - cards.len() as i32 - lost_lines,
+            opp_cards: 4 - cards.len() as i32 - reading.lines_with_give_up_symbol as i32,
+            robbed: flags.opp_steal
+                && !cards.contains(&Card::Captain)
+                && !cards.contains(&Card::Ambassador),
         };
         let race = s.race();
         let text = Self::decide(&s, &race);
