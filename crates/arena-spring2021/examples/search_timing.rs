@@ -6,7 +6,8 @@
 //! answers" are the plan states it evaluated).
 //! `MY_POLICY`, `MY_MODEL`, `MY_WIN_BONUS`, `MY_NO_ADJACENT_SEED` set the measured `search`'s
 //! parameters (the self-play experiments of the notes); `LEGEND_BY_TREES=1` measures `legend` keeping
-//! one plan per set of trees (`PlanBot::by_trees`, not adopted: docs/benchmarks.md).
+//! one plan per set of trees (`PlanBot::by_trees`, not adopted: docs/benchmarks.md);
+//! `LEGEND_WIDTH`, `LEGEND_HORIZON`, `LEGEND_BUDGET` measure it at another size.
 
 use std::time::Instant;
 
@@ -107,6 +108,16 @@ fn main() {
                 // `LEGEND_BY_TREES=1`: one plan per set of trees (an experiment), to compare.
                 if let Ok(v) = std::env::var("LEGEND_BY_TREES") {
                     bot.by_trees = v != "0";
+                }
+                // `LEGEND_WIDTH`, `LEGEND_HORIZON`, `LEGEND_BUDGET`: the search's size (an experiment).
+                if let Some(v) = num("LEGEND_WIDTH") {
+                    bot.width = v as usize;
+                }
+                if let Some(v) = num("LEGEND_HORIZON") {
+                    bot.horizon = v as u32;
+                }
+                if let Some(v) = num("LEGEND_BUDGET") {
+                    bot.budget = v;
                 }
                 Measured::Plan(bot)
             } else {
