@@ -12,17 +12,22 @@
 //!
 //! It is bounded by its width and a count of evaluated states, never by the clock (reproducible,
 //! nothing drawn at random): `WIDTH` fills, at its p99, about half of the 100 ms limit on the
-//! machine of `docs/benchmarks.md` (the `search_timing` example, `legend` as the measured bot).
+//! machine of `docs/benchmarks.md` (the `search_timing` example, `legend` as the measured bot:
+//! CPU median 17 ms, p99 48 ms, max 65 ms). Twice the former width of 1200 won 58 % of 160 games
+//! against the public Legend bot btk15049 where the former width won 44 % on the same seeds in the
+//! same hour; a longer horizon (8 days at width 1200, 7 at 1800) did not pay as much, and width
+//! 3600 no more (60 % of 40) at half again the CPU.
 
 use crate::plan::PlanBot;
 
 /// States kept per layer of the beam (each of my moves of a day is a layer, for 6 days).
-pub const WIDTH: usize = 1200;
+pub const WIDTH: usize = 2400;
 /// SEED moves in the plans while I have fewer seeds than this (the free one and one more).
 pub const MAX_SEEDS: u32 = 2;
-/// Evaluated states per answer at most: a cap the width keeps it under (the most in 8 206 answers
-/// was 283 402, 76 ms of CPU; the median answer evaluates about 70 000).
-pub const BUDGET: u64 = 400_000;
+/// Evaluated states per answer at most: a cap the width keeps it under (the most in 8 519 answers
+/// of `search_timing 50 search bronze legend` was 579 483; the slowest answer, 72 ms of wall time,
+/// evaluated 385 888).
+pub const BUDGET: u64 = 800_000;
 
 /// The `legend` bot.
 pub fn legend() -> PlanBot {
