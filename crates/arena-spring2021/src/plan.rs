@@ -163,9 +163,10 @@ impl Frame {
     /// are worth (more the bigger, less for each tree near enough in a line to shade them, now or
     /// later, and, with that weight, for each day of the week they would stand in shade).
     fn value(&self, p: &Plan) -> f64 {
+        let own = self.own_value(p);
         let day = p.day.min(self.max_days);
         if day >= self.max_days {
-            return f64::from(p.points) + f64::from(p.sun / 3);
+            return own;
         }
         let w = &self.weights;
         let standing = f64::from(20u32.saturating_sub(day));
@@ -193,9 +194,7 @@ impl Frame {
                 }
             }
         }
-        f64::from(p.points) * f64::from(day) / f64::from(self.max_days)
-            + f64::from(p.sun) / 3.0
-            + standing * growth
+        own + standing * growth
             - w.shade * standing * f64::from(lost) / 20.0
             - w.line * standing * f64::from(lined) / 20.0
     }
@@ -468,6 +467,10 @@ impl PlanBot {
             }
         }
         let rules = obs.league.rules();
+        // Their trees of a size at least k (none for k = 4); with `taller`, one size more than
+        // the tree they line up with.
+        let at_least = |k: usize| theirs[k..].iter().fold(0, |all, &t| all | t);
+        let over = usize::from(self.weights.taller);
         let frame = Frame {
             theirs,
             their_cast,
@@ -480,21 +483,7 @@ impl PlanBot {
             nutrients: obs.nutrients,
             max_days: obs.max_days(),
             weights: self.weights,
-            theirs_at_least: if self.weights.taller {
-                [
-                    theirs[1] | theirs[2] | theirs[3],
-                    theirs[2] | theirs[3],
-                    theirs[3],
-                    0,
-                ]
-            } else {
-                [
-                    theirs[1] | theirs[2] | theirs[3],
-                    theirs[1] | theirs[2] | theirs[3],
-                    theirs[2] | theirs[3],
-                    theirs[3],
-                ]
-            },
+            theirs_at_least: [1, 1 + over, 2 + over, 3 + over].map(at_least),
         };
         let root = Plan {
             size: mine,
