@@ -2,7 +2,7 @@
 //! `legend` itself, seeds FIRST_SEED.. in both seats, with its thread CPU per answer (development
 //! aid: screening changes by self-play before the slow matches against process bots).
 //! The variant's settings come from the environment: `A_WIDTH`, `A_BUDGET`, `A_HORIZON`,
-//! `A_MAX_SEEDS`, `A_SHADE`, `A_LINE`, `A_THEIR_END`, `A_BY_TREES`, `A_TALLER`; `B_...` likewise change the opponent.
+//! `A_MAX_SEEDS`, `A_SHADE`, `A_LINE`, `A_THEIR_END`, `A_BY_TREES`, `A_TALLER`, `A_PREDICT`; `B_...` likewise change the opponent.
 
 use arena_core::testing::{spread, thread_cpu_ms};
 use arena_core::{Answer, Bot, Game};
@@ -38,6 +38,9 @@ fn configured(prefix: &str) -> PlanBot {
     }
     if let Some(v) = var("TALLER").and_then(|v| v.parse::<u8>().ok()) {
         bot.weights.taller = v != 0;
+    }
+    if let Some(v) = var("PREDICT").and_then(|v| v.parse().ok()) {
+        bot.predict = v;
     }
     bot
 }

@@ -1,4 +1,4 @@
-//! `plan_proc [WIDTH] [HORIZON] [MAX_SEEDS] [SHADE] [LINE] [BUDGET] [BY_TREES] [TALLER]`: `legend` (the plan
+//! `plan_proc [WIDTH] [HORIZON] [MAX_SEEDS] [SHADE] [LINE] [BUDGET] [BY_TREES] [TALLER] [PREDICT]`: `legend` (the plan
 //! search) as a process on stdin and stdout with some settings changed (the valuation's weights:
 //! `plan::Weights`) (development aid: to measure variants against process bots,
 //! `arena tournament spring2021 --bot "v=target/release/examples/plan_proc 800" --bot other/`).
@@ -34,6 +34,9 @@ fn main() {
     }
     if let Some(&t) = args.get(7) {
         bot.weights.taller = t != 0.0;
+    }
+    if let Some(&w) = args.get(8) {
+        bot.predict = w as usize;
     }
     // Ends when its input ends or a pipe closes (nothing to report to: arena reads the pipes).
     let _ = arena_game::builtin::answer_stream::<Spring2021>(

@@ -7,7 +7,7 @@
 //! `MY_POLICY`, `MY_MODEL`, `MY_WIN_BONUS`, `MY_NO_ADJACENT_SEED` set the measured `search`'s
 //! parameters (the self-play experiments of the notes); `LEGEND_BY_TREES=1` measures `legend` keeping
 //! one plan per set of trees (`PlanBot::by_trees`, not adopted: docs/benchmarks.md);
-//! `LEGEND_WIDTH`, `LEGEND_HORIZON`, `LEGEND_BUDGET` measure it at another size.
+//! `LEGEND_WIDTH`, `LEGEND_HORIZON`, `LEGEND_BUDGET`, `LEGEND_PREDICT` measure it at another size.
 
 use std::time::Instant;
 
@@ -118,6 +118,10 @@ fn main() {
                 }
                 if let Some(v) = num("LEGEND_BUDGET") {
                     bot.budget = v;
+                }
+                // `LEGEND_PREDICT`: the width of the search for the other player's plan (0: none).
+                if let Some(v) = num("LEGEND_PREDICT") {
+                    bot.predict = v as usize;
                 }
                 Measured::Plan(bot)
             } else {
