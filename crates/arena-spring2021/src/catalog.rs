@@ -46,7 +46,7 @@ pub fn catalog() -> Vec<BotEntry<Spring2021>> {
         },
         BotEntry {
             name: "legend",
-            about: "plan search: my own moves for 6 days (each COMPLETE, GROW, up to two SEEDs, WAIT; exact sun and shadows, the other's trees held still), a beam of 2400 plans per move valued by points, sun and the trees standing, less the trees in line that shade them; deterministic (a width, not a clock), about 20 ms CPU per answer",
+            about: "plan search: the other's moves for 6 days planned first (a beam of 600), then mine against their plan (each COMPLETE, GROW, up to two SEEDs, WAIT; exact sun and shadows), a beam of 2400 plans per move valued by points, sun and the trees standing, less the trees in line that shade them; deterministic (widths, not a clock), about 20 ms CPU per answer",
             thinks: true,
             make: |_| Box::new(legend()),
         },
