@@ -77,6 +77,11 @@ impl Plan {
         self.size[0] | self.size[1] | self.size[2] | self.size[3]
     }
 
+    /// The size of my tree on `cell`, if I have one there.
+    fn size_at(&self, cell: usize) -> Option<usize> {
+        (0..4).find(|&s| self.size[s] >> cell & 1 == 1)
+    }
+
     fn hash(&self) -> u64 {
         fold_hash(
             0xcbf2_9ce4_8422_2325,
@@ -311,7 +316,8 @@ impl Frame {
             n.first = Some(cmd);
         }
         let mine = p.mine();
-        let theirs = &self.other(p.day).at_least;
+        let other = self.other(p.day);
+        let theirs = &other.at_least;
         // The count of trees in a line, kept: only the moved tree's own count changes, and the
         // counts of my trees in a line with a tree that comes or goes.
         let own = |c: usize, s: usize| (LINE3[c] & (mine | theirs[s])).count_ones();
@@ -320,7 +326,7 @@ impl Frame {
                 let c = c as usize;
                 n.size[3] &= !(1 << c);
                 n.dormant &= !(1 << c);
-                if self.other(p.day).all >> c & 1 == 0 {
+                if other.all >> c & 1 == 0 {
                     n.lined -= own(c, 3) + (LINE3[c] & mine).count_ones();
                 } else {
                     // A predicted tree of theirs on the same cell (their plan did not know of my
@@ -334,7 +340,7 @@ impl Frame {
             }
             Cmd::Grow(c) => {
                 let c = c as usize;
-                let s = (0..3).find(|&s| p.size[s] >> c & 1 == 1).unwrap_or(0);
+                let s = p.size_at(c).unwrap_or(0);
                 n.lined = n.lined - own(c, s) + own(c, s + 1);
                 n.sun -= BASE_COST[s + 1] + p.size[s + 1].count_ones() as i32;
                 n.size[s] &= !(1 << c);
@@ -782,10 +788,6 @@ mod tests {
         obs
     }
 
-    fn size_at(p: &Plan, cell: usize) -> Option<usize> {
-        (0..4).find(|&s| p.size[s] >> cell & 1 == 1)
-    }
-
     /// The other player's plan read back day by day is one plan: a position at the start of each
     /// day from today to the horizon, their trees as they stand first, each day's trees grown from
     /// the day before's (a size at most, seeds new, gone trees completed), and its first move the
@@ -806,7 +808,7 @@ mod tests {
                 let (a, b) = (&pair[0], &pair[1]);
                 let mut gone = 0;
                 for cell in bits(a.mine()) {
-                    match (size_at(a, cell), size_at(b, cell)) {
+                    match (a.size_at(cell), b.size_at(cell)) {
                         // Completed, and the cell seeded again the same day.
                         (Some(3), Some(0)) | (Some(3), None) => gone += 1,
                         (Some(x), Some(y)) => {
@@ -817,7 +819,7 @@ mod tests {
                 }
                 for cell in bits(b.mine() & !a.mine()) {
                     assert_eq!(
-                        size_at(b, cell),
+                        b.size_at(cell),
                         Some(0),
                         "seed {seed}: a new tree is a seed"
                     );
