@@ -317,10 +317,10 @@ impl Obs {
         let mut seeds = 0;
         if self.seed_enabled && self.cost(0) <= sun {
             let free = BOARD & !self.holes & !self.trees();
-            for size in 1..4 {
-                for cell in bits(awake & self.size[size]) {
-                    seeds += (RANGE[cell][size] & free).count_ones();
-                }
+            // One loop over the sources of every size (the size looked up without a branch): a
+            // loop's end is a mispredicted branch when its length varies, as here, from ask to ask.
+            for cell in bits(awake & !self.size[0]) {
+                seeds += (RANGE[cell][self.tree_size(cell)] & free).count_ones();
             }
         }
         [completes, grows, seeds]
@@ -417,12 +417,20 @@ impl Obs {
             // SAFETY: the CPU supports popcnt and BMI2, checked just above.
             return unsafe { listed_nth_popcnt(self, k, draws) };
         }
-        self.listed_nth_inline(k, draws)
+        self.listed_nth_inline::<false>(k, draws)
     }
 
     // Always inlined so that the popcnt-enabled wrapper compiles its own copy.
     #[inline(always)]
-    fn listed_nth_inline(&self, k: u32, draws: &mut Vec<u32>) -> Option<Cmd> {
+    // `PDEP`: find the k-th bit with BMI2's `pdep` (callers with BMI2 only).
+    fn listed_nth_inline<const PDEP: bool>(&self, k: u32, draws: &mut Vec<u32>) -> Option<Cmd> {
+        let kth = |mask: u64, k: u32| {
+            if PDEP {
+                kth_bit_pdep(mask, k)
+            } else {
+                kth_bit(mask, k)
+            }
+        };
         let [completes, grows, seeds] = self.counts;
         if k >= completes + grows + seeds {
             return None;
@@ -439,7 +447,7 @@ impl Obs {
             } else {
                 self.grow_mask()
             };
-            let cell = kth_bit(mask, at) as u32;
+            let cell = kth(mask, at) as u32;
             return Some(if group == 0 {
                 Cmd::Complete(cell)
             } else {
@@ -453,7 +461,7 @@ impl Obs {
             let targets = RANGE[source][self.tree_size(source)] & free;
             let n = targets.count_ones();
             if at < n {
-                let target = BY_XY_RANK[kth_bit(to_xy_ranks(targets), at)];
+                let target = BY_XY_RANK[kth(to_xy_ranks(targets), at)];
                 return Some(Cmd::Seed(source as u32, u32::from(target)));
             }
             at -= n;
@@ -528,7 +536,7 @@ fn nth_possible_popcnt(obs: &Obs, k: u32) -> Option<Cmd> {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi2")]
 fn listed_nth_popcnt(obs: &Obs, k: u32, draws: &mut Vec<u32>) -> Option<Cmd> {
-    obs.listed_nth_inline(k, draws)
+    obs.listed_nth_inline::<true>(k, draws)
 }
 
 /// At most one item per player and frame, without allocating.
@@ -549,6 +557,19 @@ impl<T: Copy + Default> Small<T> {
     fn as_slice(&self) -> &[T] {
         &self.items[..self.len]
     }
+}
+
+/// `kth_bit` in two instructions: BMI2's `pdep` deposits a single bit at the mask's `k`-th set bit.
+/// Only for callers compiled with BMI2 (`listed_nth_popcnt`), where it is inlined.
+#[inline(always)]
+fn kth_bit_pdep(mask: u64, k: u32) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: called only from functions compiled with BMI2, which check the CPU for it first.
+    unsafe {
+        std::arch::x86_64::_pdep_u64(1 << k, mask).trailing_zeros() as usize
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    kth_bit(mask, k)
 }
 
 /// Index of the `k`-th set bit (lowest first).
@@ -1253,10 +1274,7 @@ impl Game for Spring2021 {
         obs.refresh_counts();
         // The referee shuffles each group with the game's Random while building the input; only the
         // draws matter for later inputs, so the lists themselves are built only if they are needed.
-        for group in 0..3 {
-            obs.rng_groups[group] = self.rng.state();
-            self.rng.skip_shuffle(obs.counts[group] as usize);
-        }
+        obs.rng_groups = self.rng.skip_shuffles(obs.counts);
     }
 
     fn apply(&mut self, player: usize, answer: Answer<Action>) {

@@ -40,9 +40,6 @@ const fn reject_table() -> [u32; LIMIT_TABLE] {
 /// Below it, a draw is accepted whatever its bound, which one comparison with a constant tells.
 const MAY_REJECT: u64 = ((1 << 31) - LIMIT_TABLE as u64) << 17;
 
-/// Lists up to this long are shuffled in a register by `shuffled_origin` (16 indices of 4 bits).
-const SMALL_LIST: usize = 16;
-
 /// `nextInt(bound)` of an accepted `u` is `(u >> DRAW_SHIFT[bound]) % bound`: the high bits for a
 /// power of two (`(bound·u) >> 31`), the remainder of `u` otherwise (shift 0).
 static DRAW_SHIFT: [u8; LIMIT_TABLE] = draw_shift_table();
@@ -106,20 +103,66 @@ fn draw_is(u: u32, bound: usize, at: usize) -> bool {
     }
 }
 
-/// `(a, c)` with `state_{n+k} = a·state_n + c (mod 2^48)` for k = 1..4.
-const JUMP: [(u64, u64); 4] = jump_table();
+/// The generator's arithmetic with the 48-bit state kept in the high bits of a `u64`
+/// (`state << 16`): the modulo 2^48 is then the wrapping of `u64` arithmetic, with no mask, and
+/// `next(31)` is the top 31 bits. Used where states are computed in bulk (`skip_shuffles`,
+/// `shuffled_origin`).
+const HIGH: u32 = 16;
+const HIGH_ADDEND: u64 = ADDEND << HIGH;
+const HIGH_MAY_REJECT: u64 = MAY_REJECT << HIGH;
 
-const fn jump_table() -> [(u64, u64); 4] {
-    let mut out = [(0u64, 0u64); 4];
-    let (mut a, mut c) = (1u64, 0u64);
-    let mut k = 0;
-    while k < 4 {
-        a = a.wrapping_mul(MULTIPLIER) & MASK;
-        c = (c.wrapping_mul(MULTIPLIER).wrapping_add(ADDEND)) & MASK;
-        out[k] = (a, c);
+/// Jumps of up to this many steps are one multiply-add (`JUMP_A`, `JUMP_C`).
+const JUMPS: usize = 128;
+
+/// `high_{n+k} = JUMP_A[k]·high_n + JUMP_C[k]` (wrapping) for k = 0..=JUMPS, in the high form.
+static JUMP_A: [u64; JUMPS + 1] = long_jumps().0;
+static JUMP_C: [u64; JUMPS + 1] = long_jumps().1;
+
+const fn long_jumps() -> ([u64; JUMPS + 1], [u64; JUMPS + 1]) {
+    let mut a = [0u64; JUMPS + 1];
+    let mut c = [0u64; JUMPS + 1];
+    a[0] = 1;
+    let mut k = 1;
+    while k <= JUMPS {
+        a[k] = a[k - 1].wrapping_mul(MULTIPLIER);
+        c[k] = c[k - 1].wrapping_mul(MULTIPLIER).wrapping_add(HIGH_ADDEND);
         k += 1;
     }
-    out
+    (a, c)
+}
+
+/// `high` advanced by `steps` (at most `JUMPS`).
+#[inline(always)]
+fn jump(high: u64, steps: usize) -> u64 {
+    JUMP_A[steps].wrapping_mul(high).wrapping_add(JUMP_C[steps])
+}
+
+/// The four states after `state` (48-bit form), each a jump from it: independent multiplies
+/// instead of a chain.
+#[inline(always)]
+fn next_four(state: u64) -> [u64; 4] {
+    let high = state << HIGH;
+    [1, 2, 3, 4].map(|k| jump(high, k) >> HIGH)
+}
+
+/// Whether any of the `steps` states after `high` (and up to three more) gives a `next(31)` that
+/// `nextInt` may reject (`MAY_REJECT`). Four independent multiply-adds a round from the round's
+/// first state, so the chain is one multiply-add per four states.
+#[inline(always)]
+fn may_reject_within(high: u64, steps: usize) -> bool {
+    let mut base = high;
+    let mut highest = 0u64;
+    let mut done = 0;
+    while done < steps {
+        let s1 = JUMP_A[1].wrapping_mul(base).wrapping_add(JUMP_C[1]);
+        let s2 = JUMP_A[2].wrapping_mul(base).wrapping_add(JUMP_C[2]);
+        let s3 = JUMP_A[3].wrapping_mul(base).wrapping_add(JUMP_C[3]);
+        let s4 = JUMP_A[4].wrapping_mul(base).wrapping_add(JUMP_C[4]);
+        highest = highest.max(s1.max(s2).max(s3.max(s4)));
+        base = s4;
+        done += 4;
+    }
+    highest >= HIGH_MAY_REJECT
 }
 
 /// `java.util.Random`.
@@ -200,8 +243,9 @@ impl JavaRandom {
     /// element there is found by following `pos` back through the swaps, the most recent first:
     /// before the swap of position `p` with `nextInt(p + 1)`, it was at the drawn position; before
     /// each earlier swap (of a higher position `q`), it was at `q` if the draw was its position.
-    /// The draws are made first (four at a time, as in `skip_shuffle`) and kept as the raw 31-bit
-    /// values; walking back, "the draw was `at`" is a divisibility test (one multiply, no division).
+    /// The draws are needed in the reverse of the order they are made: each one's state is a jump
+    /// from the start (`shuffled_origin_back`), or, for a long run or one that may reject, they are
+    /// made and kept first (`shuffled_origin_long`).
     #[inline]
     pub fn shuffled_origin(&mut self, len: usize, pos: usize, draws: &mut Vec<u32>) -> usize {
         debug_assert!(pos < len);
@@ -211,15 +255,58 @@ impl JavaRandom {
         if len < lowest {
             return pos;
         }
-        if len <= SMALL_LIST
-            && let Some(at) = self.shuffled_origin_small(len, lowest, pos)
+        let steps = len - lowest + 1;
+        if steps <= JUMPS
+            && len < LIMIT_TABLE
+            && let Some(at) = self.shuffled_origin_back(len, pos, steps)
         {
             return at;
         }
         self.shuffled_origin_long(len, lowest, pos, draws)
     }
 
-    /// `shuffled_origin` of a list longer than `SMALL_LIST`, or whose draws may reject.
+    /// `shuffled_origin` (`steps` its number of draws) with each draw's state a
+    /// jump from the start (`JUMP_A`, `JUMP_C`), taken in the order the trace needs them: from the
+    /// last draw (that of position `pos`) back to the first. The states do not wait on each other,
+    /// nothing is stored, and each draw's value is a remainder without division computed apart
+    /// from the trace, so only a compare and a select wait on the position followed. `None` (and
+    /// the generator untouched) if a draw may have been rejected (`MAY_REJECT`): the general path
+    /// redraws exactly.
+    #[inline]
+    fn shuffled_origin_back(&mut self, len: usize, pos: usize, steps: usize) -> Option<usize> {
+        let start = self.state << HIGH;
+        // Draw k (1-based) is made with bound len + 1 - k.
+        let value = |k: usize| {
+            let high = jump(start, k);
+            (
+                high,
+                draw_value_fast((high >> (HIGH + 17)) as u32, len + 1 - k),
+            )
+        };
+        let (last, first_value) = value(steps);
+        let mut highest = last;
+        let (mut at, mut k) = if pos == 0 {
+            (0, steps)
+        } else {
+            (first_value, steps - 1)
+        };
+        while k >= 1 {
+            let (high, drawn) = value(k);
+            highest = highest.max(high);
+            if drawn == at {
+                at = len - k;
+            }
+            k -= 1;
+        }
+        if highest >= HIGH_MAY_REJECT {
+            return None;
+        }
+        self.state = last >> HIGH;
+        Some(at)
+    }
+
+    /// `shuffled_origin` of more than `JUMPS` draws, or of draws that may reject: each draw made
+    /// and kept, four at a time as in `skip_shuffle`.
     #[inline(never)]
     fn shuffled_origin_long(
         &mut self,
@@ -244,33 +331,6 @@ impl JavaRandom {
         at
     }
 
-    /// `shuffled_origin` of a short list (the usual possible-actions group: a handful of moves): the
-    /// shuffle itself, on the indices packed four bits each in a register, stopped once position `pos`
-    /// is final (`lowest` as there). No memory, no division, no branch but the loop's. `None` (and
-    /// the generator untouched) if a draw may have been rejected (`MAY_REJECT`, about once in 2^20
-    /// draws): the general path redraws exactly.
-    #[inline]
-    fn shuffled_origin_small(&mut self, len: usize, lowest: usize, pos: usize) -> Option<usize> {
-        let mut list = 0xFEDC_BA98_7654_3210u64;
-        let mut state = self.state;
-        let mut risky = false;
-        for bound in (lowest..=len).rev() {
-            state = (state.wrapping_mul(MULTIPLIER).wrapping_add(ADDEND)) & MASK;
-            risky |= state >= MAY_REJECT;
-            let (i, j) = (
-                4 * (bound - 1),
-                4 * draw_value_fast((state >> 17) as u32, bound),
-            );
-            let diff = (list >> i ^ list >> j) & 15;
-            list ^= diff << i | diff << j;
-        }
-        if risky {
-            return None;
-        }
-        self.state = state;
-        Some((list >> (4 * pos) & 15) as usize)
-    }
-
     /// The accepted `next(31)` values of `nextInt(bound)` for `bound = from` down to `to` (`to >= 2`),
     /// in that order, into `out`.
     fn accepted_draws(&mut self, from: usize, to: usize, out: &mut Vec<u32>) {
@@ -279,12 +339,7 @@ impl JavaRandom {
         while bound >= to {
             if bound - to >= 3 && bound < LIMIT_TABLE {
                 let s = self.state;
-                let next = [
-                    (s.wrapping_mul(JUMP[0].0).wrapping_add(JUMP[0].1)) & MASK,
-                    (s.wrapping_mul(JUMP[1].0).wrapping_add(JUMP[1].1)) & MASK,
-                    (s.wrapping_mul(JUMP[2].0).wrapping_add(JUMP[2].1)) & MASK,
-                    (s.wrapping_mul(JUMP[3].0).wrapping_add(JUMP[3].1)) & MASK,
-                ];
+                let next = next_four(s);
                 let u = next.map(|state| (state >> 17) as u32);
                 let mut accepted = true;
                 for k in 0..4 {
@@ -316,51 +371,46 @@ impl JavaRandom {
     /// Advances the generator exactly as `Collections.shuffle` of a list of `len` elements would,
     /// without computing the swaps (the draws depend only on the length, not on the contents).
     ///
-    /// Up to four draws at a time: the next four states are computed from the current one with the
-    /// precomputed jump constants (independent multiplies instead of a chain), then the draws that
-    /// belong to this shuffle are checked against the rejection limits; a block with a rejection
-    /// (probability below 2^-20) is redone one draw at a time.
-    ///
-    /// Usually none of the draws may reject at all (`MAY_REJECT`): then they are skipped four at a
-    /// time with one comparison each, whatever their bounds.
+    /// Usually none of the draws may reject at all (`MAY_REJECT`, checked four states at a time):
+    /// then the end state is one jump from the start, whatever the bounds. Otherwise
+    /// (probability below 2^-20 a draw) the draws are checked against each bound's own limit.
     #[inline]
     pub fn skip_shuffle(&mut self, len: usize) {
-        if len < 2 || (len <= LIMIT_TABLE && self.skip_unless_rejecting(len - 1)) {
+        if len < 2 {
+            return;
+        }
+        let draws = len - 1;
+        let high = self.state << HIGH;
+        if draws <= JUMPS && !may_reject_within(high, draws) {
+            self.state = jump(high, draws) >> HIGH;
             return;
         }
         self.skip_shuffle_exact(len);
     }
 
-    /// Advances by `draws` steps (at least one) if none of them gives a `next(31)` that a `nextInt`
-    /// of bound up to `LIMIT_TABLE` could reject, and says so; otherwise (or if one of the up to
-    /// three steps after them could) leaves the state as it was.
+    /// `skip_shuffle` of three lists one after the other (the referee's COMPLETE, GROW and SEED
+    /// groups), returning the state before each. When none of the draws may reject, the draws of
+    /// the three shuffles are one run of the generator: the three states and the end are jumps
+    /// from the start, and the whole run is checked at once.
     #[inline]
-    fn skip_unless_rejecting(&mut self, draws: usize) -> bool {
-        let mut s = self.state;
-        let mut left = draws;
-        let mut risky = false;
-        loop {
-            let next = [
-                (s.wrapping_mul(JUMP[0].0).wrapping_add(JUMP[0].1)) & MASK,
-                (s.wrapping_mul(JUMP[1].0).wrapping_add(JUMP[1].1)) & MASK,
-                (s.wrapping_mul(JUMP[2].0).wrapping_add(JUMP[2].1)) & MASK,
-                (s.wrapping_mul(JUMP[3].0).wrapping_add(JUMP[3].1)) & MASK,
+    pub fn skip_shuffles(&mut self, lens: [u32; 3]) -> [u64; 3] {
+        let draws = lens.map(|len| len.saturating_sub(1) as usize);
+        let total = draws[0] + draws[1] + draws[2];
+        let high = self.state << HIGH;
+        if total <= JUMPS && !may_reject_within(high, total) {
+            let before = [
+                self.state,
+                jump(high, draws[0]) >> HIGH,
+                jump(high, draws[0] + draws[1]) >> HIGH,
             ];
-            // The states past the last draw are tested too (they are the next draws of the same
-            // sequence): a false alarm only sends this skip down the exact path.
-            risky |= next[0].max(next[1]).max(next[2].max(next[3])) >= MAY_REJECT;
-            let take = left.min(4);
-            s = next[take - 1];
-            left -= take;
-            if left == 0 {
-                break;
-            }
+            self.state = jump(high, total) >> HIGH;
+            return before;
         }
-        if risky {
-            return false;
-        }
-        self.state = s;
-        true
+        lens.map(|len| {
+            let before = self.state;
+            self.skip_shuffle(len as usize);
+            before
+        })
     }
 
     /// `skip_shuffle` draw by draw against each bound's own rejection limit.
@@ -371,12 +421,7 @@ impl JavaRandom {
             if bound > 2 && bound < LIMIT_TABLE {
                 let draws = (bound - 1).min(4);
                 let s = self.state;
-                let next = [
-                    (s.wrapping_mul(JUMP[0].0).wrapping_add(JUMP[0].1)) & MASK,
-                    (s.wrapping_mul(JUMP[1].0).wrapping_add(JUMP[1].1)) & MASK,
-                    (s.wrapping_mul(JUMP[2].0).wrapping_add(JUMP[2].1)) & MASK,
-                    (s.wrapping_mul(JUMP[3].0).wrapping_add(JUMP[3].1)) & MASK,
-                ];
+                let next = next_four(s);
                 // Draw k uses bound - k; the slots past this shuffle's end land on the limits of
                 // bounds 1 and 0, which accept everything, so no draw-count test is needed.
                 let mut accepted = true;
@@ -528,6 +573,39 @@ mod tests {
                     let mut rng = start;
                     assert_eq!(rng.shuffled_origin(len, pos, &mut draws), list[pos]);
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn three_skips_at_once_are_three_shuffles() {
+        // Lengths from empty to past JUMPS draws in all, from ordinary states and from states
+        // whose k-th draw is rejected (or only suspect) for every k of the run.
+        let lengths = [
+            [0, 0, 0],
+            [1, 1, 1],
+            [0, 2, 5],
+            [3, 0, 17],
+            [4, 9, 40],
+            [2, 60, 80],
+            [1, 1, 300],
+        ];
+        let mut starts: Vec<u64> = (0..50).map(|seed| JavaRandom::new(seed).state).collect();
+        for odd in [MASK, MAY_REJECT] {
+            starts.extend((1..60).map(|k| state_before(odd, k)));
+        }
+        for lens in lengths {
+            for &start in &starts {
+                let mut one = JavaRandom::from_state(start);
+                let mut before = [0; 3];
+                for (group, &len) in lens.iter().enumerate() {
+                    before[group] = one.state;
+                    let mut list: Vec<u32> = (0..len).collect();
+                    one.shuffle(&mut list);
+                }
+                let mut all = JavaRandom::from_state(start);
+                assert_eq!(all.skip_shuffles(lens), before, "{lens:?}");
+                assert_eq!(all, one, "{lens:?}");
             }
         }
     }
