@@ -539,26 +539,6 @@ fn listed_nth_popcnt(obs: &Obs, k: u32, draws: &mut Vec<u32>) -> Option<Cmd> {
     obs.listed_nth_inline::<true>(k, draws)
 }
 
-/// At most one item per player and frame, without allocating.
-#[derive(Clone, Copy, Default)]
-struct Small<T: Copy + Default> {
-    items: [T; 2],
-    len: usize,
-}
-
-impl<T: Copy + Default> Small<T> {
-    fn push(&mut self, item: T) {
-        if self.len < 2 {
-            self.items[self.len] = item;
-            self.len += 1;
-        }
-    }
-
-    fn as_slice(&self) -> &[T] {
-        &self.items[..self.len]
-    }
-}
-
 /// `kth_bit` in two instructions: BMI2's `pdep` deposits a single bit at the mask's `k`-th set bit.
 /// Only for callers compiled with BMI2 (`listed_nth_popcnt`), where it is inlined.
 #[inline(always)]
@@ -922,8 +902,8 @@ impl Spring2021 {
         player: usize,
         cmd: Cmd,
         scratch: &mut [i32; 2],
-        seeds: &mut Small<(usize, usize, usize)>,
-        dying: &mut Small<usize>,
+        seeded: &mut [u64; 2],
+        dying: &mut [u64; 2],
     ) -> Result<(), String> {
         let cell_of = |index: u32| -> Result<usize, String> {
             if (index as usize) < CELLS {
@@ -982,7 +962,7 @@ impl Spring2021 {
                 }
                 awake(self, cell)?;
                 pay(scratch, COMPLETE_COST)?;
-                dying.push(cell);
+                dying[player] = 1 << cell;
                 self.dormant |= 1 << cell;
                 Ok(())
             }
@@ -1011,7 +991,7 @@ impl Spring2021 {
                 }
                 pay(scratch, self.cost(player, 0))?;
                 self.dormant |= 1 << source;
-                seeds.push((player, source, target));
+                seeded[player] = 1 << target;
                 Ok(())
             }
         }
@@ -1030,8 +1010,10 @@ impl Spring2021 {
             }
         }
         let mut scratch = self.sun;
-        let mut seeds = Small::default();
-        let mut dying = Small::default();
+        // Each player's seed target and completed tree, as a bit (0: none): the frame's outcome is
+        // applied with masks and selects, since which of them a frame has varies at random.
+        let mut seeded = [0u64; 2];
+        let mut dying = [0u64; 2];
         for player in 0..2 {
             if self.waiting[player] {
                 continue;
@@ -1046,7 +1028,7 @@ impl Spring2021 {
                 frame.messages[player] = action.message.clone();
             }
             if let Err(reason) =
-                self.perform(player, action.cmd, &mut scratch, &mut seeds, &mut dying)
+                self.perform(player, action.cmd, &mut scratch, &mut seeded, &mut dying)
             {
                 self.waiting[player] = true;
                 if !reason.is_empty() {
@@ -1059,33 +1041,34 @@ impl Spring2021 {
                 }
             }
         }
-        let seeds = seeds.as_slice();
-        let dying = dying.as_slice();
-        let conflict = seeds.len() == 2 && seeds[0].2 == seeds[1].2;
-        if conflict {
-            if let Some(frame) = frame.as_mut() {
-                frame.seed_conflict = true;
-            }
-        } else {
-            for &(player, _, target) in seeds {
-                self.size[0] |= 1 << target;
-                self.owner[player] |= 1 << target;
-                self.dormant |= 1 << target;
-            }
-            self.sun = scratch;
+        // Two seeds on one cell: neither is planted, and nobody pays for anything this frame.
+        let conflict = seeded[0] & seeded[1] != 0;
+        if conflict && let Some(frame) = frame.as_mut() {
+            frame.seed_conflict = true;
         }
-        for &cell in dying {
-            let points = self.nutrients + crate::board::richness_bonus(self.richness(cell));
-            let player = self.owner_of(cell).unwrap_or(0);
-            self.score[player] += points;
-            self.size[3] &= !(1 << cell);
-            self.owner[player] &= !(1 << cell);
-            self.dormant &= !(1 << cell);
-            if let Some(frame) = frame.as_mut() {
+        let kept = std::hint::select_unpredictable(conflict, 0, u64::MAX);
+        let planted = (seeded[0] | seeded[1]) & kept;
+        self.size[0] |= planted;
+        self.owner[0] |= seeded[0] & kept;
+        self.owner[1] |= seeded[1] & kept;
+        self.dormant |= planted;
+        self.sun = std::hint::select_unpredictable(conflict, self.sun, scratch);
+        // Both completions of a frame score with the nutrients before either.
+        let nutrients = self.nutrients;
+        for (player, &tree) in dying.iter().enumerate() {
+            let cell = (tree.trailing_zeros() as usize).min(CELLS - 1);
+            let points = nutrients + crate::board::richness_bonus(self.richness(cell));
+            self.score[player] += std::hint::select_unpredictable(tree != 0, points, 0);
+            self.size[3] &= !tree;
+            self.owner[player] &= !tree;
+            self.dormant &= !tree;
+            if tree != 0
+                && let Some(frame) = frame.as_mut()
+            {
                 frame.completed.push((player as u8, cell as u8, points));
             }
         }
-        self.nutrients = (self.nutrients - dying.len() as i32).max(0);
+        self.nutrients = (nutrients - (dying[0] | dying[1]).count_ones() as i32).max(0);
         if let Some(frame) = frame {
             self.push_frame(frame);
         }

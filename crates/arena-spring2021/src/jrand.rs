@@ -293,9 +293,8 @@ impl JavaRandom {
         while k >= 1 {
             let (high, drawn) = value(k);
             highest = highest.max(high);
-            if drawn == at {
-                at = len - k;
-            }
+            // A select, not a branch: whether a draw hits the position is a coin toss.
+            at = std::hint::select_unpredictable(drawn == at, len - k, at);
             k -= 1;
         }
         if highest >= HIGH_MAY_REJECT {
