@@ -259,42 +259,6 @@ impl Obs {
         }
     }
 
-    /// Sets `counts` from the bitboards.
-    #[inline]
-    pub fn refresh_counts(&mut self) {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("popcnt") {
-            // SAFETY: the CPU supports popcnt, checked just above.
-            unsafe { refresh_counts_popcnt(self) };
-            return;
-        }
-        self.counts = self.count_possible();
-    }
-
-    /// `count_possible` with the CPU's population count when it has one. The default x86-64 target
-    /// has no `popcnt`, and the software fallback of `count_ones` is the largest cost of a turn in
-    /// the benchmark; the check is a cached flag.
-    #[inline]
-    pub fn count_possible_fast(&self) -> [u32; 3] {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("popcnt") {
-            // SAFETY: the CPU supports popcnt, checked just above.
-            return unsafe { count_possible_popcnt(self) };
-        }
-        self.count_possible()
-    }
-
-    /// `nth_possible` with the CPU's population count when it has one (see `count_possible_fast`).
-    #[inline]
-    pub fn nth_possible_fast(&self, k: u32) -> Option<Cmd> {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("popcnt") {
-            // SAFETY: the CPU supports popcnt, checked just above.
-            return unsafe { nth_possible_popcnt(self, k) };
-        }
-        self.nth_possible(k)
-    }
-
     /// Counts of possible COMPLETE, GROW and SEED moves, from the bitboards.
     // Always inlined so that the popcnt-enabled wrapper compiles its own copy.
     #[inline(always)]
@@ -513,30 +477,22 @@ impl Obs {
     }
 }
 
-// Writes in place: returning the 12-byte array through memory and storing it again stalls the
-// store-to-load forwarding of the caller.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "popcnt")]
-fn refresh_counts_popcnt(obs: &mut Obs) {
-    obs.counts = obs.count_possible();
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "popcnt")]
-fn count_possible_popcnt(obs: &Obs) -> [u32; 3] {
-    obs.count_possible()
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "popcnt")]
-fn nth_possible_popcnt(obs: &Obs, k: u32) -> Option<Cmd> {
-    obs.nth_possible(k)
-}
-
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi2")]
 fn listed_nth_popcnt(obs: &Obs, k: u32, draws: &mut Vec<u32>) -> Option<Cmd> {
     obs.listed_nth_inline::<true>(k, draws)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+fn observe_popcnt(game: &mut Spring2021, player: usize, obs: &mut Obs) {
+    game.observe_inline(player, obs);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+fn advance_popcnt(game: &mut Spring2021) -> Option<usize> {
+    game.advance_inline()
 }
 
 /// `kth_bit` in two instructions: BMI2's `pdep` deposits a single bit at the mask's `k`-th set bit.
@@ -710,12 +666,17 @@ impl Spring2021 {
         }
     }
 
+    // Both without a search over sizes or owners: the answer varies at random from move to move,
+    // and a loop that stops at it costs a mispredicted branch each time.
     fn size_of(&self, cell: usize) -> Option<usize> {
-        (0..4).find(|&k| self.size[k] >> cell & 1 == 1)
+        let bit = |size: usize| (self.size[size] >> cell & 1) as usize;
+        let size = bit(1) + 2 * bit(2) + 3 * bit(3);
+        (bit(0) | bit(1) | bit(2) | bit(3) == 1).then_some(size)
     }
 
     fn owner_of(&self, cell: usize) -> Option<usize> {
-        (0..2).find(|&p| self.owner[p] >> cell & 1 == 1)
+        let bit = |player: usize| (self.owner[player] >> cell & 1) as usize;
+        (bit(0) | bit(1) == 1).then_some(bit(1))
     }
 
     fn cost(&self, player: usize, target: usize) -> i32 {
@@ -839,6 +800,7 @@ impl Spring2021 {
         }
     }
 
+    #[inline(always)]
     fn compute_shadows(&mut self) {
         self.shadow = [0; 4];
         if !self.rules.shadows {
@@ -856,6 +818,7 @@ impl Spring2021 {
         self.shadow[1] = self.shadow[2] | cast[1];
     }
 
+    #[inline(always)]
     fn gather(&mut self) -> [i32; 2] {
         self.waiting = [false; 2];
         self.dormant = 0;
@@ -870,6 +833,7 @@ impl Spring2021 {
         given
     }
 
+    #[inline(always)]
     fn sun_move(&mut self) {
         self.day += 1;
         if self.day < self.rules.max_days {
@@ -897,6 +861,7 @@ impl Spring2021 {
 
     /// Validates and performs one command against the frame's scratch sun (reference §3.3, in the
     /// official check order). `Err` = a rule error: the player sleeps.
+    #[inline(always)]
     fn perform(
         &mut self,
         player: usize,
@@ -999,6 +964,7 @@ impl Spring2021 {
 
     /// Resolves an ACTIONS frame (reference §3.6) and records it when recording (kept here rather
     /// than returned: moving an `Option<Frame>` out costs a large copy every frame).
+    #[inline(always)]
     fn resolve(&mut self) {
         let mut frame = self.recording.then(|| self.blank_frame("actions"));
         for player in 0..2 {
@@ -1138,7 +1104,45 @@ impl Spring2021 {
 impl Spring2021 {
     /// Plays the frames that need no answer and resolves finished ACTIONS frames until a player must
     /// answer or the game is over.
+    /// `observe`'s body, always inlined so that the popcnt-enabled wrapper compiles its own copy
+    /// (the counts of possible moves are bit counts).
+    #[inline(always)]
+    fn observe_inline(&mut self, player: usize, obs: &mut Obs) {
+        let other = 1 - player;
+        obs.league = self.league;
+        obs.player = player as u8;
+        obs.day = self.day;
+        obs.nutrients = self.nutrients;
+        obs.sun = [self.sun[player], self.sun[other]];
+        obs.score = [self.score[player], self.score[other]];
+        obs.opp_waiting = self.waiting[other];
+        obs.holes = self.holes;
+        obs.size = self.size;
+        obs.mine = self.owner[player];
+        obs.theirs = self.owner[other];
+        obs.dormant = self.dormant;
+        obs.seed_enabled = self.rules.seed;
+        obs.grow_enabled = self.rules.grow;
+        let counts = obs.count_possible();
+        obs.counts = counts;
+        // The referee shuffles each group with the game's Random while building the input; only the
+        // draws matter for later inputs, so the lists themselves are built only if they are needed.
+        obs.rng_groups = self.rng.skip_shuffles(counts);
+    }
+
     fn advance(&mut self) -> Option<usize> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU supports popcnt, checked just above.
+            return unsafe { advance_popcnt(self) };
+        }
+        self.advance_inline()
+    }
+
+    /// `advance`'s body, always inlined so that the popcnt-enabled wrapper compiles its own copy
+    /// (the gathering, the costs and the shadows count bits).
+    #[inline(always)]
+    fn advance_inline(&mut self) -> Option<usize> {
         loop {
             match self.phase {
                 Phase::Over => return None,
@@ -1239,25 +1243,12 @@ impl Game for Spring2021 {
     }
 
     fn observe(&mut self, player: usize, obs: &mut Obs) {
-        let other = 1 - player;
-        obs.league = self.league;
-        obs.player = player as u8;
-        obs.day = self.day;
-        obs.nutrients = self.nutrients;
-        obs.sun = [self.sun[player], self.sun[other]];
-        obs.score = [self.score[player], self.score[other]];
-        obs.opp_waiting = self.waiting[other];
-        obs.holes = self.holes;
-        obs.size = self.size;
-        obs.mine = self.owner[player];
-        obs.theirs = self.owner[other];
-        obs.dormant = self.dormant;
-        obs.seed_enabled = self.rules.seed;
-        obs.grow_enabled = self.rules.grow;
-        obs.refresh_counts();
-        // The referee shuffles each group with the game's Random while building the input; only the
-        // draws matter for later inputs, so the lists themselves are built only if they are needed.
-        obs.rng_groups = self.rng.skip_shuffles(obs.counts);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU supports popcnt, checked just above.
+            return unsafe { observe_popcnt(self, player, obs) };
+        }
+        self.observe_inline(player, obs);
     }
 
     fn apply(&mut self, player: usize, answer: Answer<Action>) {
