@@ -1014,10 +1014,16 @@ impl Spring2021 {
         }
         let kept = std::hint::select_unpredictable(conflict, 0, u64::MAX);
         let planted = (seeded[0] | seeded[1]) & kept;
+        let completed = dying[0] | dying[1];
+        // Seeds go to empty cells and completions take trees: the two never meet, and each
+        // bitboard is written once.
         self.size[0] |= planted;
-        self.owner[0] |= seeded[0] & kept;
-        self.owner[1] |= seeded[1] & kept;
-        self.dormant |= planted;
+        self.size[3] &= !completed;
+        self.owner = [
+            (self.owner[0] | (seeded[0] & kept)) & !dying[0],
+            (self.owner[1] | (seeded[1] & kept)) & !dying[1],
+        ];
+        self.dormant = (self.dormant | planted) & !completed;
         self.sun = std::hint::select_unpredictable(conflict, self.sun, scratch);
         // Both completions of a frame score with the nutrients before either.
         let nutrients = self.nutrients;
@@ -1025,9 +1031,6 @@ impl Spring2021 {
             let cell = (tree.trailing_zeros() as usize).min(CELLS - 1);
             let points = nutrients + crate::board::richness_bonus(self.richness(cell));
             self.score[player] += std::hint::select_unpredictable(tree != 0, points, 0);
-            self.size[3] &= !tree;
-            self.owner[player] &= !tree;
-            self.dormant &= !tree;
             if tree != 0
                 && let Some(frame) = frame.as_mut()
             {
