@@ -305,7 +305,7 @@ impl JavaRandom {
     }
 
     /// `shuffled_origin` of more than `JUMPS` draws, or of draws that may reject: each draw made
-    /// and kept, four at a time as in `skip_shuffle`.
+    /// and kept, four at a time as in `skip_shuffle_exact`.
     #[inline(never)]
     fn shuffled_origin_long(
         &mut self,
