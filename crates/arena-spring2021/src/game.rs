@@ -1037,7 +1037,7 @@ impl Spring2021 {
                 frame.completed.push((player as u8, cell as u8, points));
             }
         }
-        self.nutrients = (nutrients - (dying[0] | dying[1]).count_ones() as i32).max(0);
+        self.nutrients = (nutrients - completed.count_ones() as i32).max(0);
         if let Some(frame) = frame {
             self.push_frame(frame);
         }
@@ -1105,8 +1105,6 @@ impl Spring2021 {
 }
 
 impl Spring2021 {
-    /// Plays the frames that need no answer and resolves finished ACTIONS frames until a player must
-    /// answer or the game is over.
     /// `observe`'s body, always inlined so that the popcnt-enabled wrapper compiles its own copy
     /// (the counts of possible moves are bit counts).
     #[inline(always)]
@@ -1133,6 +1131,8 @@ impl Spring2021 {
         obs.rng_groups = self.rng.skip_shuffles(counts);
     }
 
+    /// Plays the frames that need no answer and resolves finished ACTIONS frames until a player must
+    /// answer or the game is over.
     fn advance(&mut self) -> Option<usize> {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("popcnt") {

@@ -154,10 +154,8 @@ fn may_reject_within(high: u64, steps: usize) -> bool {
     let mut highest = 0u64;
     let mut done = 0;
     while done < steps {
-        let s1 = JUMP_A[1].wrapping_mul(base).wrapping_add(JUMP_C[1]);
-        let s2 = JUMP_A[2].wrapping_mul(base).wrapping_add(JUMP_C[2]);
-        let s3 = JUMP_A[3].wrapping_mul(base).wrapping_add(JUMP_C[3]);
-        let s4 = JUMP_A[4].wrapping_mul(base).wrapping_add(JUMP_C[4]);
+        // Four calls: a `map` over `[1, 2, 3, 4]` compiled to slower code here (+5 % in the bench).
+        let (s1, s2, s3, s4) = (jump(base, 1), jump(base, 2), jump(base, 3), jump(base, 4));
         highest = highest.max(s1.max(s2).max(s3.max(s4)));
         base = s4;
         done += 4;
